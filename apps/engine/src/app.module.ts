@@ -1,0 +1,6 @@
+// The engine's root module.
+import { Module } from '@nestjs/common';
+import { HealthController } from './health/health.controller';
+
+@Module({ controllers: [HealthController] })
+export class AppModule {}

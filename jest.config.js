@@ -1,0 +1,39 @@
+'use strict';
+// Jest 30 with @swc/jest: Nest 12 ships ESM only, so swc also transpiles the few ESM
+// packages Nest pulls in. Type checking is `tsc --noEmit` (npm run typecheck).
+const swcConfig = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+};
+
+const esmOnlyPackages = [
+  '@nestjs',
+  'file-type',
+  'load-esm',
+  'uid',
+  'strtok3',
+  'token-types',
+  'peek-readable',
+  '@tokenizer',
+  'uint8array-extras',
+];
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/scripts'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  transform: {
+    '^.+\\.(t|j|mj)s$': ['@swc/jest', swcConfig],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages.join('|')})/)`],
+  moduleNameMapper: {
+    '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+  },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testTimeout: 30000,
+};

@@ -1,0 +1,9 @@
+// @strata/session: the pure session domain (DESIGN.md decision 1). No framework, store,
+// clock, network or file system: time and ids arrive as arguments.
+export * from './entries/content';
+export * from './entries/messages';
+export * from './entries/entries';
+export * from './tokens/token-counter';
+export * from './tokens/estimate';
+export * from './context/message-from-entry';
+export * from './tree/session-tree';

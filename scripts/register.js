@@ -1,0 +1,39 @@
+'use strict';
+// Runs the TypeScript sources directly: compiles each .ts file with swc when it is first
+// required (decorator metadata kept for Nest) and maps the @strata/<lib> aliases of
+// tsconfig.json onto libs/<lib>/src. Used by bin/ and the benchmarks; Jest uses @swc/jest.
+const Module = require('node:module');
+const path = require('node:path');
+const fs = require('node:fs');
+const swc = require('@swc/core');
+
+const root = path.resolve(__dirname, '..');
+const aliasPattern = /^@strata\/([a-z-]+)$/;
+
+const originalResolve = Module._resolveFilename;
+Module._resolveFilename = function resolveStrataAlias(request, parent, ...rest) {
+  const match = aliasPattern.exec(request);
+  if (match) {
+    return originalResolve.call(this, path.join(root, 'libs', match[1], 'src', 'index.ts'), parent, ...rest);
+  }
+  return originalResolve.call(this, request, parent, ...rest);
+};
+
+const swcOptions = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+Module._extensions['.ts'] = function compileTypeScript(module, filename) {
+  const source = fs.readFileSync(filename, 'utf8');
+  const { code } = swc.transformSync(source, { ...swcOptions, filename });
+  module._compile(code, filename);
+};
+
+process.setSourceMapsEnabled(true);
