@@ -1,0 +1,3 @@
+// @strata/testing: shared test helpers (builders, generators, fixtures). Used by specs only.
+export * from './session-builder';
+export * from './fixtures';
