@@ -1,0 +1,3 @@
+// @strata/event-store: the event-store port, its adapters, the contract suite and the
+// integrity chain (DESIGN.md decisions 3 and 4).
+export * from './port';

@@ -1,0 +1,182 @@
+// The event-store port (DESIGN.md decision 3): the one contract that the SQLite, EventStoreDB
+// and in-memory adapters honour, checked for all of them by the shared contract suite.
+
+/**
+ * What the writer believes about the stream before appending:
+ * - `'any'`: no check;
+ * - `'no_stream'`: the stream must not exist yet;
+ * - `'stream_exists'`: the stream must hold at least one event;
+ * - a bigint: the 0-based revision of the stream's last event must equal it.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+/** An event proposed for appending. Data and metadata are JSON (never bigints). */
+export interface EventToAppend {
+  /** Caller-supplied UUID (time-ordered v7 recommended); makes retried appends idempotent. */
+  readonly id: string;
+  readonly type: string;
+  /** JSON-serialisable. */
+  readonly data: unknown;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** An event as the store recorded it. */
+export interface RecordedEvent {
+  readonly streamId: string;
+  readonly id: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** 0-based position in its stream. */
+  readonly revision: bigint;
+  /** Global position, strictly increasing in commit order. */
+  readonly position: bigint;
+  /** ISO timestamp given by the store. */
+  readonly createdAt: string;
+}
+
+export interface AppendResult {
+  /** The revision of the stream's last event after the append. */
+  readonly nextExpectedRevision: bigint;
+  /** The global position of the last event of the append. */
+  readonly position: bigint;
+}
+
+/** `fromRevision` is inclusive; `'end'` reading backwards starts at the last event. */
+export interface ReadStreamOptions {
+  readonly direction?: 'forwards' | 'backwards';
+  readonly fromRevision?: bigint | 'start' | 'end';
+  readonly maxCount?: number;
+}
+
+/** `fromPosition` is inclusive for reads. */
+export interface ReadAllOptions {
+  readonly direction?: 'forwards' | 'backwards';
+  readonly fromPosition?: bigint | 'start' | 'end';
+  readonly maxCount?: number;
+  readonly filter?: EventFilter;
+}
+
+/** An event matches when it passes every list given (a missing or empty list passes everything). */
+export interface EventFilter {
+  /** Exact types, or prefixes ending in `'*'` (`'compaction.*'`). */
+  readonly eventTypes?: readonly string[];
+  readonly streamPrefixes?: readonly string[];
+}
+
+export interface SubscribeOptions {
+  /** EXCLUSIVE: events after this position are delivered. `'start'` by default. */
+  readonly fromPosition?: bigint | 'start' | 'end';
+  readonly filter?: EventFilter;
+}
+
+/**
+ * `caught_up` arrives once, after the history that existed at subscription time; its position
+ * is the last position seen by then (null when the store was empty).
+ */
+export type SubscriptionMessage =
+  | { readonly kind: 'event'; readonly event: RecordedEvent }
+  | { readonly kind: 'caught_up'; readonly position: bigint | null };
+
+/** A catch-up subscription: history, then `caught_up`, then live events. `close()` ends iteration. */
+export interface Subscription extends AsyncIterable<SubscriptionMessage> {
+  close(): Promise<void>;
+}
+
+/** `maxAge` / `maxCount` / `truncateBefore` and custom keys, as JSON. */
+export interface StreamMetadata {
+  readonly [key: string]: unknown;
+}
+
+export interface ErasureRequest {
+  readonly actor: string;
+  readonly reason: string;
+  readonly tenant?: string;
+}
+
+/** The audit record of an erasure. It never holds event content. */
+export interface ErasureRecord {
+  readonly streamId: string;
+  readonly actor: string;
+  readonly reason: string;
+  readonly tenant?: string;
+  readonly erasedAt: string;
+  readonly eventCount: number;
+}
+
+/**
+ * Contract (checked by `describeEventStoreContract`):
+ * - an append is atomic and idempotent: re-appending the same ids with the same expectation after
+ *   a success returns the same result and writes nothing; an id that exists elsewhere is never
+ *   written twice (ConcurrencyError or a clear error);
+ * - expectation failures throw `ConcurrencyError` carrying expected and actual revisions;
+ * - revisions are 0-based per stream; positions are global, strictly increasing;
+ * - reading a missing stream yields nothing;
+ * - subscriptions deliver each matching event after `fromPosition` exactly once in position order,
+ *   then `caught_up`, then live events, without busy-waiting;
+ * - after `eraseStream` the stream yields no content, appends throw `StreamErasedError`, and
+ *   `listErasures` returns the audit record.
+ */
+export interface EventStore {
+  appendToStream(
+    streamId: string,
+    events: readonly EventToAppend[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+  /** A missing stream yields nothing. */
+  readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  subscribe(options?: SubscribeOptions): Subscription;
+  /** The revision of the stream's last event; null when the stream does not exist. */
+  streamRevision(streamId: string): Promise<bigint | null>;
+  /** `{}` when none was set. */
+  getStreamMetadata(streamId: string): Promise<StreamMetadata>;
+  setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void>;
+  /** Removes the stream's content and keeps an audit record without content. */
+  eraseStream(streamId: string, request: ErasureRequest): Promise<ErasureRecord>;
+  /** Every erasure (of one stream when given), oldest first. */
+  listErasures(streamId?: string): Promise<readonly ErasureRecord[]>;
+  close(): Promise<void>;
+}
+
+function describeRevision(revision: ExpectedRevision | bigint | null): string {
+  if (revision === null) return 'no stream';
+  return typeof revision === 'bigint' ? `revision ${revision}` : revision;
+}
+
+/** The one typed conflict error: the stream was not in the state the writer expected. */
+export class ConcurrencyError extends Error {
+  override readonly name = 'ConcurrencyError';
+
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** The revision of the stream's last event when the append was refused; null = no stream. */
+    readonly actual: bigint | null,
+    message?: string,
+  ) {
+    super(
+      message ??
+        `Append to ${streamId} expected ${describeRevision(expected)} but found ${describeRevision(actual)}`,
+    );
+  }
+}
+
+/** Appending to (or reading, where that matters) a stream that was erased. */
+export class StreamErasedError extends Error {
+  override readonly name = 'StreamErasedError';
+
+  constructor(
+    readonly streamId: string,
+    message?: string,
+  ) {
+    super(message ?? `Stream ${streamId} was erased`);
+  }
+}
+
+/** Where a subscriber stored the last position it fully handled. */
+export interface CheckpointStore {
+  /** null when the subscriber never stored a position. */
+  load(subscriberId: string): Promise<bigint | null>;
+  store(subscriberId: string, position: bigint): Promise<void>;
+}

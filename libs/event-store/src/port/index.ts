@@ -1,0 +1,3 @@
+// The event-store port: types, errors and filter matching shared by every adapter.
+export * from './event-store';
+export * from './event-filter';
