@@ -42,14 +42,20 @@ export interface AppendResult {
   readonly position: bigint;
 }
 
-/** `fromRevision` is inclusive; `'end'` reading backwards starts at the last event. */
+/**
+ * `fromRevision` is inclusive (`'start'` forwards, `'end'` backwards by default); `maxCount`
+ * limits the events returned.
+ */
 export interface ReadStreamOptions {
   readonly direction?: 'forwards' | 'backwards';
   readonly fromRevision?: bigint | 'start' | 'end';
   readonly maxCount?: number;
 }
 
-/** `fromPosition` is inclusive for reads. */
+/**
+ * `fromPosition` is inclusive for reads (`'start'` forwards, `'end'` backwards by default);
+ * `maxCount` limits the events returned after filtering.
+ */
 export interface ReadAllOptions {
   readonly direction?: 'forwards' | 'backwards';
   readonly fromPosition?: bigint | 'start' | 'end';
@@ -108,7 +114,7 @@ export interface ErasureRecord {
  * Contract (checked by `describeEventStoreContract`):
  * - an append is atomic and idempotent: re-appending the same ids with the same expectation after
  *   a success returns the same result and writes nothing; an id that exists elsewhere is never
- *   written twice (ConcurrencyError or a clear error);
+ *   written twice (`ConcurrencyError` or `DuplicateEventIdError`);
  * - expectation failures throw `ConcurrencyError` carrying expected and actual revisions;
  * - revisions are 0-based per stream; positions are global, strictly increasing;
  * - reading a missing stream yields nothing;
@@ -171,6 +177,22 @@ export class StreamErasedError extends Error {
     message?: string,
   ) {
     super(message ?? `Stream ${streamId} was erased`);
+  }
+}
+
+/**
+ * An event id of the batch is already recorded elsewhere (another stream or another revision),
+ * or appears twice in the batch. Not a retryable conflict: the caller reused an id.
+ */
+export class DuplicateEventIdError extends Error {
+  override readonly name = 'DuplicateEventIdError';
+
+  constructor(
+    readonly streamId: string,
+    readonly eventId: string,
+    message?: string,
+  ) {
+    super(message ?? `Event id ${eventId} appended to ${streamId} is already recorded`);
   }
 }
 
