@@ -7,3 +7,4 @@ export * from './tokens/token-counter';
 export * from './tokens/estimate';
 export * from './context/message-from-entry';
 export * from './tree/session-tree';
+export * from './file-format';
