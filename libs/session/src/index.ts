@@ -8,3 +8,8 @@ export * from './tokens/estimate';
 export * from './context/message-from-entry';
 export * from './tree/session-tree';
 export * from './file-format';
+export * from './context/context-templates';
+export * from './context/tool-call-pairing';
+export * from './context/build-session-context';
+export * from './context/output-notice';
+export * from './context/convert-to-llm';

@@ -1,0 +1,248 @@
+// The context an agent sends to its model for one leaf of the session tree (reference §2.1):
+// the root→leaf path, the latest compaction's summary and kept region, the session state
+// gathered along the path, pruned tool results shown as their notice (DESIGN.md decision 2),
+// and tool call / result pairing repaired (reference §11.1 defect 24).
+import type { CompactionEntry, SessionEntry, ThinkingLevel } from '../entries/entries';
+import type { AgentMessage, ToolResultMessage } from '../entries/messages';
+import { pathToEntry } from '../tree/session-tree';
+import { compactionSummaryMessage, messageFromEntry } from './message-from-entry';
+import { pairToolCalls } from './tool-call-pairing';
+
+/** Entries in append order, with their id index when the caller already holds one. */
+export interface SessionEntrySource {
+  readonly entries: readonly SessionEntry[];
+  readonly byId?: ReadonlyMap<string, SessionEntry>;
+}
+
+/** A pruning event's effect on one tool result entry. */
+export interface PrunedResult {
+  /** When the result was pruned (ms). */
+  readonly prunedAt: number;
+  /** Estimated tokens of the output that pruning removed from the context. */
+  readonly tokens: number;
+}
+
+export interface BuildSessionContextOptions {
+  /** Tool results pruned by pruning events, by entry id. */
+  readonly prunedResults?: ReadonlyMap<string, PrunedResult>;
+  /**
+   * Repair tool call / result pairing (default true). `false` reproduces the reference's
+   * context exactly, orphans included; for comparisons only, never for a model call.
+   */
+  readonly repairToolCallPairing?: boolean;
+}
+
+export interface MissingFirstKeptEntry {
+  readonly compactionId: string;
+  readonly firstKeptEntryId: string;
+}
+
+/** What the builder changed or noticed while building, so callers can report it. */
+export interface ContextRepairs {
+  /** Entry ids of tool results dropped because no open call of the preceding assistant matches. */
+  readonly droppedOrphanResults: readonly string[];
+  /** Tool call ids answered with a synthetic error result. */
+  readonly synthesizedResults: readonly string[];
+  /** The latest compaction's `firstKeptEntryId` is not on the path before it: nothing was kept. */
+  readonly missingFirstKeptEntry: MissingFirstKeptEntry | null;
+}
+
+export interface SessionContext {
+  readonly messages: readonly AgentMessage[];
+  /** The entry behind each message; null for the compaction summary and synthetic results. */
+  readonly entryIds: readonly (string | null)[];
+  readonly thinkingLevel: ThinkingLevel;
+  /** Model ("provider/modelId") by role; `default` follows the latest assistant message. */
+  readonly models: Readonly<Record<string, string>>;
+  /** oh-my-pi: every rule injected along the path, first injection order, without repeats. */
+  readonly injectedTtsrRules: readonly string[];
+  /** oh-my-pi: the latest `mode_change` on the path (`none` when there is none). */
+  readonly mode: string;
+  readonly modeData?: unknown;
+  /** The leaf the context was built for (after the fallback to the last entry), or null. */
+  readonly leafId: string | null;
+  /** The compaction whose summary opens the context, or null. */
+  readonly compactionId: string | null;
+  readonly repairs: ContextRepairs;
+}
+
+/** The text a pruned tool result shows in the context. */
+export function prunedResultNotice(tokens: number): string {
+  return `[Output truncated - ${tokens} tokens]`;
+}
+
+const noRepairs: ContextRepairs = {
+  droppedOrphanResults: [],
+  synthesizedResults: [],
+  missingFirstKeptEntry: null,
+};
+
+function emptyContext(): SessionContext {
+  return {
+    messages: [],
+    entryIds: [],
+    thinkingLevel: 'off',
+    models: {},
+    injectedTtsrRules: [],
+    mode: 'none',
+    leafId: null,
+    compactionId: null,
+    repairs: noRepairs,
+  };
+}
+
+function indexById(entries: readonly SessionEntry[]): Map<string, SessionEntry> {
+  const byId = new Map<string, SessionEntry>();
+  for (const entry of entries) byId.set(entry.id, entry);
+  return byId;
+}
+
+/**
+ * Builds the context for `leafId`: `null` gives an empty context; an unknown or undefined leaf
+ * falls back to the last entry in append order. Runs in time proportional to the path length
+ * when `source.byId` is given (otherwise the index is built first).
+ */
+export function buildSessionContext(
+  source: SessionEntrySource | readonly SessionEntry[],
+  leafId: string | null | undefined,
+  options: BuildSessionContextOptions = {},
+): SessionContext {
+  const entries: readonly SessionEntry[] = isEntryArray(source) ? source : source.entries;
+  const lastEntry = entries[entries.length - 1];
+  if (leafId === null || lastEntry === undefined) return emptyContext();
+  const byId = (isEntryArray(source) ? undefined : source.byId) ?? indexById(entries);
+  const leaf = (leafId !== undefined ? byId.get(leafId) : undefined) ?? lastEntry;
+  const path = pathToEntry(byId, leaf.id);
+  const state = gatherPathState(path);
+  const compactionIndex = state.compactionIndex;
+
+  const messages: AgentMessage[] = [];
+  const entryIds: (string | null)[] = [];
+  const prunedResults = options.prunedResults;
+  const emit = (entry: SessionEntry): void => {
+    const message = messageFromEntry(entry);
+    if (message === undefined) return;
+    const pruned = prunedResults !== undefined ? prunedResults.get(entry.id) : undefined;
+    messages.push(
+      pruned !== undefined && message.role === 'toolResult' ? prunedView(message, pruned) : message,
+    );
+    entryIds.push(entry.id);
+  };
+
+  let compaction: CompactionEntry | null = null;
+  let missingFirstKeptEntry: MissingFirstKeptEntry | null = null;
+  if (compactionIndex < 0) {
+    for (const entry of path) emit(entry);
+  } else {
+    compaction = path[compactionIndex] as CompactionEntry;
+    messages.push(compactionSummaryMessage(compaction));
+    entryIds.push(null);
+    let firstKeptIndex = -1;
+    for (let index = 0; index < compactionIndex; index += 1) {
+      if ((path[index] as SessionEntry).id === compaction.firstKeptEntryId) {
+        firstKeptIndex = index;
+        break;
+      }
+    }
+    if (firstKeptIndex < 0) {
+      missingFirstKeptEntry = { compactionId: compaction.id, firstKeptEntryId: compaction.firstKeptEntryId };
+    } else {
+      for (let index = firstKeptIndex; index < compactionIndex; index += 1) emit(path[index] as SessionEntry);
+    }
+    for (let index = compactionIndex + 1; index < path.length; index += 1) emit(path[index] as SessionEntry);
+  }
+
+  const repair = options.repairToolCallPairing ?? true;
+  const paired = repair ? pairToolCalls(messages, entryIds) : undefined;
+  return {
+    messages: paired ? paired.messages : messages,
+    entryIds: paired ? paired.sourceIds : entryIds,
+    thinkingLevel: state.thinkingLevel,
+    models: Object.fromEntries(state.models),
+    injectedTtsrRules: [...state.injectedRules],
+    mode: state.mode,
+    ...(state.modeData !== undefined ? { modeData: state.modeData } : {}),
+    leafId: leaf.id,
+    compactionId: compaction ? compaction.id : null,
+    repairs: {
+      droppedOrphanResults: paired ? paired.droppedOrphanResults : [],
+      synthesizedResults: paired ? paired.synthesizedResults : [],
+      missingFirstKeptEntry,
+    },
+  };
+}
+
+interface PathState {
+  thinkingLevel: ThinkingLevel;
+  readonly models: Map<string, string>;
+  readonly injectedRules: Set<string>;
+  mode: string;
+  modeData: unknown;
+  /** Index on the path of the latest compaction, or -1. */
+  compactionIndex: number;
+}
+
+/** One pass over the path: the last value of each piece of state wins. */
+function gatherPathState(path: readonly SessionEntry[]): PathState {
+  const state: PathState = {
+    thinkingLevel: 'off',
+    models: new Map(),
+    injectedRules: new Set(),
+    mode: 'none',
+    modeData: undefined,
+    compactionIndex: -1,
+  };
+  for (let index = 0; index < path.length; index += 1) {
+    const entry = path[index] as SessionEntry;
+    switch (entry.type) {
+      case 'thinking_level_change':
+        state.thinkingLevel = entry.thinkingLevel;
+        break;
+      case 'model_change':
+        if (entry.model) state.models.set(entry.role ?? 'default', entry.model);
+        break;
+      case 'message':
+        if (entry.message.role === 'assistant') {
+          state.models.set('default', `${entry.message.provider}/${entry.message.model}`);
+        }
+        break;
+      case 'compaction':
+        state.compactionIndex = index;
+        break;
+      case 'ttsr_injection':
+        for (const rule of entry.injectedRules) state.injectedRules.add(rule);
+        break;
+      case 'mode_change':
+        state.mode = entry.mode;
+        state.modeData = entry.data;
+        break;
+      case 'branch_summary':
+      case 'custom_message':
+      case 'custom':
+      case 'label':
+      case 'session_info':
+      case 'session_init':
+        break;
+      default: {
+        const unreachable: never = entry;
+        throw new Error(`unknown entry type ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+  return state;
+}
+
+function isEntryArray(
+  source: SessionEntrySource | readonly SessionEntry[],
+): source is readonly SessionEntry[] {
+  return Array.isArray(source);
+}
+
+/** A pruned result as the context shows it: its output replaced by the pruning notice. */
+function prunedView(message: ToolResultMessage, pruned: PrunedResult): ToolResultMessage {
+  return {
+    ...message,
+    content: [{ type: 'text', text: prunedResultNotice(pruned.tokens) }],
+    prunedAt: pruned.prunedAt,
+  };
+}
