@@ -1,0 +1,65 @@
+// Measured context size from assistant usage (reference §3.2), with defect 8 of §11.1 fixed:
+// usage recorded before the latest compaction on the path describes the context as it was
+// before that compaction, so it is stale and ignored.
+import type { SessionEntry } from '../entries/entries';
+import type { AssistantMessage, Usage } from '../entries/messages';
+
+/** Context tokens of a usage record: `totalTokens` when non-zero, else the sum of its parts. */
+export function calculateContextTokens(usage: Usage): number {
+  if (usage.totalTokens !== undefined && usage.totalTokens !== 0) return usage.totalTokens;
+  return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/** Prompt tokens of a usage record: input plus cache reads and writes, else the context tokens. */
+export function calculatePromptTokens(usage: Usage): number {
+  const promptTokens = usage.input + usage.cacheRead + usage.cacheWrite;
+  return promptTokens > 0 ? promptTokens : calculateContextTokens(usage);
+}
+
+/** Index of the latest `compaction` entry, or −1. */
+export function latestCompactionIndex(pathEntries: readonly SessionEntry[]): number {
+  for (let index = pathEntries.length - 1; index >= 0; index -= 1) {
+    if (pathEntries[index]?.type === 'compaction') return index;
+  }
+  return -1;
+}
+
+/**
+ * Index of the first path entry whose message can still be in the context: the latest
+ * compaction's first kept entry when it precedes that compaction, else the entry after the
+ * compaction, else 0.
+ */
+export function firstContextEntryIndex(pathEntries: readonly SessionEntry[]): number {
+  const compactionIndex = latestCompactionIndex(pathEntries);
+  const compaction = pathEntries[compactionIndex];
+  if (compaction?.type !== 'compaction') return 0;
+  for (let index = 0; index < compactionIndex; index += 1) {
+    if (pathEntries[index]?.id === compaction.firstKeptEntryId) return index;
+  }
+  return compactionIndex + 1;
+}
+
+export interface FreshUsage {
+  readonly usage: Usage;
+  /** Path index of the assistant message that reported it. */
+  readonly entryIndex: number;
+  readonly message: AssistantMessage;
+}
+
+/**
+ * The usage of the newest assistant message after the latest compaction on the path whose
+ * stop reason is neither `aborted` nor `error` and whose usage reports a non-zero context.
+ * Undefined when there is none (no model answer since the last compaction).
+ */
+export function findFreshAssistantUsage(pathEntries: readonly SessionEntry[]): FreshUsage | undefined {
+  const oldest = latestCompactionIndex(pathEntries) + 1;
+  for (let index = pathEntries.length - 1; index >= oldest; index -= 1) {
+    const entry = pathEntries[index];
+    if (entry?.type !== 'message' || entry.message.role !== 'assistant') continue;
+    const message = entry.message;
+    if (message.stopReason === 'aborted' || message.stopReason === 'error') continue;
+    if (message.usage === undefined || calculateContextTokens(message.usage) === 0) continue;
+    return { usage: message.usage, entryIndex: index, message };
+  }
+  return undefined;
+}

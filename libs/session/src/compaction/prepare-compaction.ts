@@ -1,0 +1,184 @@
+// Compaction preparation (reference §4.4): what the next compaction summarises, what it keeps,
+// and the figures it records. Pure: the path goes in, a decision comes out; summaries are made
+// elsewhere. Differences from the reference, all from §11.1:
+// - 1: the window starts at the previous compaction's first kept entry, so its kept region is
+//   summarised or kept again, never dropped;
+// - 8: assistant usage older than the latest compaction is stale; estimates stand in for it;
+// - 17: when nothing would be summarised the answer is `skip`, so no model call is needed;
+// - 3, 5, 6, 24: through `findCutPoint`.
+import type { CompactionEntry, SessionEntry } from '../entries/entries';
+import type { AgentMessage } from '../entries/messages';
+import { compactionSummaryMessage, messageFromEntry } from '../context/message-from-entry';
+import { estimateMessageTokens } from '../tokens/estimate';
+import type { TokenCounter } from '../tokens/token-counter';
+import type { CompactionSettings } from './compaction-settings';
+import {
+  calculateContextTokens,
+  calculatePromptTokens,
+  findFreshAssistantUsage,
+  firstContextEntryIndex,
+  latestCompactionIndex,
+} from './context-usage';
+import { entryContextTokens, findCutPoint } from './cut-point';
+import {
+  addFileLists,
+  addFileOperationsOfMessage,
+  createFileOperationsCollector,
+  toFileOperations,
+  type FileOperations,
+} from './file-operations';
+
+export type CompactionSkipReason =
+  /** The newest entry on the path is already a compaction. */
+  | 'already_compacted'
+  /** No message would be summarised: the whole context fits in the kept budget. */
+  | 'nothing_to_summarize';
+
+export interface CompactionSkipped {
+  readonly kind: 'skip';
+  readonly reason: CompactionSkipReason;
+}
+
+export interface CompactionReady {
+  readonly kind: 'ready';
+  readonly firstKeptEntryId: string;
+  /** Path index of the first kept entry. */
+  readonly firstKeptEntryIndex: number;
+  /** Path index where the considered window starts (the previous compaction's first kept entry, or 0). */
+  readonly windowStartIndex: number;
+  /** Messages for the history summary, oldest first. */
+  readonly messagesToSummarize: readonly AgentMessage[];
+  /** The summarised beginning of a split turn (empty when the turn is not split). */
+  readonly turnPrefixMessages: readonly AgentMessage[];
+  /** The kept messages, used for the short summary. */
+  readonly recentMessages: readonly AgentMessage[];
+  readonly isSplitTurn: boolean;
+  /** Path index of the split turn's first message; −1 when not split. */
+  readonly turnStartIndex: number;
+  /** Context size before compaction: measured when fresh usage exists, otherwise estimated. */
+  readonly tokensBefore: number;
+  readonly tokensBeforeSource: 'usage' | 'estimate';
+  /** Summary of the latest compaction on the path, to be updated. */
+  readonly previousSummary?: string;
+  readonly previousCompactionId?: string;
+  /** Files read and modified, cumulative over earlier engine-made compactions. */
+  readonly fileOperations: FileOperations;
+  /** The keep budget after calibration against measured usage. */
+  readonly keepRecentTokensUsed: number;
+  /** Ids of the entries whose messages are summarised (history and turn prefix), oldest first. */
+  readonly summarizedEntryIds: readonly string[];
+}
+
+export type CompactionPreparation = CompactionReady | CompactionSkipped;
+
+export interface PrepareCompactionOptions {
+  /**
+   * Shrink the keep budget by the ratio of measured prompt tokens to estimated context tokens,
+   * so that the real kept size comes out near the setting. Default true.
+   */
+  readonly calibrateKeepBudget?: boolean;
+}
+
+function messagesOf(
+  pathEntries: readonly SessionEntry[],
+  start: number,
+  end: number,
+): { messages: AgentMessage[]; ids: string[] } {
+  const messages: AgentMessage[] = [];
+  const ids: string[] = [];
+  for (let index = start; index < end; index += 1) {
+    const entry = pathEntries[index];
+    const message = entry ? messageFromEntry(entry) : undefined;
+    if (entry && message) {
+      messages.push(message);
+      ids.push(entry.id);
+    }
+  }
+  return { messages, ids };
+}
+
+/**
+ * Decides the next compaction of the root→leaf path `pathEntries`. The window runs from the
+ * previous compaction's first kept entry (or the start) to the end; the cut keeps about
+ * `settings.keepRecentTokens` (calibrated against fresh usage) and everything before it is
+ * summarised, the beginning of a split turn separately.
+ */
+export function prepareCompaction(
+  pathEntries: readonly SessionEntry[],
+  settings: Pick<CompactionSettings, 'keepRecentTokens'>,
+  counter: TokenCounter,
+  options: PrepareCompactionOptions = {},
+): CompactionPreparation {
+  const end = pathEntries.length;
+  const lastEntry = pathEntries[end - 1];
+  if (!lastEntry) return { kind: 'skip', reason: 'nothing_to_summarize' };
+  if (lastEntry.type === 'compaction') return { kind: 'skip', reason: 'already_compacted' };
+
+  const compactionIndex = latestCompactionIndex(pathEntries);
+  const previousCompaction =
+    compactionIndex >= 0 ? (pathEntries[compactionIndex] as CompactionEntry) : undefined;
+  const start = firstContextEntryIndex(pathEntries);
+
+  let estimatedContextTokens = previousCompaction
+    ? estimateMessageTokens(compactionSummaryMessage(previousCompaction), counter)
+    : 0;
+  for (let index = start; index < end; index += 1) {
+    const entry = pathEntries[index];
+    if (entry) estimatedContextTokens += entryContextTokens(entry, counter);
+  }
+
+  const freshUsage = findFreshAssistantUsage(pathEntries);
+  let keepRecentTokens = settings.keepRecentTokens;
+  if (freshUsage && options.calibrateKeepBudget !== false) {
+    const ratio = calculatePromptTokens(freshUsage.usage) / estimatedContextTokens;
+    if (Number.isFinite(ratio) && ratio > 1)
+      keepRecentTokens = Math.max(1, Math.floor(keepRecentTokens / ratio));
+  }
+
+  const found = findCutPoint(pathEntries, start, end, keepRecentTokens, counter);
+  const prefix = found.isSplitTurn
+    ? messagesOf(pathEntries, found.turnStartIndex, found.firstKeptEntryIndex)
+    : { messages: [], ids: [] };
+  // A turn start that yields no message (an empty branch summary) leaves nothing to split off.
+  const cut =
+    found.isSplitTurn && prefix.messages.length === 0
+      ? { ...found, isSplitTurn: false, turnStartIndex: -1 }
+      : found;
+  const history = messagesOf(
+    pathEntries,
+    start,
+    cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex,
+  );
+  if (history.messages.length === 0 && prefix.messages.length === 0) {
+    return { kind: 'skip', reason: 'nothing_to_summarize' };
+  }
+  const firstKept = pathEntries[cut.firstKeptEntryIndex];
+  if (!firstKept) return { kind: 'skip', reason: 'nothing_to_summarize' };
+
+  const files = createFileOperationsCollector();
+  if (previousCompaction && previousCompaction.fromExtension !== true && previousCompaction.details) {
+    addFileLists(files, previousCompaction.details);
+  }
+  for (const message of history.messages) addFileOperationsOfMessage(files, message);
+  for (const message of prefix.messages) addFileOperationsOfMessage(files, message);
+
+  return {
+    kind: 'ready',
+    firstKeptEntryId: firstKept.id,
+    firstKeptEntryIndex: cut.firstKeptEntryIndex,
+    windowStartIndex: start,
+    messagesToSummarize: history.messages,
+    turnPrefixMessages: prefix.messages,
+    recentMessages: messagesOf(pathEntries, cut.firstKeptEntryIndex, end).messages,
+    isSplitTurn: cut.isSplitTurn,
+    turnStartIndex: cut.turnStartIndex,
+    tokensBefore: freshUsage ? calculateContextTokens(freshUsage.usage) : estimatedContextTokens,
+    tokensBeforeSource: freshUsage ? 'usage' : 'estimate',
+    ...(previousCompaction
+      ? { previousSummary: previousCompaction.summary, previousCompactionId: previousCompaction.id }
+      : {}),
+    fileOperations: toFileOperations(files),
+    keepRecentTokensUsed: keepRecentTokens,
+    summarizedEntryIds: [...history.ids, ...prefix.ids],
+  };
+}
