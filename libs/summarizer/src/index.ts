@@ -1,0 +1,2 @@
+// @strata/summarizer: the summariser port, its providers, retries, and prompt loading.
+export * from './prompts/prompt-library';

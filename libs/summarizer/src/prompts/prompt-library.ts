@@ -1,0 +1,56 @@
+// Loads the Markdown prompt files of `prompts/` (DESIGN.md decision 7). The pure session lib
+// receives their texts as data; this is the one place that reads them from disk.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ContextTemplates } from '@strata/session';
+
+/** Files of the context templates, relative to the prompts directory. */
+export const contextTemplateFiles = {
+  compactionSummaryContext: 'context/compaction-summary-context.md',
+  branchSummaryContext: 'context/branch-summary-context.md',
+} as const satisfies Record<keyof ContextTemplates, string>;
+
+export class PromptFileMissingError extends Error {
+  constructor(readonly filePath: string) {
+    super(`Prompt file not found: ${filePath}`);
+    this.name = 'PromptFileMissingError';
+  }
+}
+
+/**
+ * The repository's `prompts/` directory: the nearest ancestor of this source file (or of its
+ * compiled copy) that holds both `package.json` and `prompts/`.
+ */
+export function defaultPromptsDirectory(): string {
+  let directory = __dirname;
+  for (;;) {
+    const candidate = path.join(directory, 'prompts');
+    if (fs.existsSync(path.join(directory, 'package.json')) && fs.existsSync(candidate)) return candidate;
+    const parent = path.dirname(directory);
+    if (parent === directory) {
+      throw new PromptFileMissingError(`prompts/ (searched upwards from ${__dirname})`);
+    }
+    directory = parent;
+  }
+}
+
+/** The text of one prompt file, by its path relative to the prompts directory. */
+export function readPromptFile(relativePath: string, promptsDirectory = defaultPromptsDirectory()): string {
+  const filePath = path.resolve(promptsDirectory, relativePath);
+  try {
+    return fs.readFileSync(filePath, 'utf8');
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
+      throw new PromptFileMissingError(filePath);
+    }
+    throw error;
+  }
+}
+
+/** The two context templates, read from `promptsDirectory` (default: the repository's). */
+export function loadContextTemplates(promptsDirectory = defaultPromptsDirectory()): ContextTemplates {
+  return {
+    compactionSummaryContext: readPromptFile(contextTemplateFiles.compactionSummaryContext, promptsDirectory),
+    branchSummaryContext: readPromptFile(contextTemplateFiles.branchSummaryContext, promptsDirectory),
+  };
+}
