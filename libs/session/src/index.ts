@@ -13,3 +13,6 @@ export * from './context/tool-call-pairing';
 export * from './context/build-session-context';
 export * from './context/output-notice';
 export * from './context/convert-to-llm';
+export * from './compaction';
+export * from './branch-summary';
+export * from './pruning';
