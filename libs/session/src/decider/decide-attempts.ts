@@ -1,0 +1,269 @@
+// Decisions about compaction and branch-summary attempts (the sagas' commands) and the
+// continuation that may follow a compaction. An attempt starts once (a repeated start is a
+// no-op) and ends exactly once: a second outcome is refused with `already_exists`, which is
+// what makes a redelivered saga command harmless.
+import type { Usage } from '../entries/messages';
+import type {
+  CancelBranchSummary,
+  CancelCompaction,
+  FailBranchSummary,
+  FailCompaction,
+  RecordBranchSummary,
+  RecordCompaction,
+  RequestContinuation,
+  SkipBranchSummary,
+  SkipCompaction,
+  StartBranchSummary,
+  StartCompaction,
+} from './session-commands';
+import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
+import type { SessionEvent } from './session-events';
+import type { ActiveSessionState, SessionAttempt } from './session-state';
+
+type AttemptKind = SessionAttempt['kind'];
+type AttemptOfKind<Kind extends AttemptKind> = Extract<SessionAttempt, { kind: Kind }>;
+
+const kindNames: Record<AttemptKind, string> = { compaction: 'compaction', branch_summary: 'branch summary' };
+
+function isOfKind<Kind extends AttemptKind>(
+  attempt: SessionAttempt,
+  kind: Kind,
+): attempt is AttemptOfKind<Kind> {
+  return attempt.kind === kind;
+}
+
+/** True when `attemptId` already started as `kind` (so a start is a no-op); refuses another kind. */
+function alreadyStarted(state: ActiveSessionState, attemptId: string, kind: AttemptKind): boolean {
+  const existing = state.getAttempt(attemptId);
+  if (!existing) return false;
+  if (existing.kind !== kind) {
+    throw alreadyExists(`attempt id ${attemptId} belongs to a ${kindNames[existing.kind]}`, { attemptId });
+  }
+  return true;
+}
+
+function openAttempt<Kind extends AttemptKind>(
+  state: ActiveSessionState,
+  attemptId: string,
+  kind: Kind,
+): AttemptOfKind<Kind> {
+  const attempt = state.getAttempt(attemptId);
+  if (!attempt || !isOfKind(attempt, kind)) {
+    throw notFound(`${kindNames[kind]} attempt ${attemptId} not found`, { attemptId });
+  }
+  if (attempt.outcome !== null) {
+    throw alreadyExists(`${kindNames[kind]} attempt ${attemptId} already ended`, {
+      attemptId,
+      outcome: attempt.outcome.type,
+    });
+  }
+  return attempt;
+}
+
+function requireCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0)
+    throw invalid(`${name} must be a non-negative integer`, { [name]: value });
+}
+
+function requireTime(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0)
+    throw invalid(`${name} must be a non-negative number`, { [name]: value });
+}
+
+function requireReason(reason: string): void {
+  if (reason.length === 0) throw invalid('a reason is required');
+}
+
+function requireEntryOrNull(state: ActiveSessionState, entryId: string | null, role: string): void {
+  if (entryId !== null && !state.hasEntry(entryId)) {
+    throw notFound(`${role} ${entryId} not found`, { entryId });
+  }
+}
+
+function summariserFields(model: string | undefined, usage: Usage | undefined) {
+  return { ...(model !== undefined ? { model } : {}), ...(usage !== undefined ? { usage } : {}) };
+}
+
+export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt } =
+    command.data;
+  if (alreadyStarted(state, attemptId, 'compaction')) return [];
+  requireEntryOrNull(state, preparedAtLeafId, 'prepared-at leaf');
+  if (firstKeptEntryId !== undefined) requireEntryOrNull(state, firstKeptEntryId, 'first kept entry');
+  requireCount('tokensBefore', tokensBefore);
+  requireTime('startedAt', startedAt);
+  const data = {
+    attemptId,
+    trigger,
+    preparedAtLeafId,
+    ...(firstKeptEntryId !== undefined ? { firstKeptEntryId } : {}),
+    tokensBefore,
+    ...(model !== undefined ? { model } : {}),
+    startedAt,
+  };
+  return [{ type: 'CompactionStarted', data }];
+}
+
+/** Appends the compaction entry at the current leaf and ends the attempt, in one batch. */
+export function recordCompaction(command: RecordCompaction, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, entry, model, usage, durationMs, estimatedTokensAfter } = command.data;
+  const attempt = openAttempt(state, attemptId, 'compaction');
+  if (state.hasEntry(entry.id))
+    throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
+  if (entry.parentId !== state.leafId) {
+    throw conflict(
+      `a compaction is appended at the leaf ${state.leafId ?? 'null'}, not ${entry.parentId ?? 'null'}`,
+      {
+        parentId: entry.parentId,
+        leafId: state.leafId,
+      },
+    );
+  }
+  const { firstKeptEntryId } = entry;
+  if (entry.parentId === null || !state.isOnPathTo(firstKeptEntryId, entry.parentId)) {
+    throw invalid(`first kept entry ${firstKeptEntryId} is not on the compaction's path`, {
+      firstKeptEntryId,
+    });
+  }
+  const firstKept = state.getEntry(firstKeptEntryId);
+  if (firstKept?.type === 'message' && firstKept.message.role === 'toolResult') {
+    throw invalid(`first kept entry ${firstKeptEntryId} is a tool result`, { firstKeptEntryId });
+  }
+  requireCount('tokensBefore', entry.tokensBefore);
+  requireTime('durationMs', durationMs);
+  requireCount('estimatedTokensAfter', estimatedTokensAfter);
+  return [
+    { type: 'EntryAppended', data: { entry } },
+    {
+      type: 'CompactionCompleted',
+      data: {
+        attemptId,
+        entryId: entry.id,
+        trigger: attempt.started.trigger,
+        ...summariserFields(model ?? attempt.started.model, usage),
+        durationMs,
+        tokensBefore: entry.tokensBefore,
+        estimatedTokensAfter,
+      },
+    },
+  ];
+}
+
+export function skipCompaction(command: SkipCompaction, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, reason } = command.data;
+  openAttempt(state, attemptId, 'compaction');
+  requireReason(reason);
+  return [{ type: 'CompactionSkipped', data: { attemptId, reason } }];
+}
+
+export function cancelCompaction(command: CancelCompaction, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, reason } = command.data;
+  openAttempt(state, attemptId, 'compaction');
+  requireReason(reason);
+  return [{ type: 'CompactionCancelled', data: { attemptId, reason } }];
+}
+
+export function failCompaction(command: FailCompaction, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, error } = command.data;
+  openAttempt(state, attemptId, 'compaction');
+  const recorded = { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
+  return [{ type: 'CompactionFailed', data: { attemptId, error: recorded } }];
+}
+
+export function startBranchSummary(command: StartBranchSummary, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, targetId, oldLeafId, model, startedAt } = command.data;
+  if (alreadyStarted(state, attemptId, 'branch_summary')) return [];
+  requireEntryOrNull(state, targetId, 'navigation target');
+  requireEntryOrNull(state, oldLeafId, 'old leaf');
+  requireTime('startedAt', startedAt);
+  const data = { attemptId, targetId, oldLeafId, ...(model !== undefined ? { model } : {}), startedAt };
+  return [{ type: 'BranchSummaryStarted', data }];
+}
+
+/** Moves the leaf to the summary's parent if needed, appends the summary, ends the attempt. */
+export function recordBranchSummary(command: RecordBranchSummary, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, entry, model, usage, durationMs } = command.data;
+  const attempt = openAttempt(state, attemptId, 'branch_summary');
+  if (state.hasEntry(entry.id))
+    throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
+  requireEntryOrNull(state, entry.parentId, 'branch summary parent');
+  if (entry.fromId !== 'root') requireEntryOrNull(state, entry.fromId, 'branch summary origin');
+  requireTime('durationMs', durationMs);
+  const newLeafId = entry.parentId;
+  const events: SessionEvent[] = [];
+  if (state.leafId !== newLeafId) {
+    events.push({ type: 'LeafMoved', data: { leafId: newLeafId, previousLeafId: state.leafId } });
+  }
+  events.push(
+    { type: 'EntryAppended', data: { entry } },
+    {
+      type: 'BranchSummaryCompleted',
+      data: {
+        attemptId,
+        entryId: entry.id,
+        newLeafId,
+        ...summariserFields(model ?? attempt.started.model, usage),
+        durationMs,
+      },
+    },
+  );
+  return events;
+}
+
+export function skipBranchSummary(command: SkipBranchSummary, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, reason } = command.data;
+  openAttempt(state, attemptId, 'branch_summary');
+  requireReason(reason);
+  return [{ type: 'BranchSummarySkipped', data: { attemptId, reason } }];
+}
+
+export function cancelBranchSummary(command: CancelBranchSummary, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, reason } = command.data;
+  openAttempt(state, attemptId, 'branch_summary');
+  requireReason(reason);
+  return [{ type: 'BranchSummaryCancelled', data: { attemptId, reason } }];
+}
+
+export function failBranchSummary(command: FailBranchSummary, state: ActiveSessionState): SessionEvent[] {
+  const { attemptId, error } = command.data;
+  openAttempt(state, attemptId, 'branch_summary');
+  const recorded = { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
+  return [{ type: 'BranchSummaryFailed', data: { attemptId, error: recorded } }];
+}
+
+const triggerOfReason = { auto_continue: 'threshold', overflow_retry: 'overflow' } as const;
+
+/**
+ * Continuation follows a completed automatic compaction, at most once: `auto_continue` after a
+ * threshold compaction (optionally with the synthetic prompt), `overflow_retry` after an
+ * overflow compaction (the failed request is retried, so no message).
+ */
+export function requestContinuation(command: RequestContinuation, state: ActiveSessionState): SessionEvent[] {
+  const { reason, causationAttemptId, message } = command.data;
+  const attempt = state.getAttempt(causationAttemptId);
+  if (!attempt) throw notFound(`attempt ${causationAttemptId} not found`, { attemptId: causationAttemptId });
+  if (attempt.kind !== 'compaction') {
+    throw invalid(`a continuation follows a compaction, not a ${kindNames[attempt.kind]}`, {
+      attemptId: causationAttemptId,
+    });
+  }
+  if (attempt.continuation !== null) return [];
+  if (attempt.outcome?.type !== 'CompactionCompleted') {
+    throw conflict(`compaction ${causationAttemptId} has not completed`, {
+      attemptId: causationAttemptId,
+      outcome: attempt.outcome?.type ?? null,
+    });
+  }
+  if (attempt.started.trigger !== triggerOfReason[reason]) {
+    throw invalid(`${reason} does not follow a ${attempt.started.trigger} compaction`, {
+      reason,
+      trigger: attempt.started.trigger,
+    });
+  }
+  if (message !== undefined && (reason === 'overflow_retry' || message.synthetic !== true)) {
+    throw invalid('only an auto-continue may carry a message, and it must be marked synthetic', { reason });
+  }
+  return [
+    { type: 'ContinuationRequested', data: { reason, causationAttemptId, ...(message ? { message } : {}) } },
+  ];
+}

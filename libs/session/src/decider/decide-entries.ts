@@ -1,0 +1,100 @@
+// Decisions about the session's entries and leaf: starting a session, appending entries,
+// navigating, labelling and recording tool-output pruning.
+import { CURRENT_SESSION_VERSION, type SessionEntry } from '../entries/entries';
+import type { AppendEntries, MoveLeaf, RecordPruning, SetLabel, StartSession } from './session-commands';
+import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
+import type { EntryAppended, LeafMoved, SessionStarted, ToolOutputsPruned } from './session-events';
+import type { ActiveSessionState, SessionState } from './session-state';
+
+export function startSession(command: StartSession, state: SessionState): SessionStarted[] {
+  if (state.status !== 'empty') {
+    throw alreadyExists(`session ${state.header.id} is already started`, { sessionId: state.header.id });
+  }
+  const { header } = command.data;
+  if (header.version !== CURRENT_SESSION_VERSION) {
+    throw invalid(`a session starts at version ${CURRENT_SESSION_VERSION}; migrate older headers first`, {
+      version: header.version,
+    });
+  }
+  return [{ type: 'SessionStarted', data: { header } }];
+}
+
+/**
+ * Checks a batch of entries in order: each id is new, each parent is null or already known
+ * (in the session or earlier in the batch), and each label names a known entry.
+ */
+function checkNewEntries(state: ActiveSessionState, entries: readonly SessionEntry[]): void {
+  const batchIds = new Set<string>();
+  const known = (entryId: string) => batchIds.has(entryId) || state.hasEntry(entryId);
+  for (const entry of entries) {
+    if (known(entry.id)) throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
+    if (entry.parentId !== null && !known(entry.parentId)) {
+      throw notFound(`parent ${entry.parentId} of entry ${entry.id} not found`, {
+        entryId: entry.id,
+        parentId: entry.parentId,
+      });
+    }
+    if (entry.type === 'label' && !known(entry.targetId)) {
+      throw notFound(`label target ${entry.targetId} not found`, {
+        entryId: entry.id,
+        targetId: entry.targetId,
+      });
+    }
+    batchIds.add(entry.id);
+  }
+}
+
+export function appendEntries(command: AppendEntries, state: ActiveSessionState): EntryAppended[] {
+  const { entries, expectedLeafId } = command.data;
+  if (expectedLeafId !== undefined && expectedLeafId !== state.leafId) {
+    throw conflict(`the leaf is ${state.leafId ?? 'null'}, not ${expectedLeafId ?? 'null'}`, {
+      expectedLeafId,
+      leafId: state.leafId,
+    });
+  }
+  if (entries.length === 0) throw invalid('there are no entries to append');
+  checkNewEntries(state, entries);
+  return entries.map((entry) => ({ type: 'EntryAppended', data: { entry } }));
+}
+
+export function moveLeaf(command: MoveLeaf, state: ActiveSessionState): LeafMoved[] {
+  const { leafId } = command.data;
+  if (leafId === state.leafId) return [];
+  if (leafId !== null && !state.hasEntry(leafId)) {
+    throw notFound(`entry ${leafId} not found`, { entryId: leafId });
+  }
+  return [{ type: 'LeafMoved', data: { leafId, previousLeafId: state.leafId } }];
+}
+
+export function setLabel(command: SetLabel, state: ActiveSessionState): EntryAppended[] {
+  const { entry } = command.data;
+  checkNewEntries(state, [entry]);
+  return [{ type: 'EntryAppended', data: { entry } }];
+}
+
+function isCount(value: number): boolean {
+  return Number.isInteger(value) && value >= 0;
+}
+
+export function recordPruning(command: RecordPruning, state: ActiveSessionState): ToolOutputsPruned[] {
+  const { prunedAt, results, tokensSaved } = command.data;
+  if (results.length === 0) throw invalid('there are no tool outputs to prune');
+  if (!Number.isFinite(prunedAt) || prunedAt < 0 || !isCount(tokensSaved)) {
+    throw invalid('prunedAt and tokensSaved must be non-negative numbers', { prunedAt, tokensSaved });
+  }
+  const batchIds = new Set<string>();
+  for (const { entryId, tokens } of results) {
+    const entry = state.getEntry(entryId);
+    if (!entry) throw notFound(`entry ${entryId} not found`, { entryId });
+    if (entry.type !== 'message' || entry.message.role !== 'toolResult') {
+      throw invalid(`entry ${entryId} is not a tool result`, { entryId, entryType: entry.type });
+    }
+    if (batchIds.has(entryId)) throw invalid(`entry ${entryId} is listed twice`, { entryId });
+    if (state.isPruned(entryId)) throw alreadyExists(`entry ${entryId} is already pruned`, { entryId });
+    if (!isCount(tokens))
+      throw invalid(`tokens of ${entryId} must be a non-negative integer`, { entryId, tokens });
+    batchIds.add(entryId);
+  }
+  const pruned = results.map(({ entryId, tokens }) => ({ entryId, tokens }));
+  return [{ type: 'ToolOutputsPruned', data: { prunedAt, results: pruned, tokensSaved } }];
+}

@@ -1,0 +1,16 @@
+// The session decider (STYLE.md habit 1): events, commands, state, `decide` and `evolve`.
+export * from './session-events';
+export * from './session-commands';
+export * from './session-domain-error';
+export {
+  ActiveSessionState,
+  evolve,
+  initialState,
+  type BranchSummaryAttempt,
+  type CompactionAttempt,
+  type EmptySessionState,
+  type PrunedOutput,
+  type SessionAttempt,
+  type SessionState,
+} from './session-state';
+export { decide, foldSessionEvents, sessionDecider } from './decide';

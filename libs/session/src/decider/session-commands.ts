@@ -1,0 +1,117 @@
+// The commands the session decider accepts: imperative, readonly `{ type, data }`. Entries
+// arrive complete (id, parentId, timestamp): the shell assigns ids and reads the clock, the
+// decider only checks them against the session's invariants.
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  LabelEntry,
+  SessionEntry,
+  SessionHeader,
+} from '../entries/entries';
+import type { Usage, UserMessage } from '../entries/messages';
+import type { AttemptError, CompactionTrigger, ContinuationReason, PrunedToolOutput } from './session-events';
+
+type CommandOf<Type extends string, Data> = { readonly type: Type; readonly data: Readonly<Data> };
+
+export type StartSession = CommandOf<'StartSession', { header: SessionHeader }>;
+
+export type AppendEntries = CommandOf<
+  'AppendEntries',
+  {
+    entries: readonly SessionEntry[];
+    /** When given, the current leaf must equal it (optimistic check of the writer's view). */
+    expectedLeafId?: string | null;
+  }
+>;
+
+export type MoveLeaf = CommandOf<'MoveLeaf', { leafId: string | null }>;
+
+export type SetLabel = CommandOf<'SetLabel', { entry: LabelEntry }>;
+
+export type RecordPruning = CommandOf<
+  'RecordPruning',
+  { prunedAt: number; results: readonly PrunedToolOutput[]; tokensSaved: number }
+>;
+
+export type StartCompaction = CommandOf<
+  'StartCompaction',
+  {
+    attemptId: string;
+    trigger: CompactionTrigger;
+    preparedAtLeafId: string | null;
+    firstKeptEntryId?: string;
+    tokensBefore: number;
+    model?: string;
+    startedAt: number;
+  }
+>;
+
+export type RecordCompaction = CommandOf<
+  'RecordCompaction',
+  {
+    attemptId: string;
+    entry: CompactionEntry;
+    model?: string;
+    usage?: Usage;
+    durationMs: number;
+    estimatedTokensAfter: number;
+  }
+>;
+
+export type SkipCompaction = CommandOf<'SkipCompaction', { attemptId: string; reason: string }>;
+export type CancelCompaction = CommandOf<'CancelCompaction', { attemptId: string; reason: string }>;
+export type FailCompaction = CommandOf<'FailCompaction', { attemptId: string; error: AttemptError }>;
+
+export type StartBranchSummary = CommandOf<
+  'StartBranchSummary',
+  { attemptId: string; targetId: string; oldLeafId: string | null; model?: string; startedAt: number }
+>;
+
+export type RecordBranchSummary = CommandOf<
+  'RecordBranchSummary',
+  {
+    attemptId: string;
+    /** Its parentId is where navigation lands; the leaf moves there first when it is elsewhere. */
+    entry: BranchSummaryEntry;
+    model?: string;
+    usage?: Usage;
+    durationMs: number;
+  }
+>;
+
+export type SkipBranchSummary = CommandOf<'SkipBranchSummary', { attemptId: string; reason: string }>;
+export type CancelBranchSummary = CommandOf<'CancelBranchSummary', { attemptId: string; reason: string }>;
+export type FailBranchSummary = CommandOf<'FailBranchSummary', { attemptId: string; error: AttemptError }>;
+
+export type RequestContinuation = CommandOf<
+  'RequestContinuation',
+  { reason: ContinuationReason; causationAttemptId: string; message?: UserMessage }
+>;
+
+export type SessionCommand =
+  | StartSession
+  | AppendEntries
+  | MoveLeaf
+  | SetLabel
+  | RecordPruning
+  | StartCompaction
+  | RecordCompaction
+  | SkipCompaction
+  | CancelCompaction
+  | FailCompaction
+  | StartBranchSummary
+  | RecordBranchSummary
+  | SkipBranchSummary
+  | CancelBranchSummary
+  | FailBranchSummary
+  | RequestContinuation;
+
+export type SessionCommandType = SessionCommand['type'];
+
+/** The prompt sent after a threshold compaction when auto-continue is on (reference §9). */
+export const AUTO_CONTINUE_PROMPT = 'Continue if you have next steps.';
+
+/** The synthetic user message of an auto-continue request, stamped with the caller's clock. */
+export function autoContinueMessage(timestamp: number): UserMessage {
+  return { role: 'user', content: AUTO_CONTINUE_PROMPT, synthetic: true, timestamp };
+}

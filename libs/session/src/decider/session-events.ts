@@ -1,0 +1,209 @@
+// The events of a session stream `session-<id>` (DESIGN.md decision 2): one `EntryAppended`
+// per pi entry (its data is the whole entry, so a pi v3 file round-trips losslessly) plus the
+// engine facts pi kept in memory — leaf moves, tool-output pruning, and every compaction or
+// branch-summary attempt with exactly one terminal outcome. Events are past tense and carry
+// only `{ type, data }`; the store layer adds metadata. The schemas guard the trust boundary
+// where events are read back from a store; the types are inferred from them.
+import { z } from 'zod';
+import { sessionEntrySchema, sessionHeaderSchema } from '../entries/entries';
+import { usageSchema, userMessageSchema } from '../entries/messages';
+
+export const SESSION_STREAM_PREFIX = 'session-';
+
+export function sessionStreamName(sessionId: string): string {
+  return `${SESSION_STREAM_PREFIX}${sessionId}`;
+}
+
+export const compactionTriggers = ['manual', 'threshold', 'overflow'] as const;
+export const compactionTriggerSchema = z.enum(compactionTriggers);
+export type CompactionTrigger = z.infer<typeof compactionTriggerSchema>;
+
+export const continuationReasons = ['auto_continue', 'overflow_retry'] as const;
+export const continuationReasonSchema = z.enum(continuationReasons);
+export type ContinuationReason = z.infer<typeof continuationReasonSchema>;
+
+const id = z.string().min(1);
+const count = z.number().int().nonnegative();
+const millis = z.number().nonnegative();
+
+export const attemptErrorSchema = z.object({ message: z.string(), code: z.string().optional() });
+export type AttemptError = z.infer<typeof attemptErrorSchema>;
+
+export const prunedToolOutputSchema = z.object({ entryId: id, tokens: count });
+export type PrunedToolOutput = z.infer<typeof prunedToolOutputSchema>;
+
+export const sessionStartedSchema = z.object({
+  type: z.literal('SessionStarted'),
+  data: z.object({ header: sessionHeaderSchema }),
+});
+
+export const entryAppendedSchema = z.object({
+  type: z.literal('EntryAppended'),
+  data: z.object({ entry: sessionEntrySchema }),
+});
+
+export const leafMovedSchema = z.object({
+  type: z.literal('LeafMoved'),
+  data: z.object({ leafId: id.nullable(), previousLeafId: id.nullable() }),
+});
+
+export const toolOutputsPrunedSchema = z.object({
+  type: z.literal('ToolOutputsPruned'),
+  data: z.object({ prunedAt: millis, results: z.array(prunedToolOutputSchema), tokensSaved: count }),
+});
+
+export const compactionStartedSchema = z.object({
+  type: z.literal('CompactionStarted'),
+  data: z.object({
+    attemptId: id,
+    trigger: compactionTriggerSchema,
+    /** The leaf the compaction was prepared at; null for an empty session. */
+    preparedAtLeafId: id.nullable(),
+    firstKeptEntryId: id.optional(),
+    tokensBefore: count,
+    /** "provider/modelId" of the summariser, when known at start. */
+    model: z.string().optional(),
+    startedAt: millis,
+  }),
+});
+
+export const compactionCompletedSchema = z.object({
+  type: z.literal('CompactionCompleted'),
+  data: z.object({
+    attemptId: id,
+    /** The id of the `compaction` entry appended with this outcome. */
+    entryId: id,
+    trigger: compactionTriggerSchema,
+    model: z.string().optional(),
+    usage: usageSchema.optional(),
+    durationMs: millis,
+    tokensBefore: count,
+    estimatedTokensAfter: count,
+  }),
+});
+
+export const compactionSkippedSchema = z.object({
+  type: z.literal('CompactionSkipped'),
+  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+});
+
+export const compactionCancelledSchema = z.object({
+  type: z.literal('CompactionCancelled'),
+  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+});
+
+export const compactionFailedSchema = z.object({
+  type: z.literal('CompactionFailed'),
+  data: z.object({ attemptId: id, error: attemptErrorSchema }),
+});
+
+export const branchSummaryStartedSchema = z.object({
+  type: z.literal('BranchSummaryStarted'),
+  data: z.object({
+    attemptId: id,
+    /** The entry the user navigates to. */
+    targetId: id,
+    /** The leaf being left (the end of the branch to summarise); null when there was none. */
+    oldLeafId: id.nullable(),
+    model: z.string().optional(),
+    startedAt: millis,
+  }),
+});
+
+export const branchSummaryCompletedSchema = z.object({
+  type: z.literal('BranchSummaryCompleted'),
+  data: z.object({
+    attemptId: id,
+    /** The id of the `branch_summary` entry appended with this outcome. */
+    entryId: id,
+    /** Where navigation landed: the summary entry's parent (null = before the first entry). */
+    newLeafId: id.nullable(),
+    model: z.string().optional(),
+    usage: usageSchema.optional(),
+    durationMs: millis,
+  }),
+});
+
+export const branchSummarySkippedSchema = z.object({
+  type: z.literal('BranchSummarySkipped'),
+  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+});
+
+export const branchSummaryCancelledSchema = z.object({
+  type: z.literal('BranchSummaryCancelled'),
+  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+});
+
+export const branchSummaryFailedSchema = z.object({
+  type: z.literal('BranchSummaryFailed'),
+  data: z.object({ attemptId: id, error: attemptErrorSchema }),
+});
+
+export const continuationRequestedSchema = z.object({
+  type: z.literal('ContinuationRequested'),
+  data: z.object({
+    reason: continuationReasonSchema,
+    /** The completed compaction attempt this continuation follows. */
+    causationAttemptId: id,
+    /** The synthetic prompt to send (auto-continue); absent when the last request is retried. */
+    message: userMessageSchema.optional(),
+  }),
+});
+
+export const sessionEventSchema = z.discriminatedUnion('type', [
+  sessionStartedSchema,
+  entryAppendedSchema,
+  leafMovedSchema,
+  toolOutputsPrunedSchema,
+  compactionStartedSchema,
+  compactionCompletedSchema,
+  compactionSkippedSchema,
+  compactionCancelledSchema,
+  compactionFailedSchema,
+  branchSummaryStartedSchema,
+  branchSummaryCompletedSchema,
+  branchSummarySkippedSchema,
+  branchSummaryCancelledSchema,
+  branchSummaryFailedSchema,
+  continuationRequestedSchema,
+]);
+
+type Frozen<Event extends { type: string; data: object }> = Event extends unknown
+  ? { readonly type: Event['type']; readonly data: Readonly<Event['data']> }
+  : never;
+
+export type SessionEvent = Frozen<z.infer<typeof sessionEventSchema>>;
+export type SessionEventType = SessionEvent['type'];
+export type SessionEventOfType<Type extends SessionEventType> = Extract<SessionEvent, { type: Type }>;
+
+export type SessionStarted = SessionEventOfType<'SessionStarted'>;
+export type EntryAppended = SessionEventOfType<'EntryAppended'>;
+export type LeafMoved = SessionEventOfType<'LeafMoved'>;
+export type ToolOutputsPruned = SessionEventOfType<'ToolOutputsPruned'>;
+export type CompactionStarted = SessionEventOfType<'CompactionStarted'>;
+export type CompactionCompleted = SessionEventOfType<'CompactionCompleted'>;
+export type CompactionSkipped = SessionEventOfType<'CompactionSkipped'>;
+export type CompactionCancelled = SessionEventOfType<'CompactionCancelled'>;
+export type CompactionFailed = SessionEventOfType<'CompactionFailed'>;
+export type BranchSummaryStarted = SessionEventOfType<'BranchSummaryStarted'>;
+export type BranchSummaryCompleted = SessionEventOfType<'BranchSummaryCompleted'>;
+export type BranchSummarySkipped = SessionEventOfType<'BranchSummarySkipped'>;
+export type BranchSummaryCancelled = SessionEventOfType<'BranchSummaryCancelled'>;
+export type BranchSummaryFailed = SessionEventOfType<'BranchSummaryFailed'>;
+export type ContinuationRequested = SessionEventOfType<'ContinuationRequested'>;
+
+/** The one outcome that ends a compaction attempt. */
+export type CompactionOutcome =
+  CompactionCompleted | CompactionSkipped | CompactionCancelled | CompactionFailed;
+/** The one outcome that ends a branch-summary attempt. */
+export type BranchSummaryOutcome =
+  BranchSummaryCompleted | BranchSummarySkipped | BranchSummaryCancelled | BranchSummaryFailed;
+
+export const sessionEventTypes: readonly SessionEventType[] = sessionEventSchema.options.map(
+  (option) => option.shape.type.value,
+);
+
+/** Parses an event read back from a store; throws a zod error when it does not match. */
+export function parseSessionEvent(event: { readonly type: string; readonly data: unknown }): SessionEvent {
+  return sessionEventSchema.parse({ type: event.type, data: event.data });
+}

@@ -1,0 +1,200 @@
+// The append-only store behind session states, shared by every state of one fold so that
+// `evolve` costs O(1) amortised instead of copying maps per event.
+//
+// Visibility rule: every write is tagged with the writer's `tick` (entries with their index).
+// A state reads only records tagged below its own tick (entries below its own entryCount), so
+// records appended for later states are invisible to earlier ones. A log is extended only by
+// the state whose tick equals the log's tick (its newest state); any other state first takes
+// `visibleCopy` (copy-on-fork), so forks never observe or disturb each other.
+import type { SessionEntry } from '../entries/entries';
+import type {
+  BranchSummaryOutcome,
+  BranchSummaryStarted,
+  CompactionOutcome,
+  CompactionStarted,
+  ContinuationRequested,
+} from './session-events';
+
+interface Tagged<Value> {
+  readonly tick: number;
+  readonly value: Value;
+}
+
+export interface PrunedOutput {
+  readonly prunedAt: number;
+  readonly tokens: number;
+}
+
+export type AttemptStart = CompactionStarted | BranchSummaryStarted;
+export type AttemptOutcome = CompactionOutcome | BranchSummaryOutcome;
+
+const NO_PARENT = -1;
+
+function visibleEntries<Key, Value>(
+  map: ReadonlyMap<Key, Tagged<Value>>,
+  tick: number,
+): Map<Key, Tagged<Value>> {
+  const copy = new Map<Key, Tagged<Value>>();
+  for (const [key, record] of map) if (record.tick < tick) copy.set(key, record);
+  return copy;
+}
+
+export class SessionLog {
+  private constructor(
+    private tickCount: number,
+    private readonly entries: SessionEntry[],
+    private readonly parentIndexes: number[],
+    private readonly indexById: Map<string, number>,
+    private readonly labelIndexesByTarget: Map<string, number[]>,
+    private readonly pruned: Map<string, Tagged<PrunedOutput>>,
+    private readonly attemptStarts: Map<string, Tagged<AttemptStart>>,
+    private readonly attemptOutcomes: Map<string, Tagged<AttemptOutcome>>,
+    private readonly continuations: Map<string, Tagged<ContinuationRequested>>,
+  ) {}
+
+  static empty(): SessionLog {
+    return new SessionLog(0, [], [], new Map(), new Map(), new Map(), new Map(), new Map(), new Map());
+  }
+
+  get tick(): number {
+    return this.tickCount;
+  }
+
+  /** This log when the state at (`tick`, `entryCount`) is its newest, else a copy of what it sees. */
+  ownedBy(tick: number, entryCount: number): SessionLog {
+    return tick === this.tickCount ? this : this.visibleCopy(tick, entryCount);
+  }
+
+  private visibleCopy(tick: number, entryCount: number): SessionLog {
+    const entries = this.entries.slice(0, entryCount);
+    const indexById = new Map<string, number>();
+    entries.forEach((entry, index) => indexById.set(entry.id, index));
+    const labelIndexesByTarget = new Map<string, number[]>();
+    for (const [targetId, indexes] of this.labelIndexesByTarget) {
+      const visible = indexes.filter((index) => index < entryCount);
+      if (visible.length > 0) labelIndexesByTarget.set(targetId, visible);
+    }
+    return new SessionLog(
+      tick,
+      entries,
+      this.parentIndexes.slice(0, entryCount),
+      indexById,
+      labelIndexesByTarget,
+      visibleEntries(this.pruned, tick),
+      visibleEntries(this.attemptStarts, tick),
+      visibleEntries(this.attemptOutcomes, tick),
+      visibleEntries(this.continuations, tick),
+    );
+  }
+
+  /** Claims the next tick for one write; returns the tick the write is tagged with. */
+  private claim(): number {
+    const tick = this.tickCount;
+    this.tickCount += 1;
+    return tick;
+  }
+
+  /** Each write below is ignored (returns false) when its key is already taken. */
+  appendEntry(entry: SessionEntry): boolean {
+    if (this.indexById.has(entry.id)) return false;
+    this.claim();
+    const index = this.entries.length;
+    const parentIndex = entry.parentId === null ? undefined : this.indexById.get(entry.parentId);
+    this.entries.push(entry);
+    this.parentIndexes.push(parentIndex ?? NO_PARENT);
+    this.indexById.set(entry.id, index);
+    if (entry.type === 'label') {
+      const indexes = this.labelIndexesByTarget.get(entry.targetId);
+      if (indexes) indexes.push(index);
+      else this.labelIndexesByTarget.set(entry.targetId, [index]);
+    }
+    return true;
+  }
+
+  recordPruning(entryId: string, output: PrunedOutput): boolean {
+    return this.recordOnce(this.pruned, entryId, output);
+  }
+
+  recordAttemptStart(started: AttemptStart): boolean {
+    return this.recordOnce(this.attemptStarts, started.data.attemptId, started);
+  }
+
+  recordAttemptOutcome(outcome: AttemptOutcome): boolean {
+    return this.recordOnce(this.attemptOutcomes, outcome.data.attemptId, outcome);
+  }
+
+  recordContinuation(requested: ContinuationRequested): boolean {
+    return this.recordOnce(this.continuations, requested.data.causationAttemptId, requested);
+  }
+
+  private recordOnce<Value>(map: Map<string, Tagged<Value>>, key: string, value: Value): boolean {
+    if (map.has(key)) return false;
+    map.set(key, { tick: this.claim(), value });
+    return true;
+  }
+
+  indexOf(entryId: string, entryCount: number): number | undefined {
+    const index = this.indexById.get(entryId);
+    return index !== undefined && index < entryCount ? index : undefined;
+  }
+
+  /** Callers pass an index below their entryCount, which is always present. */
+  entryAt(index: number): SessionEntry {
+    const entry = this.entries[index];
+    if (!entry) throw new RangeError(`no entry at index ${index}`);
+    return entry;
+  }
+
+  /** The parent's index, or undefined for a root (or an entry whose parent was unknown). */
+  parentIndexAt(index: number): number | undefined {
+    const parentIndex = this.parentIndexes[index] ?? NO_PARENT;
+    return parentIndex === NO_PARENT ? undefined : parentIndex;
+  }
+
+  entriesBefore(entryCount: number): readonly SessionEntry[] {
+    return this.entries.slice(0, entryCount);
+  }
+
+  /** The label entry in force for `targetId`: the last one visible below `entryCount`. */
+  lastLabelIndex(targetId: string, entryCount: number): number | undefined {
+    const indexes = this.labelIndexesByTarget.get(targetId);
+    if (!indexes) return undefined;
+    for (let position = indexes.length - 1; position >= 0; position -= 1) {
+      const index = indexes[position];
+      if (index !== undefined && index < entryCount) return index;
+    }
+    return undefined;
+  }
+
+  labelTargets(): Iterable<string> {
+    return this.labelIndexesByTarget.keys();
+  }
+
+  prunedOutput(entryId: string, tick: number): PrunedOutput | undefined {
+    return visible(this.pruned.get(entryId), tick);
+  }
+
+  prunedEntryIds(): Iterable<string> {
+    return this.pruned.keys();
+  }
+
+  attemptStart(attemptId: string, tick: number): AttemptStart | undefined {
+    return visible(this.attemptStarts.get(attemptId), tick);
+  }
+
+  attemptOutcome(attemptId: string, tick: number): AttemptOutcome | undefined {
+    return visible(this.attemptOutcomes.get(attemptId), tick);
+  }
+
+  continuation(attemptId: string, tick: number): ContinuationRequested | undefined {
+    return visible(this.continuations.get(attemptId), tick);
+  }
+
+  attemptIds(): Iterable<string> {
+    return this.attemptStarts.keys();
+  }
+}
+
+function visible<Value>(record: Tagged<Value> | undefined, tick: number): Value | undefined {
+  return record !== undefined && record.tick < tick ? record.value : undefined;
+}

@@ -1,0 +1,265 @@
+// The session decider's state and its fold (`initialState`, `evolve`). A state is either
+// `empty` (nothing recorded yet) or `active` (started). An active state is immutable from the
+// outside: it keeps a few scalars (header, leaf, counts) and reads everything else from a
+// `SessionLog` shared with the other states of its fold (see session-log.ts for the
+// visibility and copy-on-fork rules), so folding N events costs O(N) and an earlier state
+// never observes a later event. The read helpers below are the only way into the log.
+import type { SessionEntry, SessionHeader } from '../entries/entries';
+import type {
+  BranchSummaryOutcome,
+  BranchSummaryStarted,
+  CompactionOutcome,
+  CompactionStarted,
+  ContinuationRequested,
+  SessionEvent,
+} from './session-events';
+import { SessionLog, type AttemptOutcome, type PrunedOutput } from './session-log';
+
+export type { PrunedOutput } from './session-log';
+
+export interface CompactionAttempt {
+  readonly kind: 'compaction';
+  readonly attemptId: string;
+  readonly started: CompactionStarted['data'];
+  /** The terminal event, or null while the attempt is open. */
+  readonly outcome: CompactionOutcome | null;
+  readonly continuation: ContinuationRequested['data'] | null;
+}
+
+export interface BranchSummaryAttempt {
+  readonly kind: 'branch_summary';
+  readonly attemptId: string;
+  readonly started: BranchSummaryStarted['data'];
+  readonly outcome: BranchSummaryOutcome | null;
+}
+
+export type SessionAttempt = CompactionAttempt | BranchSummaryAttempt;
+
+export interface EmptySessionState {
+  readonly status: 'empty';
+}
+
+export class ActiveSessionState {
+  readonly status = 'active' as const;
+
+  private constructor(
+    readonly header: SessionHeader,
+    /** The current leaf; null means the next entry becomes a new root. */
+    readonly leafId: string | null,
+    /** How many entries this state sees, in append order. */
+    readonly entryCount: number,
+    private readonly tick: number,
+    private readonly log: SessionLog,
+  ) {}
+
+  static started(header: SessionHeader): ActiveSessionState {
+    return new ActiveSessionState(header, null, 0, 0, SessionLog.empty());
+  }
+
+  hasEntry(entryId: string): boolean {
+    return this.log.indexOf(entryId, this.entryCount) !== undefined;
+  }
+
+  getEntry(entryId: string): SessionEntry | undefined {
+    const index = this.log.indexOf(entryId, this.entryCount);
+    return index === undefined ? undefined : this.log.entryAt(index);
+  }
+
+  /** Every entry, in append order. */
+  entries(): readonly SessionEntry[] {
+    return this.log.entriesBefore(this.entryCount);
+  }
+
+  /** Root→entry path (inclusive); [] for an unknown id. */
+  pathTo(entryId: string): readonly SessionEntry[] {
+    const reversed: SessionEntry[] = [];
+    let index = this.log.indexOf(entryId, this.entryCount);
+    while (index !== undefined) {
+      reversed.push(this.log.entryAt(index));
+      index = this.log.parentIndexAt(index);
+    }
+    return reversed.reverse();
+  }
+
+  /** Root→leaf path; [] when the leaf is null. */
+  currentPath(): readonly SessionEntry[] {
+    return this.leafId === null ? [] : this.pathTo(this.leafId);
+  }
+
+  /** Whether `ancestorId` is `entryId` or one of its ancestors. */
+  isOnPathTo(ancestorId: string, entryId: string): boolean {
+    let index = this.log.indexOf(entryId, this.entryCount);
+    while (index !== undefined) {
+      if (this.log.entryAt(index).id === ancestorId) return true;
+      index = this.log.parentIndexAt(index);
+    }
+    return false;
+  }
+
+  /** The label in force for an entry: the last label entry for it wins, an empty one clears. */
+  labelOf(targetId: string): string | undefined {
+    const index = this.log.lastLabelIndex(targetId, this.entryCount);
+    if (index === undefined) return undefined;
+    const entry = this.log.entryAt(index);
+    return entry.type === 'label' && entry.label ? entry.label : undefined;
+  }
+
+  labels(): ReadonlyMap<string, string> {
+    const labels = new Map<string, string>();
+    for (const targetId of this.log.labelTargets()) {
+      const label = this.labelOf(targetId);
+      if (label !== undefined) labels.set(targetId, label);
+    }
+    return labels;
+  }
+
+  /** Pruned by a `ToolOutputsPruned` event, or imported already pruned (`prunedAt` set). */
+  isPruned(entryId: string): boolean {
+    if (this.log.prunedOutput(entryId, this.tick)) return true;
+    const entry = this.getEntry(entryId);
+    return (
+      entry?.type === 'message' && entry.message.role === 'toolResult' && entry.message.prunedAt !== undefined
+    );
+  }
+
+  /** Outputs pruned by events: entry id → when, and the tokens the original output had. */
+  prunedOutputs(): ReadonlyMap<string, PrunedOutput> {
+    const pruned = new Map<string, PrunedOutput>();
+    for (const entryId of this.log.prunedEntryIds()) {
+      const output = this.log.prunedOutput(entryId, this.tick);
+      if (output) pruned.set(entryId, output);
+    }
+    return pruned;
+  }
+
+  getAttempt(attemptId: string): SessionAttempt | undefined {
+    const started = this.log.attemptStart(attemptId, this.tick);
+    if (!started) return undefined;
+    const outcome = this.log.attemptOutcome(attemptId, this.tick) ?? null;
+    if (started.type === 'CompactionStarted') {
+      const continuation = this.log.continuation(attemptId, this.tick);
+      return {
+        kind: 'compaction',
+        attemptId,
+        started: started.data,
+        outcome: outcome && isCompactionOutcome(outcome) ? outcome : null,
+        continuation: continuation ? continuation.data : null,
+      };
+    }
+    return {
+      kind: 'branch_summary',
+      attemptId,
+      started: started.data,
+      outcome: outcome && !isCompactionOutcome(outcome) ? outcome : null,
+    };
+  }
+
+  /** Every attempt, in the order they started. */
+  attempts(): readonly SessionAttempt[] {
+    const attempts: SessionAttempt[] = [];
+    for (const attemptId of this.log.attemptIds()) {
+      const attempt = this.getAttempt(attemptId);
+      if (attempt) attempts.push(attempt);
+    }
+    return attempts;
+  }
+
+  /** Attempts started and not yet ended. */
+  openAttempts(): readonly SessionAttempt[] {
+    return this.attempts().filter((attempt) => attempt.outcome === null);
+  }
+
+  /** The state after `event`; events that cannot apply (never produced by `decide`) are ignored. */
+  static evolve(state: ActiveSessionState, event: SessionEvent): ActiveSessionState {
+    if (event.type === 'LeafMoved') {
+      return new ActiveSessionState(state.header, event.data.leafId, state.entryCount, state.tick, state.log);
+    }
+    if (event.type === 'SessionStarted') return state;
+    const log = state.log.ownedBy(state.tick, state.entryCount);
+    switch (event.type) {
+      case 'EntryAppended':
+        return log.appendEntry(event.data.entry)
+          ? state.with(log, event.data.entry.id, state.entryCount + 1)
+          : state;
+      case 'ToolOutputsPruned':
+        for (const result of event.data.results) {
+          log.recordPruning(result.entryId, { prunedAt: event.data.prunedAt, tokens: result.tokens });
+        }
+        break;
+      case 'CompactionStarted':
+      case 'BranchSummaryStarted':
+        log.recordAttemptStart(event);
+        break;
+      case 'CompactionCompleted':
+      case 'CompactionSkipped':
+      case 'CompactionCancelled':
+      case 'CompactionFailed':
+      case 'BranchSummaryCompleted':
+      case 'BranchSummarySkipped':
+      case 'BranchSummaryCancelled':
+      case 'BranchSummaryFailed':
+        if (state.endsOpenAttempt(event)) log.recordAttemptOutcome(event);
+        break;
+      case 'ContinuationRequested':
+        log.recordContinuation(event);
+        break;
+      default: {
+        const unhandled: never = event;
+        throw new Error(`unhandled session event ${JSON.stringify(unhandled)}`);
+      }
+    }
+    return log.tick === state.tick ? state : state.with(log, state.leafId, state.entryCount);
+  }
+
+  private endsOpenAttempt(outcome: AttemptOutcome): boolean {
+    const attempt = this.getAttempt(outcome.data.attemptId);
+    return attempt !== undefined && attempt.outcome === null && attempt.kind === outcomeKind(outcome);
+  }
+
+  /** A successor after writing to `log`, which this state's successor now owns. */
+  private with(log: SessionLog, leafId: string | null, entryCount: number): ActiveSessionState {
+    return new ActiveSessionState(this.header, leafId, entryCount, log.tick, log);
+  }
+}
+
+export type SessionState = EmptySessionState | ActiveSessionState;
+
+function isCompactionOutcome(outcome: AttemptOutcome): outcome is CompactionOutcome {
+  return outcomeKind(outcome) === 'compaction';
+}
+
+function outcomeKind(outcome: AttemptOutcome): SessionAttempt['kind'] {
+  switch (outcome.type) {
+    case 'CompactionCompleted':
+    case 'CompactionSkipped':
+    case 'CompactionCancelled':
+    case 'CompactionFailed':
+      return 'compaction';
+    case 'BranchSummaryCompleted':
+    case 'BranchSummarySkipped':
+    case 'BranchSummaryCancelled':
+    case 'BranchSummaryFailed':
+      return 'branch_summary';
+    default: {
+      const unhandled: never = outcome;
+      throw new Error(`unhandled attempt outcome ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+export function initialState(): SessionState {
+  return { status: 'empty' };
+}
+
+export function evolve(state: SessionState, event: SessionEvent): SessionState {
+  switch (state.status) {
+    case 'empty':
+      return event.type === 'SessionStarted' ? ActiveSessionState.started(event.data.header) : state;
+    case 'active':
+      return ActiveSessionState.evolve(state, event);
+    default: {
+      const unhandled: never = state;
+      throw new Error(`unhandled session state ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
