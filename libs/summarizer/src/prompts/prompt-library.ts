@@ -34,13 +34,17 @@ export function defaultPromptsDirectory(): string {
   }
 }
 
+function isFileNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
+}
+
 /** The text of one prompt file, by its path relative to the prompts directory. */
 export function readPromptFile(relativePath: string, promptsDirectory = defaultPromptsDirectory()): string {
   const filePath = path.resolve(promptsDirectory, relativePath);
   try {
     return fs.readFileSync(filePath, 'utf8');
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
+    if (isFileNotFound(error)) {
       throw new PromptFileMissingError(filePath);
     }
     throw error;
