@@ -16,3 +16,4 @@ export * from './context/convert-to-llm';
 export * from './compaction';
 export * from './branch-summary';
 export * from './pruning';
+export * from './decider';
