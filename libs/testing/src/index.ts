@@ -1,3 +1,4 @@
 // @strata/testing: shared test helpers (builders, generators, fixtures). Used by specs only.
 export * from './session-builder';
 export * from './fixtures';
+export * from './session-arbitraries';
