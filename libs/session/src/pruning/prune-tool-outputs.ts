@@ -4,22 +4,11 @@
 // context (from the latest compaction's first kept entry on) are considered, so the savings
 // are real.
 import type { SessionEntry } from '../entries/entries';
+import { type PrunedResult, prunedResultNotice } from '../context/build-session-context';
 import { firstContextEntryIndex } from '../compaction/context-usage';
 import { estimateMessageTokens } from '../tokens/estimate';
 import { countTextTokens, type TokenCounter } from '../tokens/token-counter';
 import type { PruningSettings } from './pruning-settings';
-
-/** A tool result pruned earlier, as recorded by its pruning event. */
-export interface PrunedResult {
-  readonly prunedAt: number;
-  /** Tokens of the original output (the number shown in the notice). */
-  readonly tokens: number;
-}
-
-/** The text that replaces a pruned tool result. */
-export function prunedOutputNotice(tokens: number): string {
-  return `[Output truncated - ${tokens} tokens]`;
-}
 
 export interface PruneCandidate {
   readonly entryId: string;
@@ -71,7 +60,7 @@ export function pruneToolOutputs(
     const message = entry.message;
     const earlier = prunedResults.get(entry.id);
     if (earlier !== undefined) {
-      totalTokens += countTextTokens(counter, prunedOutputNotice(earlier.tokens));
+      totalTokens += countTextTokens(counter, prunedResultNotice(earlier.tokens));
       continue;
     }
     const tokens = estimateMessageTokens(message, counter);
@@ -84,7 +73,7 @@ export function pruneToolOutputs(
       continue;
     }
     totalTokens += tokens;
-    const notice = prunedOutputNotice(tokens);
+    const notice = prunedResultNotice(tokens);
     const tokensSaved = Math.max(0, tokens - countTextTokens(counter, notice));
     potentialSavings += tokensSaved;
     candidates.push({ entryId: entry.id, toolName: message.toolName, tokens, notice, tokensSaved });
