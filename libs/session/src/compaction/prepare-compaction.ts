@@ -34,7 +34,7 @@ export type CompactionSkipReason =
   /** No message would be summarised: the whole context fits in the kept budget. */
   | 'nothing_to_summarize';
 
-export interface CompactionSkipped {
+export interface CompactionSkip {
   readonly kind: 'skip';
   readonly reason: CompactionSkipReason;
 }
@@ -69,7 +69,7 @@ export interface CompactionReady {
   readonly summarizedEntryIds: readonly string[];
 }
 
-export type CompactionPreparation = CompactionReady | CompactionSkipped;
+export type CompactionPreparation = CompactionReady | CompactionSkip;
 
 export interface PrepareCompactionOptions {
   /**
