@@ -9,7 +9,6 @@ export {
   type BranchSummaryAttempt,
   type CompactionAttempt,
   type EmptySessionState,
-  type PrunedOutput,
   type SessionAttempt,
   type SessionState,
 } from './session-state';

@@ -13,9 +13,9 @@ import type { AttemptError, CompactionTrigger, ContinuationReason, PrunedToolOut
 
 type CommandOf<Type extends string, Data> = { readonly type: Type; readonly data: Readonly<Data> };
 
-export type StartSession = CommandOf<'StartSession', { header: SessionHeader }>;
+export type StartSessionCommand = CommandOf<'StartSession', { header: SessionHeader }>;
 
-export type AppendEntries = CommandOf<
+export type AppendEntriesCommand = CommandOf<
   'AppendEntries',
   {
     entries: readonly SessionEntry[];
@@ -24,16 +24,16 @@ export type AppendEntries = CommandOf<
   }
 >;
 
-export type MoveLeaf = CommandOf<'MoveLeaf', { leafId: string | null }>;
+export type MoveLeafCommand = CommandOf<'MoveLeaf', { leafId: string | null }>;
 
-export type SetLabel = CommandOf<'SetLabel', { entry: LabelEntry }>;
+export type SetLabelCommand = CommandOf<'SetLabel', { entry: LabelEntry }>;
 
-export type RecordPruning = CommandOf<
+export type RecordPruningCommand = CommandOf<
   'RecordPruning',
   { prunedAt: number; results: readonly PrunedToolOutput[]; tokensSaved: number }
 >;
 
-export type StartCompaction = CommandOf<
+export type StartCompactionCommand = CommandOf<
   'StartCompaction',
   {
     attemptId: string;
@@ -46,7 +46,7 @@ export type StartCompaction = CommandOf<
   }
 >;
 
-export type RecordCompaction = CommandOf<
+export type RecordCompactionCommand = CommandOf<
   'RecordCompaction',
   {
     attemptId: string;
@@ -58,16 +58,16 @@ export type RecordCompaction = CommandOf<
   }
 >;
 
-export type SkipCompaction = CommandOf<'SkipCompaction', { attemptId: string; reason: string }>;
-export type CancelCompaction = CommandOf<'CancelCompaction', { attemptId: string; reason: string }>;
-export type FailCompaction = CommandOf<'FailCompaction', { attemptId: string; error: AttemptError }>;
+export type SkipCompactionCommand = CommandOf<'SkipCompaction', { attemptId: string; reason: string }>;
+export type CancelCompactionCommand = CommandOf<'CancelCompaction', { attemptId: string; reason: string }>;
+export type FailCompactionCommand = CommandOf<'FailCompaction', { attemptId: string; error: AttemptError }>;
 
-export type StartBranchSummary = CommandOf<
+export type StartBranchSummaryCommand = CommandOf<
   'StartBranchSummary',
   { attemptId: string; targetId: string; oldLeafId: string | null; model?: string; startedAt: number }
 >;
 
-export type RecordBranchSummary = CommandOf<
+export type RecordBranchSummaryCommand = CommandOf<
   'RecordBranchSummary',
   {
     attemptId: string;
@@ -79,32 +79,38 @@ export type RecordBranchSummary = CommandOf<
   }
 >;
 
-export type SkipBranchSummary = CommandOf<'SkipBranchSummary', { attemptId: string; reason: string }>;
-export type CancelBranchSummary = CommandOf<'CancelBranchSummary', { attemptId: string; reason: string }>;
-export type FailBranchSummary = CommandOf<'FailBranchSummary', { attemptId: string; error: AttemptError }>;
+export type SkipBranchSummaryCommand = CommandOf<'SkipBranchSummary', { attemptId: string; reason: string }>;
+export type CancelBranchSummaryCommand = CommandOf<
+  'CancelBranchSummary',
+  { attemptId: string; reason: string }
+>;
+export type FailBranchSummaryCommand = CommandOf<
+  'FailBranchSummary',
+  { attemptId: string; error: AttemptError }
+>;
 
-export type RequestContinuation = CommandOf<
+export type RequestContinuationCommand = CommandOf<
   'RequestContinuation',
   { reason: ContinuationReason; causationAttemptId: string; message?: UserMessage }
 >;
 
 export type SessionCommand =
-  | StartSession
-  | AppendEntries
-  | MoveLeaf
-  | SetLabel
-  | RecordPruning
-  | StartCompaction
-  | RecordCompaction
-  | SkipCompaction
-  | CancelCompaction
-  | FailCompaction
-  | StartBranchSummary
-  | RecordBranchSummary
-  | SkipBranchSummary
-  | CancelBranchSummary
-  | FailBranchSummary
-  | RequestContinuation;
+  | StartSessionCommand
+  | AppendEntriesCommand
+  | MoveLeafCommand
+  | SetLabelCommand
+  | RecordPruningCommand
+  | StartCompactionCommand
+  | RecordCompactionCommand
+  | SkipCompactionCommand
+  | CancelCompactionCommand
+  | FailCompactionCommand
+  | StartBranchSummaryCommand
+  | RecordBranchSummaryCommand
+  | SkipBranchSummaryCommand
+  | CancelBranchSummaryCommand
+  | FailBranchSummaryCommand
+  | RequestContinuationCommand;
 
 export type SessionCommandType = SessionCommand['type'];
 

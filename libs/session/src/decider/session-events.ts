@@ -176,28 +176,31 @@ export type SessionEvent = Frozen<z.infer<typeof sessionEventSchema>>;
 export type SessionEventType = SessionEvent['type'];
 export type SessionEventOfType<Type extends SessionEventType> = Extract<SessionEvent, { type: Type }>;
 
-export type SessionStarted = SessionEventOfType<'SessionStarted'>;
-export type EntryAppended = SessionEventOfType<'EntryAppended'>;
-export type LeafMoved = SessionEventOfType<'LeafMoved'>;
-export type ToolOutputsPruned = SessionEventOfType<'ToolOutputsPruned'>;
-export type CompactionStarted = SessionEventOfType<'CompactionStarted'>;
-export type CompactionCompleted = SessionEventOfType<'CompactionCompleted'>;
-export type CompactionSkipped = SessionEventOfType<'CompactionSkipped'>;
-export type CompactionCancelled = SessionEventOfType<'CompactionCancelled'>;
-export type CompactionFailed = SessionEventOfType<'CompactionFailed'>;
-export type BranchSummaryStarted = SessionEventOfType<'BranchSummaryStarted'>;
-export type BranchSummaryCompleted = SessionEventOfType<'BranchSummaryCompleted'>;
-export type BranchSummarySkipped = SessionEventOfType<'BranchSummarySkipped'>;
-export type BranchSummaryCancelled = SessionEventOfType<'BranchSummaryCancelled'>;
-export type BranchSummaryFailed = SessionEventOfType<'BranchSummaryFailed'>;
-export type ContinuationRequested = SessionEventOfType<'ContinuationRequested'>;
+export type SessionStartedEvent = SessionEventOfType<'SessionStarted'>;
+export type EntryAppendedEvent = SessionEventOfType<'EntryAppended'>;
+export type LeafMovedEvent = SessionEventOfType<'LeafMoved'>;
+export type ToolOutputsPrunedEvent = SessionEventOfType<'ToolOutputsPruned'>;
+export type CompactionStartedEvent = SessionEventOfType<'CompactionStarted'>;
+export type CompactionCompletedEvent = SessionEventOfType<'CompactionCompleted'>;
+export type CompactionSkippedEvent = SessionEventOfType<'CompactionSkipped'>;
+export type CompactionCancelledEvent = SessionEventOfType<'CompactionCancelled'>;
+export type CompactionFailedEvent = SessionEventOfType<'CompactionFailed'>;
+export type BranchSummaryStartedEvent = SessionEventOfType<'BranchSummaryStarted'>;
+export type BranchSummaryCompletedEvent = SessionEventOfType<'BranchSummaryCompleted'>;
+export type BranchSummarySkippedEvent = SessionEventOfType<'BranchSummarySkipped'>;
+export type BranchSummaryCancelledEvent = SessionEventOfType<'BranchSummaryCancelled'>;
+export type BranchSummaryFailedEvent = SessionEventOfType<'BranchSummaryFailed'>;
+export type ContinuationRequestedEvent = SessionEventOfType<'ContinuationRequested'>;
 
 /** The one outcome that ends a compaction attempt. */
 export type CompactionOutcome =
-  CompactionCompleted | CompactionSkipped | CompactionCancelled | CompactionFailed;
+  CompactionCompletedEvent | CompactionSkippedEvent | CompactionCancelledEvent | CompactionFailedEvent;
 /** The one outcome that ends a branch-summary attempt. */
 export type BranchSummaryOutcome =
-  BranchSummaryCompleted | BranchSummarySkipped | BranchSummaryCancelled | BranchSummaryFailed;
+  | BranchSummaryCompletedEvent
+  | BranchSummarySkippedEvent
+  | BranchSummaryCancelledEvent
+  | BranchSummaryFailedEvent;
 
 export const sessionEventTypes: readonly SessionEventType[] = sessionEventSchema.options.map(
   (option) => option.shape.type.value,

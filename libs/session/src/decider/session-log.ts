@@ -6,13 +6,14 @@
 // records appended for later states are invisible to earlier ones. A log is extended only by
 // the state whose tick equals the log's tick (its newest state); any other state first takes
 // `visibleCopy` (copy-on-fork), so forks never observe or disturb each other.
+import type { PrunedResult } from '../context/build-session-context';
 import type { SessionEntry } from '../entries/entries';
 import type {
   BranchSummaryOutcome,
-  BranchSummaryStarted,
+  BranchSummaryStartedEvent,
   CompactionOutcome,
-  CompactionStarted,
-  ContinuationRequested,
+  CompactionStartedEvent,
+  ContinuationRequestedEvent,
 } from './session-events';
 
 interface Tagged<Value> {
@@ -20,12 +21,7 @@ interface Tagged<Value> {
   readonly value: Value;
 }
 
-export interface PrunedOutput {
-  readonly prunedAt: number;
-  readonly tokens: number;
-}
-
-export type AttemptStart = CompactionStarted | BranchSummaryStarted;
+export type AttemptStart = CompactionStartedEvent | BranchSummaryStartedEvent;
 export type AttemptOutcome = CompactionOutcome | BranchSummaryOutcome;
 
 const NO_PARENT = -1;
@@ -46,10 +42,10 @@ export class SessionLog {
     private readonly parentIndexes: number[],
     private readonly indexById: Map<string, number>,
     private readonly labelIndexesByTarget: Map<string, number[]>,
-    private readonly pruned: Map<string, Tagged<PrunedOutput>>,
+    private readonly pruned: Map<string, Tagged<PrunedResult>>,
     private readonly attemptStarts: Map<string, Tagged<AttemptStart>>,
     private readonly attemptOutcomes: Map<string, Tagged<AttemptOutcome>>,
-    private readonly continuations: Map<string, Tagged<ContinuationRequested>>,
+    private readonly continuations: Map<string, Tagged<ContinuationRequestedEvent>>,
   ) {}
 
   static empty(): SessionLog {
@@ -111,7 +107,7 @@ export class SessionLog {
     return true;
   }
 
-  recordPruning(entryId: string, output: PrunedOutput): boolean {
+  recordPruning(entryId: string, output: PrunedResult): boolean {
     return this.recordOnce(this.pruned, entryId, output);
   }
 
@@ -123,7 +119,7 @@ export class SessionLog {
     return this.recordOnce(this.attemptOutcomes, outcome.data.attemptId, outcome);
   }
 
-  recordContinuation(requested: ContinuationRequested): boolean {
+  recordContinuation(requested: ContinuationRequestedEvent): boolean {
     return this.recordOnce(this.continuations, requested.data.causationAttemptId, requested);
   }
 
@@ -170,7 +166,7 @@ export class SessionLog {
     return this.labelIndexesByTarget.keys();
   }
 
-  prunedOutput(entryId: string, tick: number): PrunedOutput | undefined {
+  prunedResult(entryId: string, tick: number): PrunedResult | undefined {
     return visible(this.pruned.get(entryId), tick);
   }
 
@@ -186,7 +182,7 @@ export class SessionLog {
     return visible(this.attemptOutcomes.get(attemptId), tick);
   }
 
-  continuation(attemptId: string, tick: number): ContinuationRequested | undefined {
+  continuation(attemptId: string, tick: number): ContinuationRequestedEvent | undefined {
     return visible(this.continuations.get(attemptId), tick);
   }
 

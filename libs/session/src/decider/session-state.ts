@@ -4,32 +4,31 @@
 // `SessionLog` shared with the other states of its fold (see session-log.ts for the
 // visibility and copy-on-fork rules), so folding N events costs O(N) and an earlier state
 // never observes a later event. The read helpers below are the only way into the log.
+import type { PrunedResult } from '../context/build-session-context';
 import type { SessionEntry, SessionHeader } from '../entries/entries';
 import type {
   BranchSummaryOutcome,
-  BranchSummaryStarted,
+  BranchSummaryStartedEvent,
   CompactionOutcome,
-  CompactionStarted,
-  ContinuationRequested,
+  CompactionStartedEvent,
+  ContinuationRequestedEvent,
   SessionEvent,
 } from './session-events';
-import { SessionLog, type AttemptOutcome, type PrunedOutput } from './session-log';
-
-export type { PrunedOutput } from './session-log';
+import { SessionLog, type AttemptOutcome } from './session-log';
 
 export interface CompactionAttempt {
   readonly kind: 'compaction';
   readonly attemptId: string;
-  readonly started: CompactionStarted['data'];
+  readonly started: CompactionStartedEvent['data'];
   /** The terminal event, or null while the attempt is open. */
   readonly outcome: CompactionOutcome | null;
-  readonly continuation: ContinuationRequested['data'] | null;
+  readonly continuation: ContinuationRequestedEvent['data'] | null;
 }
 
 export interface BranchSummaryAttempt {
   readonly kind: 'branch_summary';
   readonly attemptId: string;
-  readonly started: BranchSummaryStarted['data'];
+  readonly started: BranchSummaryStartedEvent['data'];
   readonly outcome: BranchSummaryOutcome | null;
 }
 
@@ -115,7 +114,7 @@ export class ActiveSessionState {
 
   /** Pruned by a `ToolOutputsPruned` event, or imported already pruned (`prunedAt` set). */
   isPruned(entryId: string): boolean {
-    if (this.log.prunedOutput(entryId, this.tick)) return true;
+    if (this.log.prunedResult(entryId, this.tick)) return true;
     const entry = this.getEntry(entryId);
     return (
       entry?.type === 'message' && entry.message.role === 'toolResult' && entry.message.prunedAt !== undefined
@@ -123,11 +122,11 @@ export class ActiveSessionState {
   }
 
   /** Outputs pruned by events: entry id → when, and the tokens the original output had. */
-  prunedOutputs(): ReadonlyMap<string, PrunedOutput> {
-    const pruned = new Map<string, PrunedOutput>();
+  prunedResults(): ReadonlyMap<string, PrunedResult> {
+    const pruned = new Map<string, PrunedResult>();
     for (const entryId of this.log.prunedEntryIds()) {
-      const output = this.log.prunedOutput(entryId, this.tick);
-      if (output) pruned.set(entryId, output);
+      const result = this.log.prunedResult(entryId, this.tick);
+      if (result) pruned.set(entryId, result);
     }
     return pruned;
   }
