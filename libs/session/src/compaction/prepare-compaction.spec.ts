@@ -1,0 +1,290 @@
+import { session } from '@strata/testing';
+import type { SessionEntry } from '../entries/entries';
+import type { AgentMessage } from '../entries/messages';
+import { charsPerFourCounter } from '../tokens/token-counter';
+import { computeFileLists } from './file-operations';
+import { type CompactionPreparation, type CompactionReady, prepareCompaction } from './prepare-compaction';
+
+const text = (tokens: number): string => 'x'.repeat(tokens * 4);
+const counter = charsPerFourCounter;
+const noCalibration = { calibrateKeepBudget: false } as const;
+
+function ready(preparation: CompactionPreparation): CompactionReady {
+  if (preparation.kind !== 'ready')
+    throw new Error(`expected a ready preparation, got skip: ${preparation.reason}`);
+  return preparation;
+}
+
+function textsOf(messages: readonly AgentMessage[]): string[] {
+  return messages.map((message) => {
+    if (message.role === 'user') return typeof message.content === 'string' ? message.content : 'blocks';
+    if (message.role === 'assistant') {
+      return message.content.map((block) => (block.type === 'text' ? block.text : block.type)).join('|');
+    }
+    return message.role;
+  });
+}
+
+describe('prepareCompaction', () => {
+  describe('given a path whose last entry is a compaction', () => {
+    const entries = session()
+      .user(text(100))
+      .assistant(text(100))
+      .compaction({ firstKeptEntryId: 'e0002', tokensBefore: 500 }).entries;
+
+    it('skips as already compacted', () => {
+      expect(prepareCompaction(entries, { keepRecentTokens: 10 }, counter)).toEqual({
+        kind: 'skip',
+        reason: 'already_compacted',
+      });
+    });
+  });
+
+  describe('given an empty path', () => {
+    it('skips with nothing to summarise', () => {
+      expect(prepareCompaction([], { keepRecentTokens: 10 }, counter)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+    });
+  });
+
+  describe('given a session that fits in the keep budget', () => {
+    const entries = session().user('hello').assistant('hi').user('again').assistant('ok').entries;
+
+    it('skips instead of writing an empty compaction (reference defect 17)', () => {
+      expect(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, noCalibration)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+    });
+  });
+
+  describe('given two turns where the second one crosses the budget at its user message', () => {
+    const entries = session()
+      .user('first')
+      .assistantToolCalls([
+        { name: 'read', arguments: { path: 'src/a.ts' } },
+        { name: 'edit', arguments: { path: 'src/b.ts' } },
+        { name: 'write', arguments: { path: 'src/c.ts' } },
+        { name: 'read', arguments: { path: 'src/b.ts' } },
+        { name: 'bash', arguments: { command: 'ls', path: 'ignored' } },
+      ])
+      .toolResult('read', 'a')
+      .toolResult('edit', 'ok')
+      .toolResult('write', 'ok')
+      .toolResult('read', 'b')
+      .toolResult('bash', 'ls')
+      .assistant('done', { usage: { input: 1000, output: 10, totalTokens: 1010 } })
+      .modelChange('openai/gpt')
+      .user(text(300))
+      .assistant(text(10), { usage: { input: 2000, output: 10, totalTokens: 2010 } }).entries;
+    const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 200 }, counter, noCalibration));
+
+    it('keeps from the pulled-in metadata and summarises the first turn', () => {
+      expect(preparation.firstKeptEntryId).toBe('e0009');
+      expect(preparation.firstKeptEntryIndex).toBe(8);
+      expect(preparation.messagesToSummarize).toHaveLength(8);
+      expect(preparation.turnPrefixMessages).toEqual([]);
+      expect(preparation.isSplitTurn).toBe(false);
+      expect(textsOf(preparation.recentMessages)).toEqual([text(300), text(10)]);
+      expect(preparation.summarizedEntryIds).toEqual(entries.slice(0, 8).map((entry) => entry.id));
+    });
+
+    it('takes tokensBefore from the newest usage', () => {
+      expect(preparation.tokensBefore).toBe(2010);
+      expect(preparation.tokensBeforeSource).toBe('usage');
+    });
+
+    it('tracks read, written and edited files of the summarised tool calls', () => {
+      expect(computeFileLists(preparation.fileOperations)).toEqual({
+        readFiles: ['src/a.ts'],
+        modifiedFiles: ['src/b.ts', 'src/c.ts'],
+      });
+    });
+  });
+
+  describe('given measured prompt tokens twice the estimate', () => {
+    const entries = session()
+      .user(text(1000))
+      .assistant(text(990), { usage: { input: 4000, output: 0, totalTokens: 4000 } })
+      .user(text(10)).entries;
+
+    it('shrinks the keep budget by that ratio', () => {
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 1500 }, counter));
+      expect(preparation.keepRecentTokensUsed).toBe(750);
+      expect(preparation.firstKeptEntryIndex).toBe(1);
+    });
+
+    it('leaves the budget alone when calibration is off (everything then fits)', () => {
+      expect(prepareCompaction(entries, { keepRecentTokens: 1500 }, counter, noCalibration)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+    });
+  });
+
+  describe('given a long turn cut in its middle', () => {
+    const entries = session()
+      .user('old request')
+      .assistant('old answer')
+      .user('new request')
+      .assistantToolCalls([{ name: 'read', arguments: { path: 'big.txt' } }])
+      .toolResult('read', text(500))
+      .assistantToolCalls([{ name: 'edit', arguments: { path: 'big.txt' } }])
+      .toolResult('edit', text(50))
+      .assistant(text(50)).entries;
+    const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 120 }, counter, noCalibration));
+
+    it('summarises the turn prefix apart from the history', () => {
+      expect(preparation.isSplitTurn).toBe(true);
+      expect(preparation.turnStartIndex).toBe(2);
+      expect(preparation.firstKeptEntryIndex).toBe(5);
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['old request', 'old answer']);
+      expect(textsOf(preparation.turnPrefixMessages)).toEqual(['new request', 'toolCall', 'toolResult']);
+      expect(preparation.summarizedEntryIds).toEqual(['e0001', 'e0002', 'e0003', 'e0004', 'e0005']);
+    });
+
+    it('tracks the file operations of the prefix too', () => {
+      expect(computeFileLists(preparation.fileOperations)).toEqual({
+        readFiles: ['big.txt'],
+        modifiedFiles: [],
+      });
+    });
+  });
+
+  describe('given summary(A), kept B and new C (reference defect 1)', () => {
+    // A = e0001–e0002, B = e0003–e0004 (kept by the compaction e0005), C = e0006–e0007.
+    const builder = session()
+      .user('A request')
+      .assistant('A answer')
+      .user(text(100))
+      .assistant(text(100))
+      .compaction({
+        firstKeptEntryId: 'e0003',
+        tokensBefore: 900,
+        summary: 'Summary of A',
+        details: { readFiles: ['old-read.ts'], modifiedFiles: ['old-edit.ts'] },
+      })
+      .user(text(300))
+      .assistant(text(10));
+
+    it('starts the window at the previous first kept entry and summarises B with the previous summary', () => {
+      const preparation = ready(
+        prepareCompaction(builder.entries, { keepRecentTokens: 200 }, counter, noCalibration),
+      );
+      expect(preparation.windowStartIndex).toBe(2);
+      expect(preparation.firstKeptEntryId).toBe('e0006');
+      expect(textsOf(preparation.messagesToSummarize)).toEqual([text(100), text(100)]);
+      expect(preparation.summarizedEntryIds).toEqual(['e0003', 'e0004']);
+      expect(preparation.previousSummary).toBe('Summary of A');
+      expect(preparation.previousCompactionId).toBe('e0005');
+    });
+
+    it('carries the previous file lists forward', () => {
+      const preparation = ready(
+        prepareCompaction(builder.entries, { keepRecentTokens: 200 }, counter, noCalibration),
+      );
+      expect(computeFileLists(preparation.fileOperations)).toEqual({
+        readFiles: ['old-read.ts'],
+        modifiedFiles: ['old-edit.ts'],
+      });
+    });
+
+    it('may keep part of B: the kept region then reaches back over the previous compaction', () => {
+      const preparation = ready(
+        prepareCompaction(builder.entries, { keepRecentTokens: 400 }, counter, noCalibration),
+      );
+      expect(preparation.firstKeptEntryId).toBe('e0004');
+      expect(preparation.isSplitTurn).toBe(true);
+      expect(preparation.messagesToSummarize).toEqual([]);
+      expect(textsOf(preparation.turnPrefixMessages)).toEqual([text(100)]);
+    });
+  });
+
+  describe('given a previous compaction made by an extension', () => {
+    const entries = session()
+      .user(text(100))
+      .compaction({
+        firstKeptEntryId: 'e0001',
+        tokensBefore: 900,
+        details: { readFiles: ['hook.ts'], modifiedFiles: [] },
+        fromExtension: true,
+      })
+      .assistant(text(100))
+      .user(text(300)).entries;
+
+    it('does not carry its file lists', () => {
+      const preparation = ready(
+        prepareCompaction(entries, { keepRecentTokens: 200 }, counter, noCalibration),
+      );
+      expect(computeFileLists(preparation.fileOperations)).toEqual({ readFiles: [], modifiedFiles: [] });
+    });
+  });
+
+  describe('given a kept message larger than the keep budget (reference defect 1, the loop)', () => {
+    const compacted = () =>
+      session()
+        .user('old')
+        .assistant('old answer')
+        .user(text(30000))
+        .assistant('short')
+        .compaction({ firstKeptEntryId: 'e0003', tokensBefore: 31000, summary: 'Summary of old' })
+        .user('next')
+        .assistant('fine');
+
+    it('neither drops the large message nor prepares a compaction that changes nothing', () => {
+      expect(
+        prepareCompaction(compacted().entries, { keepRecentTokens: 20000 }, counter, noCalibration),
+      ).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+    });
+
+    it('summarises the large message once enough newer context exists', () => {
+      const entries = compacted().user(text(25000)).assistant('done').entries;
+      const preparation = ready(
+        prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, noCalibration),
+      );
+      expect(preparation.summarizedEntryIds).toEqual(['e0003', 'e0004', 'e0006', 'e0007']);
+      expect(preparation.firstKeptEntryId).toBe('e0008');
+    });
+  });
+
+  describe('given usage recorded only before the latest compaction (reference defect 8)', () => {
+    const entries: SessionEntry[] = [
+      ...session()
+        .user(text(100))
+        .assistant(text(100), { usage: { input: 150000, output: 100, totalTokens: 150100 } })
+        .compaction({ firstKeptEntryId: 'e0002', tokensBefore: 150100, summary: text(50) })
+        .user(text(300)).entries,
+    ];
+    const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 200 }, counter));
+
+    it('ignores the stale usage and estimates tokensBefore from the context', () => {
+      expect(preparation.tokensBeforeSource).toBe('estimate');
+      expect(preparation.tokensBefore).toBe(50 + 100 + 300);
+    });
+
+    it('does not calibrate the keep budget with it', () => {
+      expect(preparation.keepRecentTokensUsed).toBe(200);
+    });
+  });
+
+  describe('given a turn started by a custom-role message (reference defect 5)', () => {
+    const entries = session()
+      .user(text(100))
+      .assistant(text(100))
+      .customRoleMessage('ext', text(300))
+      .assistant(text(10)).entries;
+
+    it('keeps from it as a turn start', () => {
+      const preparation = ready(
+        prepareCompaction(entries, { keepRecentTokens: 200 }, counter, noCalibration),
+      );
+      expect(preparation.firstKeptEntryIndex).toBe(2);
+      expect(preparation.isSplitTurn).toBe(false);
+    });
+  });
+});
