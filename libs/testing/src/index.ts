@@ -2,3 +2,4 @@
 export * from './session-builder';
 export * from './fixtures';
 export * from './session-arbitraries';
+export * from './decider-specification';
