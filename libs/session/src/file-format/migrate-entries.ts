@@ -22,7 +22,7 @@ export function withEntryIdentity(entry: JsonObject, id: string, parentId: strin
 
 /**
  * The v1 → v2 field changes of one entry. `idAtFileIndex` resolves a file index (header = 0)
- * to the id given to the entry there. Also adds `model: "provider/modelId"` to a v1
+ * to the id given to the entry there, or undefined when no accepted entry precedes it there. Also adds `model: "provider/modelId"` to a v1
  * model_change (the reference leaves those unmigrated; see docs/compatibility.md).
  */
 export function migrateV1EntryFields(
@@ -44,7 +44,7 @@ export function migrateV1EntryFields(
       return {
         ok: false,
         code: 'invalid-reference',
-        reason: `firstKeptEntryIndex ${index} does not point at an entry of the file`,
+        reason: `firstKeptEntryIndex ${index} does not point at an earlier entry of the file`,
       };
     }
     return { ok: true, value: withRenamedKey(entry, 'firstKeptEntryIndex', 'firstKeptEntryId', id) };

@@ -138,6 +138,22 @@ describe('a v1 file with a problem', () => {
     expect(strictError(text)).toMatchObject({ code: 'invalid-reference' });
   });
 
+  it('rejects a compaction index that points forward, past the compaction', () => {
+    const text = jsonl(v1Header, user('one'), { ...compaction, firstKeptEntryIndex: 3 }, user('two'));
+    expect(strictError(text)).toMatchObject({ line: 3, code: 'invalid-reference' });
+  });
+
+  it('in lenient mode skips a compaction whose kept entry was itself skipped', () => {
+    const broken = { type: 'message', timestamp: 't', message: { role: 'nobody' } };
+    const text = jsonl(v1Header, user('one'), broken, { ...compaction, firstKeptEntryIndex: 2 }, user('two'));
+    const parsed = parseSessionFile(text, { mode: 'lenient' });
+    expect(parsed.skipped.map((problem) => [problem.line, problem.code])).toEqual([
+      [3, 'schema-violation'],
+      [4, 'invalid-reference'],
+    ]);
+    expect(parsed.entries.map((entry) => entry.type)).toEqual(['message', 'message']);
+  });
+
   it('rejects a compaction without an integer index', () => {
     const text = jsonl(v1Header, user('one'), { ...compaction, firstKeptEntryIndex: '1' });
     expect(strictError(text)).toMatchObject({ code: 'schema-violation' });

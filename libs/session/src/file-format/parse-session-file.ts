@@ -171,7 +171,11 @@ export function parseSessionFile(text: string, options: ParseSessionFileOptions)
   for (const candidate of candidates) {
     let raw = candidate.raw;
     if (ids) {
-      const fields = migrateV1EntryFields(raw, (fileIndex) => ids.get(fileIndex));
+      const acceptedIdAt = (fileIndex: number): string | undefined => {
+        const id = ids.get(fileIndex);
+        return id !== undefined && seenIds.has(id) ? id : undefined;
+      };
+      const fields = migrateV1EntryFields(raw, acceptedIdAt);
       if (!fields.ok) {
         problems.report({ line: candidate.line, code: fields.code, reason: fields.reason });
         continue;

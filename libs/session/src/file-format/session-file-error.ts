@@ -15,7 +15,7 @@ export type SessionFileProblemCode =
   | 'unknown-entry-type'
   /** An entry reuses the id of an earlier entry. */
   | 'duplicate-id'
-  /** A v1 compaction's `firstKeptEntryIndex` does not point at an entry of the file. */
+  /** A v1 compaction's `firstKeptEntryIndex` does not point at an earlier, valid entry. */
   | 'invalid-reference';
 
 export interface SessionFileProblem {
