@@ -244,6 +244,15 @@ describe('buildSessionContext', () => {
       expect(context.messages).toHaveLength(1);
       expect(context.entryIds).toEqual(['e0004']);
     });
+    it('stops the walk at a parent cycle instead of looping', () => {
+      const built = fourTurns();
+      const entries = built.entries.map((entry) =>
+        entry.id === 'e0001' ? { ...entry, parentId: 'e0003' } : entry,
+      );
+      expect(buildSessionContext(entries, 'e0003').entryIds).toEqual(['e0001', 'e0002', 'e0003']);
+      const selfParented = [{ ...(built.entries[0] as SessionEntry), parentId: 'e0001' }];
+      expect(buildSessionContext(selfParented, 'e0001').entryIds).toEqual(['e0001']);
+    });
   });
 
   describe('given pruning events', () => {

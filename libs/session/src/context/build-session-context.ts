@@ -112,7 +112,7 @@ export function buildSessionContext(
   if (leafId === null || lastEntry === undefined) return emptyContext();
   const byId = (isEntryArray(source) ? undefined : source.byId) ?? indexById(entries);
   const leaf = (leafId !== undefined ? byId.get(leafId) : undefined) ?? lastEntry;
-  const path = pathToEntry(byId, leaf.id);
+  const path = rootPathTo(leaf, byId);
   const state = gatherPathState(path);
   const compactionIndex = state.compactionIndex;
 
@@ -230,6 +230,21 @@ function gatherPathState(path: readonly SessionEntry[]): PathState {
     }
   }
   return state;
+}
+
+/**
+ * The root→leaf path, as `pathToEntry` gives it, without a visited set: a walk longer than the
+ * number of entries can only mean a parent cycle, and then `pathToEntry` handles it.
+ */
+function rootPathTo(leaf: SessionEntry, byId: ReadonlyMap<string, SessionEntry>): SessionEntry[] {
+  const reversed: SessionEntry[] = [];
+  let current: SessionEntry | undefined = leaf;
+  while (current !== undefined) {
+    if (reversed.length >= byId.size) return pathToEntry(byId, leaf.id);
+    reversed.push(current);
+    current = current.parentId === null ? undefined : byId.get(current.parentId);
+  }
+  return reversed.reverse();
 }
 
 function isEntryArray(
