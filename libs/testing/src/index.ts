@@ -3,3 +3,4 @@ export * from './session-builder';
 export * from './fixtures';
 export * from './session-arbitraries';
 export * from './decider-specification';
+export * from './esdb-test-server';
