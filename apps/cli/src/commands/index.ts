@@ -1,4 +1,6 @@
 // Every command of the `strata` CLI, in the order `strata help` lists them.
 import type { CliCommand } from '../cli-io';
+import { contextCommand } from './context.command';
+import { prepareCompactionCommand } from './prepare-compaction.command';
 
-export const commands: CliCommand[] = [];
+export const commands: CliCommand[] = [contextCommand, prepareCompactionCommand];
