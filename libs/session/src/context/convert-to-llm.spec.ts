@@ -8,6 +8,8 @@ import type {
   UserMessage,
 } from '../entries/messages';
 import type { ImageContent } from '../entries/content';
+import { session } from '@strata/testing';
+import { buildSessionContext } from './build-session-context';
 import type { ContextTemplates } from './context-templates';
 import { bashExecutionText, convertToLlm, pythonExecutionText } from './convert-to-llm';
 import { outputNotice } from './output-notice';
@@ -91,6 +93,18 @@ describe('convertToLlm', () => {
       const [converted] = convertToLlm([{ ...toolResult, prunedAt: 10 }], templates);
       expect(converted).toMatchObject({ role: 'toolResult', toolCallId: 'call_1', prunedAt: 10 });
       expect(converted?.content).toEqual([{ type: 'text', text: 'line one\nline two' }]);
+    });
+
+    it('shows the pruning notice of a context built with pruning events', () => {
+      const built = session()
+        .user('read it')
+        .assistantToolCalls([{ name: 'read' }])
+        .toolResult('read', 'long output', { image });
+      const prunedResults = new Map([['e0003', { prunedAt: 50, tokens: 1200 }]]);
+      const context = buildSessionContext(built.entries, built.lastId, { prunedResults });
+      const converted = convertToLlm(context.messages, templates);
+      expect(converted[2]).toMatchObject({ role: 'toolResult', prunedAt: 50 });
+      expect(converted[2]?.content).toEqual([{ type: 'text', text: '[Output truncated - 1200 tokens]' }]);
     });
 
     it('shows "[Output truncated]" when no text is left', () => {
