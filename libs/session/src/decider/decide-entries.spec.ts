@@ -1,0 +1,241 @@
+import { DeciderSpecification } from '@strata/testing';
+import { sessionDecider } from './decide';
+import {
+  appended,
+  assistant,
+  header,
+  label,
+  started,
+  startedChain,
+  toolResult,
+  user,
+} from './decider-spec-data';
+import { SessionDomainError, type SessionErrorCode } from './session-domain-error';
+import type { SessionEvent } from './session-events';
+
+const spec = DeciderSpecification.for(sessionDecider);
+const withCode = (code: SessionErrorCode) => (error: SessionDomainError) => error.code === code;
+
+describe('an empty session', () => {
+  it('starts with a v3 header', () => {
+    spec
+      .given()
+      .when({ type: 'StartSession', data: { header } })
+      .then([{ type: 'SessionStarted', data: { header } }]);
+  });
+
+  it('refuses a header of an older version (imports migrate first)', () => {
+    spec
+      .given()
+      .when({ type: 'StartSession', data: { header: { ...header, version: 2 } } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses every other command until it is started', () => {
+    spec
+      .given()
+      .when({ type: 'AppendEntries', data: { entries: [user('u1', null)] } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given()
+      .when({ type: 'MoveLeaf', data: { leafId: null } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+});
+
+describe('a started session', () => {
+  it('starts only once', () => {
+    spec
+      .given([started])
+      .when({ type: 'StartSession', data: { header } })
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('appends a root entry, then children of entries earlier in the same batch', () => {
+    const entries = [user('u1', null), assistant('a1', 'u1'), toolResult('t1', 'a1')];
+    spec
+      .given([started])
+      .when({ type: 'AppendEntries', data: { entries, expectedLeafId: null } })
+      .then(entries.map(appended));
+  });
+
+  it('refuses an empty batch', () => {
+    spec
+      .given([started])
+      .when({ type: 'AppendEntries', data: { entries: [] } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+});
+
+describe('a session with a chain of entries', () => {
+  it('appends a child of any existing entry (a new branch)', () => {
+    const branch = user('u3', 'a1');
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [branch] } })
+      .then([appended(branch)]);
+  });
+
+  it('refuses an entry id that already exists', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [user('a1', 't2')] } })
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('refuses an id repeated within one batch', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [user('u3', 't2'), user('u3', 't2')] } })
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('refuses a parent that does not exist', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [user('u3', 'missing')] } })
+      .thenThrows(
+        SessionDomainError,
+        (error) => error.code === 'not_found' && error.details.parentId === 'missing',
+      );
+  });
+
+  it('refuses a batch when the leaf is not the one the writer expected', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [user('u3', 'a2')], expectedLeafId: 'a2' } })
+      .thenThrows(SessionDomainError, (error) => error.code === 'conflict' && error.details.leafId === 't2');
+  });
+
+  it('accepts a batch when the leaf is the one the writer expected', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [user('u3', 't2')], expectedLeafId: 't2' } })
+      .then([appended(user('u3', 't2'))]);
+  });
+
+  it('moves the leaf to an existing entry, recording where it was', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'MoveLeaf', data: { leafId: 'a1' } })
+      .then([{ type: 'LeafMoved', data: { leafId: 'a1', previousLeafId: 't2' } }]);
+  });
+
+  it('moves the leaf before the first entry (null)', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'MoveLeaf', data: { leafId: null } })
+      .then([{ type: 'LeafMoved', data: { leafId: null, previousLeafId: 't2' } }]);
+  });
+
+  it('treats a move to the current leaf as a no-op', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'MoveLeaf', data: { leafId: 't2' } })
+      .thenNothingHappened();
+  });
+
+  it('refuses to move the leaf to an unknown entry', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'MoveLeaf', data: { leafId: 'missing' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('labels an existing entry', () => {
+    const entry = label('l1', 't2', 'u1', 'start of bug hunt');
+    spec
+      .given(startedChain)
+      .when({ type: 'SetLabel', data: { entry } })
+      .then([appended(entry)]);
+  });
+
+  it('refuses a label for an unknown target, whether set directly or appended', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'SetLabel', data: { entry: label('l1', 't2', 'missing', 'x') } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [label('l1', 't2', 'missing', 'x')] } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('refuses a label whose own id is taken', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'SetLabel', data: { entry: label('u1', 't2', 'u1', 'x') } })
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+});
+
+describe('a session with tool results', () => {
+  const pruneT1 = {
+    type: 'RecordPruning',
+    data: { prunedAt: 1_771_146_100_000, results: [{ entryId: 't1', tokens: 30_000 }], tokensSaved: 29_990 },
+  } as const;
+
+  it('records the pruning of existing tool results', () => {
+    spec
+      .given(startedChain)
+      .when(pruneT1)
+      .then([{ type: 'ToolOutputsPruned', data: pruneT1.data }]);
+  });
+
+  it('refuses to prune an entry that is not a tool result', () => {
+    spec
+      .given(startedChain)
+      .when({ ...pruneT1, data: { ...pruneT1.data, results: [{ entryId: 'a1', tokens: 10 }] } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses to prune an unknown entry', () => {
+    spec
+      .given(startedChain)
+      .when({ ...pruneT1, data: { ...pruneT1.data, results: [{ entryId: 'missing', tokens: 10 }] } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('refuses to prune a result twice', () => {
+    const prunedOnce: SessionEvent = { type: 'ToolOutputsPruned', data: pruneT1.data };
+    spec
+      .given([...startedChain, prunedOnce])
+      .when(pruneT1)
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('refuses to prune a result imported already pruned', () => {
+    spec
+      .given([started, appended(user('u1', null)), appended(toolResult('t1', 'u1', 1_700_000_000_000))])
+      .when(pruneT1)
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('refuses a batch that lists a result twice, an empty batch and negative figures', () => {
+    const twice = [
+      { entryId: 't1', tokens: 10 },
+      { entryId: 't1', tokens: 10 },
+    ];
+    spec
+      .given(startedChain)
+      .when({ ...pruneT1, data: { ...pruneT1.data, results: twice } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(startedChain)
+      .when({ ...pruneT1, data: { ...pruneT1.data, results: [] } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(startedChain)
+      .when({ ...pruneT1, data: { ...pruneT1.data, tokensSaved: -1 } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('prunes results of other branches too (the decision of what to prune is made elsewhere)', () => {
+    spec
+      .given([...startedChain, { type: 'LeafMoved', data: { leafId: 'u1', previousLeafId: 't2' } }])
+      .when({ ...pruneT1, data: { ...pruneT1.data, results: [{ entryId: 't2', tokens: 5 }] } })
+      .then([
+        { type: 'ToolOutputsPruned', data: { ...pruneT1.data, results: [{ entryId: 't2', tokens: 5 }] } },
+      ]);
+  });
+});
