@@ -27,7 +27,7 @@ describe('the strata executable', () => {
 });
 
 describeWithFixture('large-session.jsonl', 'the strata executable on large-session.jsonl', (fixture) => {
-  it('prints the reference's 914 messages as JSON', () => {
+  it('prints the reference 914 messages as JSON', () => {
     const result = strata('context', '--file', fixture, '--json', '--tokenizer', 'chars4');
     expect(result.status).toBe(0);
     const printed = JSON.parse(result.stdout) as {
