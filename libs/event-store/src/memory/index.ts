@@ -1,0 +1,3 @@
+// The in-memory adapter and checkpoint store.
+export * from './in-memory-event-store';
+export * from './in-memory-checkpoint-store';
