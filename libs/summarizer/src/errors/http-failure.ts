@@ -9,6 +9,12 @@ import { type SummarizerErrorCode, SummarizerError } from './summarizer-error';
 const retryableWording =
   /overloaded|rate.?limit|usage.?limit|too many requests|service.?unavailable|server error|internal error|connection.?error|fetch failed|retry delay/i;
 
+/** `value` as a header lookup when it has a `get` method (SDK errors type their headers loosely). */
+export function headerLookupOf(value: unknown): HeaderLookup | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  return typeof (value as { get?: unknown }).get === 'function' ? (value as HeaderLookup) : undefined;
+}
+
 export interface HttpFailure {
   readonly summarizer: string;
   readonly status: number;
@@ -16,7 +22,7 @@ export interface HttpFailure {
   readonly message: string;
   /** Further text to inspect (for instance the raw error body); it is not shown. */
   readonly detail?: string;
-  readonly headers?: HeaderLookup;
+  readonly headers?: HeaderLookup | undefined;
   /** Current time, epoch milliseconds (for HTTP-date and epoch retry hints). */
   readonly now: number;
   readonly cause?: unknown;

@@ -92,6 +92,15 @@ function isErrorLike(value: unknown): value is ErrorLike {
   );
 }
 
+export function timedOutError(summarizer: string, timeoutMs: number, cause?: unknown): SummarizerError {
+  return new SummarizerError({
+    code: 'timed_out',
+    message: `Summary request timed out after ${timeoutMs} ms`,
+    summarizer,
+    cause,
+  });
+}
+
 export function errorText(error: unknown): string {
   if (isErrorLike(error)) return error.message;
   return typeof error === 'string' ? error : (JSON.stringify(error) ?? 'unknown error');
