@@ -1,0 +1,89 @@
+// Opens the embedded SQLite event database (better-sqlite3): WAL journal, synchronous=NORMAL,
+// a busy timeout so that writers in several processes queue instead of failing, secure delete
+// so that erased content is overwritten, and the schema (created once, idempotently).
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** The default database file, relative to the working directory. */
+export const DEFAULT_SQLITE_FILENAME = './data/strata.db';
+
+/** The schema version recorded in `PRAGMA user_version`. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+export interface SqliteDatabaseOptions {
+  /** `./data/strata.db` by default (its folder is created); `':memory:'` for a private database. */
+  readonly filename?: string;
+  /** How long a writer waits for another process's write lock before failing. 10 s by default. */
+  readonly busyTimeoutMs?: number;
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS events (
+  global_position INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id TEXT NOT NULL,
+  stream_revision INTEGER NOT NULL,
+  event_id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (stream_id, stream_revision)
+);
+CREATE TABLE IF NOT EXISTS streams (
+  stream_id TEXT PRIMARY KEY,
+  last_revision INTEGER NOT NULL,
+  erased INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS stream_metadata (
+  stream_id TEXT PRIMARY KEY,
+  metadata TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS erasures (
+  erasure_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  tenant TEXT,
+  erased_at TEXT NOT NULL,
+  event_count INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS erasures_by_stream ON erasures (stream_id);
+CREATE TABLE IF NOT EXISTS checkpoints (
+  subscriber_id TEXT PRIMARY KEY,
+  position INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`;
+
+/** The resolved file name used to recognise the same database across store instances. */
+export function databaseKey(filename: string): string {
+  return filename === ':memory:' ? filename : resolve(filename);
+}
+
+/**
+ * Opens (creating if needed) a Strata SQLite database. Integers come back as bigints.
+ * `global_position` is AUTOINCREMENT so that positions are never reused after an erasure.
+ */
+export function openStrataDatabase(options: SqliteDatabaseOptions = {}): Database.Database {
+  const filename = options.filename ?? DEFAULT_SQLITE_FILENAME;
+  if (filename !== ':memory:') mkdirSync(dirname(resolve(filename)), { recursive: true });
+  const database = new Database(filename, { timeout: options.busyTimeoutMs ?? 10_000 });
+  try {
+    database.defaultSafeIntegers(true);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('secure_delete = ON');
+    database.pragma('foreign_keys = ON');
+    database
+      .transaction(() => {
+        database.exec(schema);
+        database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+      })
+      .immediate();
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,343 @@
+// The embedded SQLite adapter of the event-store port (the default store, DESIGN.md decision 3).
+// One BEGIN IMMEDIATE transaction per append: writers in this and other processes queue on the
+// database's write lock (busy timeout), so revisions and global positions are assigned in
+// commit order and nothing is lost or duplicated. Event ids are unique across the store.
+import type Database from 'better-sqlite3';
+import {
+  DuplicateEventIdError,
+  StreamErasedError,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ErasureRecord,
+  type ErasureRequest,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamMetadata,
+  type SubscribeOptions,
+  type Subscription,
+} from '../port';
+import {
+  assertDistinctIds,
+  assertExpectation,
+  asyncIterableOf,
+  resolveRepeatedAppend,
+  settle,
+  type RecordedLocation,
+} from '../shared/append-rules';
+import { fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
+import { CatchUpSubscription } from '../subscription/catch-up-subscription';
+import { SqliteAppendWatch } from './sqlite-append-watch';
+import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
+import {
+  DEFAULT_SQLITE_FILENAME,
+  databaseKey,
+  openStrataDatabase,
+  type SqliteDatabaseOptions,
+} from './sqlite-database';
+import { LogRangeReader, MAX_SQLITE_INTEGER, recordedEventFromRow, type EventRow } from './sqlite-event-rows';
+import { SqliteEventStatements, type LocationRow } from './sqlite-event-statements';
+
+export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
+  /** How often a waiting live subscription looks for other processes' appends. 200 ms by default. */
+  readonly pollIntervalMs?: number;
+  /** Events fetched per page by reads and subscriptions. 500 by default. */
+  readonly readBatchSize?: number;
+  /** The store's clock for `createdAt` and erasure records; the system clock by default. */
+  readonly clock?: () => Date;
+}
+
+interface PreparedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+}
+
+export class SqliteEventStore implements EventStore {
+  /** The open database (shared with a checkpoint store, or inspected by tests). */
+  readonly database: Database.Database;
+  private readonly statements: SqliteEventStatements;
+  private readonly logReader: LogRangeReader;
+  private readonly watch: SqliteAppendWatch;
+  private readonly subscriptions = new Set<CatchUpSubscription>();
+  private readonly clock: () => Date;
+  private readonly readBatchSize: number;
+  private readonly appendTransaction: (
+    streamId: string,
+    events: readonly PreparedEvent[],
+    expected: ExpectedRevision,
+  ) => AppendResult;
+  private readonly eraseTransaction: (streamId: string, request: ErasureRequest) => ErasureRecord;
+  private closed = false;
+
+  constructor(options: SqliteEventStoreOptions = {}) {
+    this.database = openStrataDatabase(options);
+    this.statements = new SqliteEventStatements(this.database);
+    this.logReader = new LogRangeReader(this.database);
+    this.clock = options.clock ?? (() => new Date());
+    this.readBatchSize = options.readBatchSize ?? 500;
+    this.watch = new SqliteAppendWatch(
+      databaseKey(options.filename ?? DEFAULT_SQLITE_FILENAME),
+      () => this.head(),
+      options.pollIntervalMs ?? 200,
+    );
+    const append = this.database.transaction(this.appendInTransaction.bind(this));
+    this.appendTransaction = (streamId, events, expected) => append.immediate(streamId, events, expected);
+    const erase = this.database.transaction(this.eraseInTransaction.bind(this));
+    this.eraseTransaction = (streamId, request) => erase.immediate(streamId, request);
+  }
+
+  appendToStream(
+    streamId: string,
+    events: readonly EventToAppend[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    return settle(() => {
+      const prepared = events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        data: toJsonText(event.data, `data of event ${event.id}`),
+        metadata: toJsonText(event.metadata ?? {}, `metadata of event ${event.id}`),
+      }));
+      assertDistinctIds(
+        streamId,
+        prepared.map((event) => event.id),
+      );
+      const result = this.appendTransaction(streamId, prepared, options.expectedRevision ?? 'any');
+      if (prepared.length > 0) this.watch.announceLocalAppend(result.position);
+      return result;
+    });
+  }
+
+  readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    return asyncIterableOf(() => this.streamPages(streamId, options));
+  }
+
+  readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    return asyncIterableOf(() => this.logPages(options));
+  }
+
+  subscribe(options: SubscribeOptions = {}): Subscription {
+    const subscription = new CatchUpSubscription(
+      {
+        notifier: this.watch.notifier,
+        head: () => settle(() => this.head()),
+        readRange: (after, upTo, limit, filter) =>
+          settle(() =>
+            this.logReader
+              .read({ direction: 'forwards', after: after ?? 0n, before: upTo + 1n, limit, filter })
+              .map(recordedEventFromRow),
+          ),
+      },
+      options,
+      this.readBatchSize,
+      (closed) => this.subscriptions.delete(closed),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  streamRevision(streamId: string): Promise<bigint | null> {
+    return settle(() => {
+      const stream = this.statements.selectStream.get(streamId);
+      return stream === undefined || stream.erased !== 0n ? null : stream.last_revision;
+    });
+  }
+
+  getStreamMetadata(streamId: string): Promise<StreamMetadata> {
+    return settle(() => {
+      const row = this.statements.selectMetadata.get(streamId);
+      return row === undefined ? {} : toJsonRecord(fromJsonText(row.metadata));
+    });
+  }
+
+  setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    return settle(() => {
+      this.statements.upsertMetadata.run(streamId, toJsonText(metadata, 'stream metadata'));
+    });
+  }
+
+  eraseStream(streamId: string, request: ErasureRequest): Promise<ErasureRecord> {
+    return settle(() => {
+      const record = this.eraseTransaction(streamId, request);
+      this.database.pragma('wal_checkpoint(TRUNCATE)');
+      return record;
+    });
+  }
+
+  listErasures(streamId?: string): Promise<readonly ErasureRecord[]> {
+    return settle(() => {
+      const rows =
+        streamId === undefined
+          ? this.statements.selectAllErasures.all()
+          : this.statements.selectStreamErasures.all(streamId);
+      return rows.map((row) => ({
+        streamId: row.stream_id,
+        actor: row.actor,
+        reason: row.reason,
+        ...(row.tenant === null ? {} : { tenant: row.tenant }),
+        erasedAt: row.erased_at,
+        eventCount: Number(row.event_count),
+      }));
+    });
+  }
+
+  /** A checkpoint store on the same database connection. */
+  checkpointStore(): SqliteCheckpointStore {
+    return new SqliteCheckpointStore(this.database, this.clock);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    this.watch.close();
+    this.database.close();
+  }
+
+  private head(): bigint | null {
+    return this.statements.selectHead.get()?.head ?? null;
+  }
+
+  private appendInTransaction(
+    streamId: string,
+    events: readonly PreparedEvent[],
+    expected: ExpectedRevision,
+  ): AppendResult {
+    const stream = this.statements.selectStream.get(streamId);
+    if (stream !== undefined && stream.erased !== 0n) throw new StreamErasedError(streamId);
+    const current = stream?.last_revision ?? null;
+    const first = events[0];
+    const firstRecorded = first === undefined ? undefined : this.statements.selectLocation.get(first.id);
+    if (firstRecorded !== undefined) {
+      const run = this.statements.selectRun
+        .all(firstRecorded.stream_id, firstRecorded.stream_revision, events.length)
+        .map(locationFromRow);
+      return resolveRepeatedAppend(
+        streamId,
+        events.map((event) => event.id),
+        expected,
+        current,
+        locationFromRow(firstRecorded),
+        run,
+      );
+    }
+    assertExpectation(streamId, expected, current);
+    if (events.length === 0) return { nextExpectedRevision: current ?? -1n, position: this.head() ?? -1n };
+    const createdAt = this.clock().toISOString();
+    let revision = current ?? -1n;
+    let position = 0n;
+    for (const event of events) {
+      revision += 1n;
+      position = this.insertEvent(streamId, revision, event, createdAt);
+    }
+    this.statements.upsertStream.run(streamId, revision);
+    return { nextExpectedRevision: revision, position };
+  }
+
+  private insertEvent(streamId: string, revision: bigint, event: PreparedEvent, createdAt: string): bigint {
+    try {
+      const result = this.statements.insertEvent.run(
+        streamId,
+        revision,
+        event.id,
+        event.type,
+        event.data,
+        event.metadata,
+        createdAt,
+      );
+      return BigInt(result.lastInsertRowid);
+    } catch (error) {
+      if (error instanceof Error && error.message.includes('events.event_id')) {
+        throw new DuplicateEventIdError(streamId, event.id);
+      }
+      throw error;
+    }
+  }
+
+  private eraseInTransaction(streamId: string, request: ErasureRequest): ErasureRecord {
+    const stream = this.statements.selectStream.get(streamId);
+    if (stream !== undefined && stream.erased !== 0n) throw new StreamErasedError(streamId);
+    const eventCount = Number(this.statements.deleteStreamEvents.run(streamId).changes);
+    this.statements.markErased.run(streamId, stream?.last_revision ?? -1n);
+    this.statements.deleteMetadata.run(streamId);
+    const erasedAt = this.clock().toISOString();
+    this.statements.insertErasure.run(
+      streamId,
+      request.actor,
+      request.reason,
+      request.tenant ?? null,
+      erasedAt,
+      eventCount,
+    );
+    return {
+      streamId,
+      actor: request.actor,
+      reason: request.reason,
+      ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
+      erasedAt,
+      eventCount,
+    };
+  }
+
+  private *streamPages(streamId: string, options: ReadStreamOptions): Generator<RecordedEvent> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
+    if (from === (backwards ? 'start' : 'end')) return;
+    let cursor = from === 'start' ? 0n : from === 'end' ? MAX_SQLITE_INTEGER : from;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const statement = backwards
+      ? this.statements.selectStreamBackwards
+      : this.statements.selectStreamForwards;
+    while (remaining > 0) {
+      const page: readonly EventRow[] = statement.all(
+        streamId,
+        cursor,
+        Math.min(remaining, this.readBatchSize),
+      );
+      for (const row of page) yield recordedEventFromRow(row);
+      const last = page[page.length - 1];
+      if (last === undefined || page.length < Math.min(remaining, this.readBatchSize)) return;
+      remaining -= page.length;
+      cursor = backwards ? last.stream_revision - 1n : last.stream_revision + 1n;
+    }
+  }
+
+  private *logPages(options: ReadAllOptions): Generator<RecordedEvent> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromPosition ?? (backwards ? 'end' : 'start');
+    if (from === (backwards ? 'start' : 'end')) return;
+    const explicit = typeof from === 'bigint' ? from : undefined;
+    let after = !backwards && explicit !== undefined ? explicit - 1n : 0n;
+    let before = backwards && explicit !== undefined ? explicit + 1n : MAX_SQLITE_INTEGER;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    while (remaining > 0) {
+      const limit = Math.min(remaining, this.readBatchSize);
+      const page = this.logReader.read({
+        direction: backwards ? 'backwards' : 'forwards',
+        after,
+        before,
+        limit,
+        filter: options.filter,
+      });
+      for (const row of page) yield recordedEventFromRow(row);
+      const last = page[page.length - 1];
+      if (last === undefined || page.length < limit) return;
+      remaining -= page.length;
+      if (backwards) before = last.global_position;
+      else after = last.global_position;
+    }
+  }
+}
+
+function locationFromRow(row: LocationRow): RecordedLocation {
+  return {
+    streamId: row.stream_id,
+    id: row.event_id,
+    revision: row.stream_revision,
+    position: row.global_position,
+  };
+}
