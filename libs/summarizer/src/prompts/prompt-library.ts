@@ -2,7 +2,7 @@
 // receives their texts as data; this is the one place that reads them from disk.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ContextTemplates } from '@strata/session';
+import type { ContextTemplates, SummaryTemplates } from '@strata/session';
 
 /** Files of the context templates, relative to the prompts directory. */
 export const contextTemplateFiles = {
@@ -56,5 +56,36 @@ export function loadContextTemplates(promptsDirectory = defaultPromptsDirectory(
   return {
     compactionSummaryContext: readPromptFile(contextTemplateFiles.compactionSummaryContext, promptsDirectory),
     branchSummaryContext: readPromptFile(contextTemplateFiles.branchSummaryContext, promptsDirectory),
+  };
+}
+
+/** Files of the summary templates, relative to the prompts directory. */
+export const summaryTemplateFiles = {
+  summarizationSystem: 'system/summarization-system.md',
+  compactionSummary: 'compaction/compaction-summary.md',
+  compactionUpdateSummary: 'compaction/compaction-update-summary.md',
+  compactionTurnPrefix: 'compaction/compaction-turn-prefix.md',
+  compactionShortSummary: 'compaction/compaction-short-summary.md',
+  branchSummary: 'compaction/branch-summary.md',
+  branchSummaryPreamble: 'compaction/branch-summary-preamble.md',
+  fileOperations: 'system/file-operations.md',
+} as const satisfies Record<keyof SummaryTemplates, string>;
+
+/**
+ * The summary templates, read from `promptsDirectory` (default: the repository's). The texts
+ * are passed on with surrounding whitespace removed; the prompt layout adds its own separators.
+ */
+export function loadSummaryTemplates(promptsDirectory = defaultPromptsDirectory()): SummaryTemplates {
+  const read = (name: keyof SummaryTemplates): string =>
+    readPromptFile(summaryTemplateFiles[name], promptsDirectory).trim();
+  return {
+    summarizationSystem: read('summarizationSystem'),
+    compactionSummary: read('compactionSummary'),
+    compactionUpdateSummary: read('compactionUpdateSummary'),
+    compactionTurnPrefix: read('compactionTurnPrefix'),
+    compactionShortSummary: read('compactionShortSummary'),
+    branchSummary: read('branchSummary'),
+    branchSummaryPreamble: read('branchSummaryPreamble'),
+    fileOperations: read('fileOperations'),
   };
 }
