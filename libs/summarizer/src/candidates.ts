@@ -59,15 +59,20 @@ export interface CandidateOutcome {
   readonly attempts: number;
 }
 
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('The operation was aborted', { cause: reason });
+}
+
 export const timerSleep: Sleep = (milliseconds, signal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted === true) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
