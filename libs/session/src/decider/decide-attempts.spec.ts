@@ -1,0 +1,479 @@
+import { DeciderSpecification } from '@strata/testing';
+import { sessionDecider } from './decide';
+import { appended, branchSummary, compaction, startedChain, toolResult, user } from './decider-spec-data';
+import { autoContinueMessage, type SessionCommand } from './session-commands';
+import { SessionDomainError, type SessionErrorCode } from './session-domain-error';
+import type { SessionEvent } from './session-events';
+
+const spec = DeciderSpecification.for(sessionDecider);
+const withCode = (code: SessionErrorCode) => (error: SessionDomainError) => error.code === code;
+
+const compactionStarted = (attemptId = 'c1', trigger: 'manual' | 'threshold' | 'overflow' = 'threshold') =>
+  ({
+    type: 'CompactionStarted',
+    data: {
+      attemptId,
+      trigger,
+      preparedAtLeafId: 't2',
+      firstKeptEntryId: 'u2',
+      tokensBefore: 120_000,
+      model: 'anthropic/claude-sonnet-4-5',
+      startedAt: 1_771_146_000_000,
+    },
+  }) as const satisfies SessionEvent;
+
+const startCompaction = (attemptId = 'c1'): SessionCommand => ({
+  type: 'StartCompaction',
+  data: compactionStarted(attemptId).data,
+});
+
+const recordCompaction = (entry = compaction('k1', 't2', 'u2')): SessionCommand => ({
+  type: 'RecordCompaction',
+  data: { attemptId: 'c1', entry, durationMs: 4_200, estimatedTokensAfter: 9_000 },
+});
+
+const compactionCompleted = (attemptId = 'c1'): SessionEvent => ({
+  type: 'CompactionCompleted',
+  data: {
+    attemptId,
+    entryId: 'k1',
+    trigger: 'threshold',
+    model: 'anthropic/claude-sonnet-4-5',
+    durationMs: 4_200,
+    tokensBefore: 120_000,
+    estimatedTokensAfter: 9_000,
+  },
+});
+
+const compactionOpen = [...startedChain, compactionStarted()];
+const compactionDone = [...compactionOpen, appended(compaction('k1', 't2', 'u2')), compactionCompleted()];
+
+describe('a session without attempts', () => {
+  it('starts a compaction attempt', () => {
+    spec.given(startedChain).when(startCompaction()).then([compactionStarted()]);
+  });
+
+  it('refuses a compaction attempt prepared at an unknown leaf or keeping an unknown entry', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'StartCompaction', data: { ...compactionStarted().data, preparedAtLeafId: 'missing' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(startedChain)
+      .when({ type: 'StartCompaction', data: { ...compactionStarted().data, firstKeptEntryId: 'missing' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('refuses to end an attempt that never started', () => {
+    spec.given(startedChain).when(recordCompaction()).thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(startedChain)
+      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'nothing_to_summarize' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+});
+
+describe('a session with an open compaction attempt', () => {
+  it('treats a repeated start of the same attempt as a no-op', () => {
+    spec.given(compactionOpen).when(startCompaction()).thenNothingHappened();
+  });
+
+  it('refuses to reuse the attempt id for a branch summary', () => {
+    spec
+      .given(compactionOpen)
+      .when({
+        type: 'StartBranchSummary',
+        data: { attemptId: 'c1', targetId: 'u1', oldLeafId: 't2', startedAt: 1 },
+      })
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('records the compaction entry and the completed outcome together', () => {
+    spec
+      .given(compactionOpen)
+      .when(recordCompaction())
+      .then([appended(compaction('k1', 't2', 'u2')), compactionCompleted()]);
+  });
+
+  it('refuses a compaction that is not a child of the current leaf', () => {
+    spec
+      .given(compactionOpen)
+      .when(recordCompaction(compaction('k1', 'a2', 'u2')))
+      .thenThrows(SessionDomainError, withCode('conflict'));
+  });
+
+  it('refuses a first kept entry off the compaction path (a hook compaction too)', () => {
+    const offPath = [...compactionOpen, appended(user('x1', 'u1'))];
+    spec
+      .given([...offPath, { type: 'LeafMoved', data: { leafId: 't2', previousLeafId: 'x1' } }])
+      .when(recordCompaction({ ...compaction('k1', 't2', 'x1'), fromExtension: true }))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionOpen)
+      .when(recordCompaction({ ...compaction('k1', 't2', 'missing'), fromExtension: true }))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses a first kept entry that is a tool result', () => {
+    spec
+      .given(compactionOpen)
+      .when(recordCompaction(compaction('k1', 't2', 't1')))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses a compaction entry whose id is taken', () => {
+    spec
+      .given(compactionOpen)
+      .when(recordCompaction(compaction('a1', 't2', 'u2')))
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('refuses a compaction at an empty leaf', () => {
+    spec
+      .given([...compactionOpen, { type: 'LeafMoved', data: { leafId: null, previousLeafId: 't2' } }])
+      .when(recordCompaction(compaction('k1', null, 'u2')))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('ends with a skipped, cancelled or failed outcome', () => {
+    spec
+      .given(compactionOpen)
+      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'already_compacted' } })
+      .then([{ type: 'CompactionSkipped', data: { attemptId: 'c1', reason: 'already_compacted' } }]);
+    spec
+      .given(compactionOpen)
+      .when({ type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'user' } })
+      .then([{ type: 'CompactionCancelled', data: { attemptId: 'c1', reason: 'user' } }]);
+    spec
+      .given(compactionOpen)
+      .when({
+        type: 'FailCompaction',
+        data: { attemptId: 'c1', error: { message: 'overloaded', code: '529' } },
+      })
+      .then([
+        {
+          type: 'CompactionFailed',
+          data: { attemptId: 'c1', error: { message: 'overloaded', code: '529' } },
+        },
+      ]);
+  });
+
+  it('refuses a skip without a reason', () => {
+    spec
+      .given(compactionOpen)
+      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: '' } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+});
+
+describe('a session whose compaction attempt has ended', () => {
+  const redelivered: readonly SessionCommand[] = [
+    recordCompaction(),
+    { type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'already_compacted' } },
+    { type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'user' } },
+    { type: 'FailCompaction', data: { attemptId: 'c1', error: { message: 'late' } } },
+  ];
+
+  it.each(redelivered.map((command) => [command.type, command] as const))(
+    'refuses a second outcome (%s) as already recorded',
+    (_type, command) => {
+      spec
+        .given(compactionDone)
+        .when(command)
+        .thenThrows(
+          SessionDomainError,
+          (error) => error.code === 'already_exists' && error.details.outcome === 'CompactionCompleted',
+        );
+    },
+  );
+
+  it('still treats a redelivered start as a no-op', () => {
+    spec.given(compactionDone).when(startCompaction()).thenNothingHappened();
+  });
+});
+
+describe('a session after a completed automatic compaction', () => {
+  const continueAfter = (
+    reason: 'auto_continue' | 'overflow_retry',
+    withMessage: boolean,
+  ): SessionCommand => ({
+    type: 'RequestContinuation',
+    data: {
+      reason,
+      causationAttemptId: 'c1',
+      ...(withMessage ? { message: autoContinueMessage(1_771_146_005_000) } : {}),
+    },
+  });
+  const overflowDone = [
+    ...startedChain,
+    compactionStarted('c1', 'overflow'),
+    appended(compaction('k1', 't2', 'u2')),
+    {
+      ...compactionCompleted(),
+      data: { ...compactionCompleted().data, trigger: 'overflow' },
+    } as SessionEvent,
+  ];
+
+  it('requests an auto-continue with the synthetic prompt after a threshold compaction', () => {
+    spec
+      .given(compactionDone)
+      .when(continueAfter('auto_continue', true))
+      .then([
+        {
+          type: 'ContinuationRequested',
+          data: {
+            reason: 'auto_continue',
+            causationAttemptId: 'c1',
+            message: {
+              role: 'user',
+              content: 'Continue if you have next steps.',
+              synthetic: true,
+              timestamp: 1_771_146_005_000,
+            },
+          },
+        },
+      ]);
+  });
+
+  it('requests a retry without a message after an overflow compaction', () => {
+    spec
+      .given(overflowDone)
+      .when(continueAfter('overflow_retry', false))
+      .then([
+        { type: 'ContinuationRequested', data: { reason: 'overflow_retry', causationAttemptId: 'c1' } },
+      ]);
+  });
+
+  it('treats a repeated request as a no-op', () => {
+    const requested: SessionEvent = {
+      type: 'ContinuationRequested',
+      data: { reason: 'overflow_retry', causationAttemptId: 'c1' },
+    };
+    spec
+      .given([...overflowDone, requested])
+      .when(continueAfter('overflow_retry', false))
+      .thenNothingHappened();
+  });
+
+  it('refuses a reason that does not match the trigger, and a message on a retry or not marked synthetic', () => {
+    spec
+      .given(overflowDone)
+      .when(continueAfter('auto_continue', true))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(overflowDone)
+      .when(continueAfter('overflow_retry', true))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionDone)
+      .when({
+        type: 'RequestContinuation',
+        data: {
+          reason: 'auto_continue',
+          causationAttemptId: 'c1',
+          message: { role: 'user', content: 'Continue if you have next steps.', timestamp: 1 },
+        },
+      })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses a continuation after an open, skipped or manual compaction, or an unknown one', () => {
+    spec
+      .given(compactionOpen)
+      .when(continueAfter('auto_continue', true))
+      .thenThrows(SessionDomainError, withCode('conflict'));
+    spec
+      .given([
+        ...compactionOpen,
+        { type: 'CompactionSkipped', data: { attemptId: 'c1', reason: 'already_compacted' } },
+      ])
+      .when(continueAfter('auto_continue', true))
+      .thenThrows(SessionDomainError, withCode('conflict'));
+    spec
+      .given([
+        ...startedChain,
+        compactionStarted('c1', 'manual'),
+        appended(compaction('k1', 't2', 'u2')),
+        {
+          ...compactionCompleted(),
+          data: { ...compactionCompleted().data, trigger: 'manual' },
+        } as SessionEvent,
+      ])
+      .when(continueAfter('auto_continue', true))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(startedChain)
+      .when(continueAfter('auto_continue', true))
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+});
+
+describe('a session where the user navigates with a summary', () => {
+  const branchStarted: SessionEvent = {
+    type: 'BranchSummaryStarted',
+    data: {
+      attemptId: 'b1',
+      targetId: 'u2',
+      oldLeafId: 't2',
+      model: 'anthropic/claude-haiku-4-5',
+      startedAt: 10,
+    },
+  };
+  const branchOpen = [...startedChain, branchStarted];
+  const recordSummary = (entry = branchSummary('s1', 't1')): SessionCommand => ({
+    type: 'RecordBranchSummary',
+    data: { attemptId: 'b1', entry, durationMs: 900 },
+  });
+
+  it('starts a branch-summary attempt for an existing target', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'StartBranchSummary', data: branchStarted.data })
+      .then([branchStarted]);
+  });
+
+  it('refuses an unknown target or old leaf', () => {
+    spec
+      .given(startedChain)
+      .when({
+        type: 'StartBranchSummary',
+        data: { attemptId: 'b1', targetId: 'missing', oldLeafId: 't2', startedAt: 1 },
+      })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(startedChain)
+      .when({
+        type: 'StartBranchSummary',
+        data: { attemptId: 'b1', targetId: 'u2', oldLeafId: 'missing', startedAt: 1 },
+      })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('moves the leaf to the destination, appends the summary there and completes', () => {
+    spec
+      .given(branchOpen)
+      .when(recordSummary())
+      .then([
+        { type: 'LeafMoved', data: { leafId: 't1', previousLeafId: 't2' } },
+        appended(branchSummary('s1', 't1')),
+        {
+          type: 'BranchSummaryCompleted',
+          data: {
+            attemptId: 'b1',
+            entryId: 's1',
+            newLeafId: 't1',
+            model: 'anthropic/claude-haiku-4-5',
+            durationMs: 900,
+          },
+        },
+      ]);
+  });
+
+  it('does not move the leaf when it is already at the destination', () => {
+    const atDestination = [
+      ...branchOpen,
+      { type: 'LeafMoved', data: { leafId: 't1', previousLeafId: 't2' } } as SessionEvent,
+    ];
+    spec
+      .given(atDestination)
+      .when(recordSummary())
+      .then([
+        appended(branchSummary('s1', 't1')),
+        {
+          type: 'BranchSummaryCompleted',
+          data: {
+            attemptId: 'b1',
+            entryId: 's1',
+            newLeafId: 't1',
+            model: 'anthropic/claude-haiku-4-5',
+            durationMs: 900,
+          },
+        },
+      ]);
+  });
+
+  it('places a summary at the root when navigation goes before the first entry', () => {
+    spec
+      .given(branchOpen)
+      .when(recordSummary(branchSummary('s1', null)))
+      .then([
+        { type: 'LeafMoved', data: { leafId: null, previousLeafId: 't2' } },
+        appended(branchSummary('s1', null, 'root')),
+        {
+          type: 'BranchSummaryCompleted',
+          data: {
+            attemptId: 'b1',
+            entryId: 's1',
+            newLeafId: null,
+            model: 'anthropic/claude-haiku-4-5',
+            durationMs: 900,
+          },
+        },
+      ]);
+  });
+
+  it('refuses a summary whose parent or origin does not exist, or whose id is taken', () => {
+    spec
+      .given(branchOpen)
+      .when(recordSummary(branchSummary('s1', 'missing')))
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(branchOpen)
+      .when(recordSummary(branchSummary('s1', 't1', 'missing')))
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(branchOpen)
+      .when(recordSummary(branchSummary('u1', 't1')))
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('ends with a skipped, cancelled or failed outcome, once', () => {
+    spec
+      .given(branchOpen)
+      .when({ type: 'CancelBranchSummary', data: { attemptId: 'b1', reason: 'hook' } })
+      .then([{ type: 'BranchSummaryCancelled', data: { attemptId: 'b1', reason: 'hook' } }]);
+    spec
+      .given(branchOpen)
+      .when({ type: 'SkipBranchSummary', data: { attemptId: 'b1', reason: 'no_entries' } })
+      .then([{ type: 'BranchSummarySkipped', data: { attemptId: 'b1', reason: 'no_entries' } }]);
+    spec
+      .given(branchOpen)
+      .when({ type: 'FailBranchSummary', data: { attemptId: 'b1', error: { message: 'no API key' } } })
+      .then([{ type: 'BranchSummaryFailed', data: { attemptId: 'b1', error: { message: 'no API key' } } }]);
+    spec
+      .given([
+        ...branchOpen,
+        { type: 'BranchSummaryFailed', data: { attemptId: 'b1', error: { message: 'x' } } },
+      ])
+      .when(recordSummary())
+      .thenThrows(SessionDomainError, withCode('already_exists'));
+  });
+
+  it('refuses to end a branch summary through compaction commands, and a compaction through branch ones', () => {
+    spec
+      .given(branchOpen)
+      .when({ type: 'SkipCompaction', data: { attemptId: 'b1', reason: 'x' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+    spec
+      .given(compactionOpen)
+      .when({ type: 'SkipBranchSummary', data: { attemptId: 'c1', reason: 'x' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('refuses a continuation caused by a branch summary', () => {
+    spec
+      .given(branchOpen)
+      .when({ type: 'RequestContinuation', data: { reason: 'auto_continue', causationAttemptId: 'b1' } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+});
+
+describe('a compaction recorded after the user kept writing', () => {
+  it('is appended at the new leaf, keeping the entries written meanwhile', () => {
+    const meanwhile = [user('u3', 't2'), toolResult('t3', 'u3')];
+    spec
+      .given([...compactionOpen, ...meanwhile.map(appended)])
+      .when(recordCompaction(compaction('k1', 't3', 'u2')))
+      .then([appended(compaction('k1', 't3', 'u2')), compactionCompleted()]);
+  });
+});
