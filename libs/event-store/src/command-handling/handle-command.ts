@@ -1,0 +1,160 @@
+// The one generic command handler (STYLE.md habit 6): read the stream, fold it with `evolve`,
+// `decide`, append the new events at exactly the revision that was read, and on a conflict
+// read and decide again, a bounded number of times. Events read back are parsed by the
+// caller's `parseEvent` (a trust boundary). Event ids derive from `idSeed` when it is given,
+// so a command handled again (a redelivery) finds its first id already recorded and writes
+// nothing; otherwise they are uuidv7.
+import { newEventId } from '../ids/uuidv7';
+import {
+  ConcurrencyError,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from '../port';
+import { derivedEventId } from './derived-event-id';
+
+/** The pure decider a handler drives (STYLE.md habit 1). */
+export interface Decider<Command, Event, State> {
+  readonly decide: (command: Command, state: State) => readonly Event[];
+  readonly evolve: (state: State, event: Event) => State;
+  readonly initialState: () => State;
+}
+
+/** What a decider emits: the store adds ids and metadata. */
+export interface DomainEvent {
+  readonly type: string;
+  readonly data: unknown;
+}
+
+/**
+ * How new events reach the store. The default appends as is; the integrity layer supplies one
+ * that seals each event into the stream's hash chain, starting from `lastEvent`.
+ */
+export type StreamAppender = (request: {
+  readonly store: EventStore;
+  readonly streamId: string;
+  readonly events: readonly EventToAppend[];
+  readonly expectedRevision: ExpectedRevision;
+  /** The stream's last event as read for this decision; undefined for a new stream. */
+  readonly lastEvent: RecordedEvent | undefined;
+}) => Promise<{ readonly nextExpectedRevision: bigint; readonly position: bigint }>;
+
+export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
+  store.appendToStream(streamId, events, { expectedRevision });
+
+export interface HandleCommandOptions<Event> {
+  /** Validates and converts an event read back from the store; throws when it is not one. */
+  readonly parseEvent: (event: RecordedEvent) => Event;
+  /** Event ids become `derivedEventId(idSeed, index)`: a retried command proposes the same ids. */
+  readonly idSeed?: string;
+  /** Names each new event's id (wins over `idSeed`). */
+  readonly eventIdOf?: (event: Event, index: number) => string;
+  /** Metadata written with every new event. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** How many times to read, decide and append before a conflict is reported. 5 by default. */
+  readonly maxAttempts?: number;
+  readonly appender?: StreamAppender;
+}
+
+export interface CommandHandled<Event, State> {
+  /** The new events, in append order (empty when the decider had nothing to add). */
+  readonly events: readonly Event[];
+  readonly eventIds: readonly string[];
+  /** The revision of the stream's last event afterwards; null when the stream still does not exist. */
+  readonly revision: bigint | null;
+  /** The state after the new events. */
+  readonly state: State;
+  /** 1 when the first append went through. */
+  readonly attempts: number;
+  /** True when the stream already held the events of this `idSeed` (nothing was decided or written). */
+  readonly alreadyHandled: boolean;
+}
+
+interface FoldedStream<State> {
+  readonly state: State;
+  readonly lastEvent: RecordedEvent | undefined;
+  /** Whether an event with this id was read (only looked for when an id is given). */
+  readonly sawEventId: boolean;
+}
+
+async function foldStream<Command, Event extends DomainEvent, State>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<Command, Event, State>,
+  parseEvent: (event: RecordedEvent) => Event,
+  lookFor: string | undefined,
+): Promise<FoldedStream<State>> {
+  let state = decider.initialState();
+  let lastEvent: RecordedEvent | undefined;
+  let sawEventId = false;
+  for await (const recorded of store.readStream(streamId)) {
+    state = decider.evolve(state, parseEvent(recorded));
+    lastEvent = recorded;
+    if (recorded.id === lookFor) sawEventId = true;
+  }
+  return { state, lastEvent, sawEventId };
+}
+
+function eventIds<Event>(events: readonly Event[], options: HandleCommandOptions<Event>): string[] {
+  const { eventIdOf, idSeed } = options;
+  return events.map((event, index) => {
+    if (eventIdOf) return eventIdOf(event, index);
+    return idSeed !== undefined ? derivedEventId(idSeed, index) : newEventId();
+  });
+}
+
+/**
+ * Handles `command` on `streamId`. Throws what `decide` or `parseEvent` throw, and a
+ * `ConcurrencyError` when every attempt met a conflicting writer.
+ */
+export async function handleCommand<Command, Event extends DomainEvent, State>(
+  store: EventStore,
+  streamId: string,
+  command: Command,
+  decider: Decider<Command, Event, State>,
+  options: HandleCommandOptions<Event>,
+): Promise<CommandHandled<Event, State>> {
+  const maxAttempts = options.maxAttempts ?? 5;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
+  }
+  const appender = options.appender ?? plainAppender;
+  const firstSeededId =
+    options.idSeed !== undefined && !options.eventIdOf ? derivedEventId(options.idSeed, 0) : undefined;
+  for (let attempt = 1; ; attempt += 1) {
+    const folded = await foldStream(store, streamId, decider, options.parseEvent, firstSeededId);
+    const { state, lastEvent } = folded;
+    const revision = lastEvent?.revision ?? null;
+    const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
+    if (folded.sawEventId) return { ...unchanged, alreadyHandled: true };
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { ...unchanged, alreadyHandled: false };
+    const ids = eventIds(events, options);
+    const toAppend = events.map((event, index) => ({
+      id: ids[index]!,
+      type: event.type,
+      data: event.data,
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    }));
+    try {
+      const result = await appender({
+        store,
+        streamId,
+        events: toAppend,
+        expectedRevision: revision ?? 'no_stream',
+        lastEvent,
+      });
+      return {
+        events,
+        eventIds: ids,
+        revision: result.nextExpectedRevision,
+        state: events.reduce((current, event) => decider.evolve(current, event), state),
+        attempts: attempt,
+        alreadyHandled: false,
+      };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;
+    }
+  }
+}
