@@ -9,12 +9,6 @@ export interface FileOperations {
   readonly edited: ReadonlySet<string>;
 }
 
-export const EMPTY_FILE_OPERATIONS: FileOperations = {
-  read: new Set<string>(),
-  written: new Set<string>(),
-  edited: new Set<string>(),
-};
-
 /** Mutable accumulator used while collecting; frozen into `FileOperations` by `toFileOperations`. */
 export interface FileOperationsCollector {
   readonly read: Set<string>;

@@ -123,6 +123,15 @@ describe('serializeConversation', () => {
     });
   });
 
+  it('leaves only the marker when the budget holds no message text at all', () => {
+    expect(
+      serializeConversation([user('old'), user('z'.repeat(400))], {
+        maxTokens: 0,
+        counter: charsPerFourCounter,
+      }),
+    ).toBe('[2 earlier messages omitted]');
+  });
+
   it('refuses a budget without a counter', () => {
     expect(() => serializeConversation([user('a'.repeat(100))], { maxTokens: 1 })).toThrow(/counter/);
   });

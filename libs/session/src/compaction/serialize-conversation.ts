@@ -76,10 +76,12 @@ export function serializeMessage(message: LlmMessage): string[] {
 
 const BLOCK_SEPARATOR = '\n\n';
 
-/** The longest head of `text` (with a truncation notice) whose tokens stay within `maxTokens`. */
-function fitText(text: string, maxTokens: number, counter: TokenCounter): string {
+/**
+ * The longest head of `text` (with a truncation notice) whose tokens stay within `maxTokens`;
+ * undefined when not even one character fits.
+ */
+function fitText(text: string, maxTokens: number, counter: TokenCounter): string | undefined {
   const tokensOf = (candidate: string): number => counter.countPieces([candidate], 0);
-  if (tokensOf(text) <= maxTokens) return text;
   let low = 0;
   let high = text.length;
   while (low < high) {
@@ -87,7 +89,7 @@ function fitText(text: string, maxTokens: number, counter: TokenCounter): string
     if (tokensOf(cutText(text, middle)) <= maxTokens) low = middle;
     else high = middle - 1;
   }
-  return cutText(text, low);
+  return low > 0 ? cutText(text, low) : undefined;
 }
 
 /**
@@ -117,7 +119,8 @@ export function serializeConversation(
     const text = rendered[index] ?? '';
     const cost = tokensOf(text + BLOCK_SEPARATOR);
     if (keptTokens + cost > available) {
-      if (kept.length === 0) kept.unshift(fitText(text, available, counter));
+      const head = kept.length === 0 ? fitText(text, available, counter) : undefined;
+      if (head !== undefined) kept.unshift(head);
       break;
     }
     kept.unshift(text);
