@@ -1,3 +1,4 @@
 // @strata/event-store: the event-store port, its adapters, the contract suite and the
 // integrity chain (DESIGN.md decisions 3 and 4).
 export * from './port';
+export * from './esdb';

@@ -1,0 +1,276 @@
+// The EventStoreDB adapter of the event-store port (DESIGN.md decision 3), on
+// @eventstore/db-client 6.2.1. Revisions are the server's 0-based stream revisions and global
+// positions its commit positions (see esdb-mapping.ts for why one number is exact and how resuming
+// works). Conflicts become ConcurrencyError, a tombstoned stream StreamErasedError, a missing
+// stream an empty read. `readAll` filters on the client; subscriptions filter on the server
+// (stream prefixes, else event-type prefixes, else everything but system and Strata streams) and
+// again on the client for the exact port filter.
+//
+// Erasure writes an audit record to `strata-erasures`, then tombstones the stream. The server
+// keeps the tombstoned events in `$all` until a scavenge removes them (and never from the chunk
+// still being written), so the adapter hides erased streams from `readAll` and from
+// subscriptions opened after the erasure. Physical removal needs a scavenge by an operator.
+//
+// Differences from the SQLite adapter (declared to the contract suite): an event id is unique
+// only within the retries of one append, as on the server; a reused id elsewhere is written
+// again, except that one batch may not name an id twice.
+import {
+  EventStoreDBClient,
+  StreamDeletedError,
+  WrongExpectedVersionError,
+  eventTypeFilter,
+  jsonEvent,
+  streamNameFilter,
+  START,
+  END,
+  type Filter,
+  type JSONEventData,
+  type JSONType,
+} from '@eventstore/db-client';
+import {
+  ConcurrencyError,
+  StreamErasedError,
+  matchesEventFilter,
+  type AppendResult,
+  type ErasureRecord,
+  type ErasureRequest,
+  type EventFilter,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamMetadata,
+  type SubscribeOptions,
+  type Subscription,
+} from '../port';
+import { assertDistinctIds, assertExpectation } from '../shared/append-rules';
+import { toJsonText } from '../shared/json-values';
+import { readErasures, recordErasure } from './esdb-erasures';
+import {
+  CHECKPOINT_STREAM_PREFIX,
+  ERASURE_STREAM,
+  isVisibleInAll,
+  toEsdbPosition,
+  toExpectedRevision,
+  toRecordedEvent,
+} from './esdb-mapping';
+import { readAllPaged, readStreamPaged, streamHead } from './esdb-reads';
+import { EsdbSubscription } from './esdb-subscription';
+
+export interface EsdbEventStoreOptions {
+  /** The clock of erasure records. */
+  readonly clock?: () => Date;
+  /** Events per read request. 512 by default. */
+  readonly pageSize?: number;
+  /** Dispose the client when the store closes (true for `fromConnectionString`). */
+  readonly disposeClientOnClose?: boolean;
+}
+
+/** Appends answer at most this position; anything above is the server saying "no position". */
+const LARGEST_POSITION = 2n ** 63n - 1n;
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Stream names of everything but system streams and Strata's own streams. */
+const USER_STREAMS = `^(?!\\$|${escapeRegex(ERASURE_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
+
+/** The coarse server-side filter; the client applies the exact port filter afterwards. */
+function serverFilter(filter: EventFilter | undefined): Filter {
+  const streamPrefixes = filter?.streamPrefixes ?? [];
+  if (streamPrefixes.length > 0) return streamNameFilter({ prefixes: [...streamPrefixes] });
+  const eventTypes = filter?.eventTypes ?? [];
+  if (eventTypes.length > 0) {
+    return eventTypeFilter({
+      prefixes: eventTypes.map((type) => (type.endsWith('*') ? type.slice(0, -1) : type)),
+    });
+  }
+  return streamNameFilter({ regex: USER_STREAMS });
+}
+
+function toEventData(event: EventToAppend): JSONEventData {
+  toJsonText(event.data, `data of event ${event.id}`);
+  if (event.metadata !== undefined) toJsonText(event.metadata, `metadata of event ${event.id}`);
+  return jsonEvent({
+    id: event.id,
+    type: event.type,
+    data: event.data as JSONType,
+    ...(event.metadata === undefined ? {} : { metadata: { ...event.metadata } }),
+  });
+}
+
+export class EsdbEventStore implements EventStore {
+  private readonly subscriptions = new Set<EsdbSubscription>();
+  private readonly clock: () => Date;
+  private readonly pageSize: number;
+
+  /** A store on its own client, e.g. `esdb://localhost:2113?tls=false`; `close()` disposes it. */
+  static fromConnectionString(connectionString: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
+    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), {
+      disposeClientOnClose: true,
+      ...options,
+    });
+  }
+
+  constructor(
+    readonly client: EventStoreDBClient,
+    private readonly options: EsdbEventStoreOptions = {},
+  ) {
+    this.clock = options.clock ?? (() => new Date());
+    this.pageSize = options.pageSize ?? 512;
+  }
+
+  async appendToStream(
+    streamId: string,
+    events: readonly EventToAppend[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    const expected = options.expectedRevision ?? 'any';
+    assertDistinctIds(
+      streamId,
+      events.map((event) => event.id),
+    );
+    const proposed = events.map(toEventData);
+    if (proposed.length === 0) return this.appendNothing(streamId, expected);
+    try {
+      const result = await this.client.appendToStream(streamId, proposed, {
+        expectedRevision: toExpectedRevision(expected),
+      });
+      const commit = result.position?.commit;
+      const position =
+        commit === undefined || commit > LARGEST_POSITION
+          ? await this.positionAtRevision(streamId, result.nextExpectedRevision)
+          : commit;
+      return { nextExpectedRevision: result.nextExpectedRevision, position };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = typeof error.actualVersion === 'bigint' ? error.actualVersion : null;
+        throw new ConcurrencyError(streamId, expected, actual);
+      }
+      if (error instanceof StreamDeletedError) throw new StreamErasedError(streamId);
+      throw error;
+    }
+  }
+
+  readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    return readStreamPaged(this.client, streamId, options, this.pageSize);
+  }
+
+  readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    const { client, pageSize } = this;
+    const erasedStreams = () => this.erasedStreams();
+    return (async function* () {
+      yield* readAllPaged(client, options, await erasedStreams(), pageSize);
+    })();
+  }
+
+  subscribe(options: SubscribeOptions = {}): Subscription {
+    const from = options.fromPosition ?? 'start';
+    const subscription = new EsdbSubscription(
+      async () => {
+        const erased = await this.erasedStreams();
+        const source = this.client.subscribeToAll({
+          fromPosition: from === 'start' ? START : from === 'end' ? END : toEsdbPosition(from),
+          filter: serverFilter(options.filter),
+        });
+        const accept = (resolved: Parameters<typeof isVisibleInAll>[0]) => {
+          if (!isVisibleInAll(resolved, erased)) return undefined;
+          const event = toRecordedEvent(resolved);
+          return event !== undefined && matchesEventFilter(event, options.filter) ? event : undefined;
+        };
+        return { source, accept };
+      },
+      typeof from === 'bigint' ? from : null,
+      (closed) => this.subscriptions.delete(closed),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async streamRevision(streamId: string): Promise<bigint | null> {
+    const head = await streamHead(this.client, streamId);
+    return head.kind === 'found' ? head.last.revision : null;
+  }
+
+  async getStreamMetadata(streamId: string): Promise<StreamMetadata> {
+    try {
+      const { metadata } = await this.client.getStreamMetadata(streamId);
+      return { ...(metadata ?? {}) };
+    } catch (error) {
+      if (error instanceof StreamDeletedError) return {};
+      throw error;
+    }
+  }
+
+  async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    toJsonText(metadata, `metadata of stream ${streamId}`);
+    try {
+      await this.client.setStreamMetadata(streamId, { ...metadata });
+    } catch (error) {
+      if (error instanceof StreamDeletedError) throw new StreamErasedError(streamId);
+      throw error;
+    }
+  }
+
+  async eraseStream(streamId: string, request: ErasureRequest): Promise<ErasureRecord> {
+    const head = await streamHead(this.client, streamId);
+    if (head.kind === 'erased') throw new StreamErasedError(streamId);
+    const record: ErasureRecord = {
+      streamId,
+      actor: request.actor,
+      reason: request.reason,
+      ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
+      erasedAt: this.clock().toISOString(),
+      eventCount: head.kind === 'found' ? Number(head.last.revision + 1n) : 0,
+    };
+    await recordErasure(this.client, record);
+    try {
+      await this.client.tombstoneStream(streamId);
+    } catch (error) {
+      if (!(error instanceof StreamDeletedError)) throw error;
+    }
+    return record;
+  }
+
+  async listErasures(streamId?: string): Promise<readonly ErasureRecord[]> {
+    const records = await readErasures(this.client);
+    return streamId === undefined ? records : records.filter((record) => record.streamId === streamId);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    if (this.options.disposeClientOnClose === true) await this.client.dispose();
+  }
+
+  private async erasedStreams(): Promise<ReadonlySet<string>> {
+    return new Set((await readErasures(this.client)).map((record) => record.streamId));
+  }
+
+  /** An append with no events writes nothing; it still checks the expectation. */
+  private async appendNothing(streamId: string, expected: ExpectedRevision): Promise<AppendResult> {
+    const head = await streamHead(this.client, streamId);
+    if (head.kind === 'erased') throw new StreamErasedError(streamId);
+    const current = head.kind === 'found' ? head.last.revision : null;
+    assertExpectation(streamId, expected, current);
+    return {
+      nextExpectedRevision: current ?? -1n,
+      position: head.kind === 'found' ? head.last.position : 0n,
+    };
+  }
+
+  /** The position of one event, for servers that answer an (idempotent) append without one. */
+  private async positionAtRevision(streamId: string, revision: bigint): Promise<bigint> {
+    for await (const event of readStreamPaged(
+      this.client,
+      streamId,
+      { fromRevision: revision, maxCount: 1 },
+      1,
+    )) {
+      if (event.revision === revision) return event.position;
+    }
+    throw new Error(`Append to ${streamId} succeeded, but revision ${revision} cannot be read back`);
+  }
+}
