@@ -1,0 +1,58 @@
+// The references between entries of an imported file, checked before anything is decided: a
+// parent must be an earlier entry, and a label must name one. Strict imports stop at the first
+// broken reference, naming its line; lenient imports keep an orphan as a root (the context pi
+// builds from it is the same: its path ends at the orphan either way) and leave out a label
+// whose target is missing, reporting each line.
+import type { SessionEntry, SessionFileProblem } from '@strata/session';
+import { SessionImportError } from './session-store-errors';
+
+/**
+ * The 1-based line of each entry: the non-blank lines of the file that were not skipped, after
+ * the header. Exact because a parse keeps every other line as an entry, in file order.
+ */
+export function entryLineNumbers(text: string, skipped: readonly SessionFileProblem[]): number[] {
+  const skippedLines = new Set(skipped.map((problem) => problem.line));
+  const lines: number[] = [];
+  text.split('\n').forEach((content, index) => {
+    if (content.trim() !== '' && !skippedLines.has(index + 1)) lines.push(index + 1);
+  });
+  return lines.slice(1);
+}
+
+export interface CheckedEntries {
+  readonly entries: readonly SessionEntry[];
+  /** Lines left out (lenient only). */
+  readonly skipped: readonly SessionFileProblem[];
+  /** Lines kept with a change (lenient only): orphans imported as roots. */
+  readonly repaired: readonly SessionFileProblem[];
+}
+
+export function checkEntryReferences(
+  entries: readonly SessionEntry[],
+  lines: readonly number[],
+  lenient: boolean,
+): CheckedEntries {
+  const known = new Set<string>();
+  const kept: SessionEntry[] = [];
+  const skipped: SessionFileProblem[] = [];
+  const repaired: SessionFileProblem[] = [];
+  entries.forEach((entry, index) => {
+    const line = lines[index] ?? 0;
+    if (entry.type === 'label' && !known.has(entry.targetId)) {
+      const reason = `label ${entry.id} names ${entry.targetId}, which is not an earlier entry`;
+      if (!lenient) throw new SessionImportError(line, 'invalid-reference', reason);
+      skipped.push({ line, code: 'invalid-reference', reason });
+      return;
+    }
+    if (entry.parentId !== null && !known.has(entry.parentId)) {
+      const reason = `parent ${entry.parentId} of entry ${entry.id} is not an earlier entry`;
+      if (!lenient) throw new SessionImportError(line, 'invalid-reference', reason);
+      repaired.push({ line, code: 'invalid-reference', reason: `${reason}; imported as a root` });
+      kept.push({ ...entry, parentId: null });
+    } else {
+      kept.push(entry);
+    }
+    known.add(entry.id);
+  });
+  return { entries: kept, skipped, repaired };
+}

@@ -1,0 +1,228 @@
+import {
+  serializeSessionFile,
+  sessionStreamName,
+  type SessionEntry,
+  type SessionHeader,
+} from '@strata/session';
+import { session } from '@strata/testing';
+import { derivedEventId } from '../command-handling/derived-event-id';
+import { InMemoryEventStore } from '../memory/in-memory-event-store';
+import type { EventStore, RecordedEvent } from '../port';
+import {
+  InvalidStoredEventError,
+  SessionImportConflictError,
+  SessionImportError,
+  SessionNotFoundError,
+  exportSession,
+  importSessionFile,
+  loadSession,
+  type ImportProgress,
+} from '.';
+
+const builder = session({ sessionId: 'a1b2c3' })
+  .user('Why does the date test fail?')
+  .assistantToolCalls([{ name: 'read', arguments: { path: 'tests/date.test.ts' } }])
+  .toolResult('read', 'expect(fmt(d)).toBe("2024-01-01")')
+  .assistant('It depends on the time zone.');
+builder.label(builder.entries[0]!.id, 'start');
+const sessionText = serializeSessionFile(builder.header, builder.entries);
+
+async function recorded(store: EventStore, sessionId: string): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for await (const event of store.readStream(sessionStreamName(sessionId))) events.push(event);
+  return events;
+}
+
+function fileOf(header: SessionHeader, entries: readonly SessionEntry[], extraLines: string[] = []): string {
+  return serializeSessionFile(header, entries) + extraLines.map((line) => `${line}\n`).join('');
+}
+
+describe('importSessionFile', () => {
+  describe('given an empty store', () => {
+    it('writes SessionStarted and one EntryAppended per entry to session-<id>, and exports the same file', async () => {
+      const store = new InMemoryEventStore();
+      const report = await importSessionFile(store, sessionText, { actor: 'tester', tenant: 'acme' });
+      expect(report).toMatchObject({
+        sessionId: 'a1b2c3',
+        streamId: 'session-a1b2c3',
+        outcome: 'imported',
+        entryCount: 5,
+        eventsWritten: 6,
+        revision: 5n,
+        skipped: [],
+      });
+      const events = await recorded(store, 'a1b2c3');
+      expect(events.map((event) => event.type)).toEqual([
+        'SessionStarted',
+        ...builder.entries.map(() => 'EntryAppended'),
+      ]);
+      expect(events[1]!.metadata).toMatchObject({ actor: 'tester', tenant: 'acme' });
+      expect(await exportSession(store, 'a1b2c3')).toBe(sessionText);
+    });
+
+    it('derives event ids from the session id and the entry ids', async () => {
+      const store = new InMemoryEventStore();
+      await importSessionFile(store, sessionText);
+      const events = await recorded(store, 'a1b2c3');
+      expect(events[1]!.id).toBe(derivedEventId(`import/a1b2c3/entry/${builder.entries[0]!.id}`, 0));
+    });
+
+    it('imports a v1 file migrated to v3, and exports the migrated file', async () => {
+      const store = new InMemoryEventStore();
+      const v1 = [
+        JSON.stringify({ type: 'session', id: 'old-1', timestamp: '2025-01-01T00:00:00.000Z', cwd: '/w' }),
+        JSON.stringify({
+          type: 'message',
+          timestamp: '2025-01-01T00:00:01.000Z',
+          message: { role: 'user', content: 'hi', timestamp: 1 },
+        }),
+        '',
+      ].join('\n');
+      const report = await importSessionFile(store, v1);
+      expect(report).toMatchObject({ sessionId: 'old-1', sourceVersion: 1, migrated: true, entryCount: 1 });
+      const exported = await exportSession(store, 'old-1');
+      expect(JSON.parse(exported.split('\n')[0]!)).toMatchObject({
+        type: 'session',
+        version: 3,
+        id: 'old-1',
+      });
+      expect(JSON.parse(exported.split('\n')[1]!)).toMatchObject({ type: 'message', parentId: null });
+    });
+
+    it('reports progress after parsing', async () => {
+      const progress: ImportProgress[] = [];
+      await importSessionFile(new InMemoryEventStore(), sessionText, {
+        onProgress: (step) => progress.push(step),
+      });
+      expect(progress).toEqual([{ kind: 'parsed', sessionId: 'a1b2c3', entryCount: 5 }]);
+    });
+  });
+
+  describe('given the same session already imported', () => {
+    it('writes nothing and reports it unchanged', async () => {
+      const store = new InMemoryEventStore();
+      await importSessionFile(store, sessionText);
+      const again = await importSessionFile(store, sessionText);
+      expect(again).toMatchObject({ outcome: 'unchanged', eventsWritten: 0, revision: 5n });
+      expect(await recorded(store, 'a1b2c3')).toHaveLength(6);
+    });
+
+    it('lets two concurrent imports of one file write it once (the loser re-reads or replays the same ids)', async () => {
+      const store = new InMemoryEventStore();
+      const reports = await Promise.all([
+        importSessionFile(store, sessionText),
+        importSessionFile(store, sessionText),
+      ]);
+      expect(reports.map((report) => report.revision)).toEqual([5n, 5n]);
+      expect(await recorded(store, 'a1b2c3')).toHaveLength(6);
+    });
+  });
+
+  describe('given a different session stored under the same id', () => {
+    it('refuses with a conflict that says what differs, and writes nothing', async () => {
+      const store = new InMemoryEventStore();
+      await importSessionFile(store, sessionText);
+      const longer = fileOf(builder.header, [
+        ...builder.entries,
+        { ...builder.entries[4]!, id: 'extra', parentId: builder.entries[4]!.id },
+      ]);
+      await expect(importSessionFile(store, longer)).rejects.toThrow(SessionImportConflictError);
+      await expect(importSessionFile(store, longer)).rejects.toThrow('the store holds 5 entries, the file 6');
+      const edited = sessionText.replace('It depends on the time zone.', 'Something else.');
+      await expect(importSessionFile(store, edited)).rejects.toThrow(/entry 4 differs/);
+      expect(await recorded(store, 'a1b2c3')).toHaveLength(6);
+    });
+  });
+
+  describe('given a file with a bad line', () => {
+    const broken = fileOf(builder.header, builder.entries.slice(0, 2), ['{not json']).concat(
+      fileOf(builder.header, builder.entries.slice(2)).split('\n').slice(1).join('\n'),
+    );
+
+    it('refuses it in strict mode, naming the line, and writes nothing', async () => {
+      const store = new InMemoryEventStore();
+      const failure = importSessionFile(store, broken);
+      await expect(failure).rejects.toThrow(SessionImportError);
+      await expect(importSessionFile(store, broken)).rejects.toMatchObject({ line: 4, code: 'bad-json' });
+      expect(await store.streamRevision('session-a1b2c3')).toBeNull();
+    });
+
+    it('skips and reports the line in lenient mode', async () => {
+      const store = new InMemoryEventStore();
+      const report = await importSessionFile(store, broken, { lenient: true });
+      expect(report.skipped).toEqual([expect.objectContaining({ line: 4, code: 'bad-json' })]);
+      expect(report.entryCount).toBe(5);
+    });
+  });
+
+  describe('given an entry whose parent is not in the file', () => {
+    const orphan: SessionEntry = { ...builder.entries[3]!, id: 'orphan', parentId: 'missing' };
+    const text = fileOf(builder.header, [...builder.entries.slice(0, 3), orphan]);
+
+    it('refuses it in strict mode, naming the line', async () => {
+      const store = new InMemoryEventStore();
+      await expect(importSessionFile(store, text)).rejects.toMatchObject({
+        line: 5,
+        code: 'invalid-reference',
+        message: expect.stringContaining('parent missing of entry orphan') as unknown,
+      });
+      expect(await store.streamRevision('session-a1b2c3')).toBeNull();
+    });
+
+    it('imports it as a root in lenient mode and reports the repair', async () => {
+      const store = new InMemoryEventStore();
+      const report = await importSessionFile(store, text, { lenient: true });
+      expect(report.repaired).toEqual([expect.objectContaining({ line: 5, code: 'invalid-reference' })]);
+      const loaded = await loadSession(store, 'a1b2c3');
+      expect(loaded.entries[3]).toMatchObject({ id: 'orphan', parentId: null });
+    });
+  });
+});
+
+describe('loadSession', () => {
+  it('folds the stream: header, entries, leaf, pruned results and revision', async () => {
+    const store = new InMemoryEventStore();
+    await importSessionFile(store, sessionText);
+    const toolResultId = builder.entries[2]!.id;
+    await store.appendToStream('session-a1b2c3', [
+      {
+        id: derivedEventId('t', 0),
+        type: 'ToolOutputsPruned',
+        data: { prunedAt: 5, results: [{ entryId: toolResultId, tokens: 40 }], tokensSaved: 40 },
+      },
+      {
+        id: derivedEventId('t', 1),
+        type: 'LeafMoved',
+        data: { leafId: builder.entries[1]!.id, previousLeafId: builder.entries[4]!.id },
+      },
+    ]);
+    const loaded = await loadSession(store, 'a1b2c3');
+    expect(loaded.header).toEqual(builder.header);
+    expect(loaded.entries).toEqual(builder.entries);
+    expect(loaded.leafId).toBe(builder.entries[1]!.id);
+    expect(loaded.prunedResults.get(toolResultId)).toEqual({ prunedAt: 5, tokens: 40 });
+    expect(loaded.revision).toBe(7n);
+    expect(loaded.eventCount).toBe(8);
+  });
+
+  it('refuses an event that is not a valid session event, naming its revision and id', async () => {
+    const store = new InMemoryEventStore();
+    await importSessionFile(store, sessionText);
+    const badId = derivedEventId('bad', 0);
+    await store.appendToStream('session-a1b2c3', [
+      { id: badId, type: 'EntryAppended', data: { entry: { type: 'message' } } },
+    ]);
+    const failure = loadSession(store, 'a1b2c3');
+    await expect(failure).rejects.toThrow(InvalidStoredEventError);
+    await expect(loadSession(store, 'a1b2c3')).rejects.toThrow(
+      `event ${badId} at revision 6 of session-a1b2c3`,
+    );
+  });
+
+  it('reports a session that is not stored', async () => {
+    await expect(loadSession(new InMemoryEventStore(), 'nope')).rejects.toThrow(SessionNotFoundError);
+    await expect(exportSession(new InMemoryEventStore(), 'nope')).rejects.toThrow(
+      'session nope is not in the store',
+    );
+  });
+});
