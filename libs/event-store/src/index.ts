@@ -2,3 +2,7 @@
 // integrity chain (DESIGN.md decisions 3 and 4).
 export * from './port';
 export * from './esdb';
+export * from './store-url';
+export * from './command-handling/handle-command';
+export * from './command-handling/derived-event-id';
+export * from './sessions';
