@@ -6,7 +6,9 @@ import {
   parseSessionFile,
   SessionFileError,
   sessionStreamName,
+  type SessionEntry,
   type SessionEvent,
+  type SessionHeader,
   type SessionFileProblem,
   type SessionFileVersion,
 } from '@strata/session';
@@ -18,25 +20,30 @@ import { importDecider } from './import-decision';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
 
-/** Progress is reported after parsing and every `PROGRESS_INTERVAL` events prepared. */
+/** Progress is reported before writing and every `PROGRESS_INTERVAL` events prepared. */
 export const PROGRESS_INTERVAL = 10_000;
 
 export type ImportProgress =
   | { readonly kind: 'parsed'; readonly sessionId: string; readonly entryCount: number }
   | { readonly kind: 'prepared'; readonly sessionId: string; readonly eventCount: number };
 
-export interface ImportSessionOptions {
+export interface PrepareSessionImportOptions {
   /** Skip bad lines (and report them) instead of refusing the file. */
   readonly lenient?: boolean;
+  /** The session id when the header has none (for instance from the file name). */
+  readonly sessionIdFallback?: string;
+}
+
+export interface WriteSessionImportOptions {
   /** Who imports: written into each event's metadata. */
   readonly actor?: string;
   readonly tenant?: string;
-  /** The session id when the header has none (for instance from the file name). */
-  readonly sessionIdFallback?: string;
   readonly onProgress?: (progress: ImportProgress) => void;
   /** How events reach the store (the integrity layer's sealing appender by default). */
   readonly appender?: StreamAppender;
 }
+
+export type ImportSessionOptions = PrepareSessionImportOptions & WriteSessionImportOptions;
 
 export interface SessionImportReport {
   readonly sessionId: string;
@@ -66,7 +73,7 @@ export function importedEventId(sessionId: string, event: SessionEvent): string 
   throw new Error(`an import does not write ${event.type} events`);
 }
 
-function parseFile(text: string, options: ImportSessionOptions) {
+function parseFile(text: string, options: PrepareSessionImportOptions) {
   try {
     return parseSessionFile(text, {
       mode: options.lenient ? 'lenient' : 'strict',
@@ -78,29 +85,60 @@ function parseFile(text: string, options: ImportSessionOptions) {
   }
 }
 
+/** A file checked and ready to write: nothing about it can fail any more but the store. */
+export interface PreparedSessionImport {
+  readonly header: SessionHeader;
+  readonly entries: readonly SessionEntry[];
+  readonly sourceVersion: SessionFileVersion;
+  readonly migrated: boolean;
+  readonly skipped: readonly SessionFileProblem[];
+  readonly repaired: readonly SessionFileProblem[];
+}
+
 /**
- * Imports one session file. Throws `SessionImportError` (the line and why) for a bad file and
- * `SessionImportConflictError` when the stream holds different content; in both cases nothing
- * is written.
+ * Parses and checks a session file without touching a store, so that a caller importing several
+ * files can refuse them all before writing any. Throws `SessionImportError` (line and why).
  */
-export async function importSessionFile(
-  store: EventStore,
+export function prepareSessionImport(
   text: string,
-  options: ImportSessionOptions = {},
-): Promise<SessionImportReport> {
+  options: PrepareSessionImportOptions = {},
+): PreparedSessionImport {
   const parsed = parseFile(text, options);
-  const lenient = options.lenient ?? false;
-  const checked = checkEntryReferences(parsed.entries, entryLineNumbers(text, parsed.skipped), lenient);
-  const sessionId = parsed.header.id;
-  options.onProgress?.({ kind: 'parsed', sessionId, entryCount: checked.entries.length });
+  const checked = checkEntryReferences(
+    parsed.entries,
+    entryLineNumbers(text, parsed.skipped),
+    options.lenient ?? false,
+  );
+  return {
+    header: parsed.header,
+    entries: checked.entries,
+    sourceVersion: parsed.sourceVersion,
+    migrated: parsed.migrated,
+    skipped: [...parsed.skipped, ...checked.skipped].sort((left, right) => left.line - right.line),
+    repaired: checked.repaired,
+  };
+}
+
+/**
+ * Writes a prepared session in one append. Throws `SessionImportConflictError` when the stream
+ * holds different content (nothing is written).
+ */
+export async function writeSessionImport(
+  store: EventStore,
+  prepared: PreparedSessionImport,
+  options: WriteSessionImportOptions = {},
+): Promise<SessionImportReport> {
+  const sessionId = prepared.header.id;
+  const streamId = sessionStreamName(sessionId);
+  options.onProgress?.({ kind: 'parsed', sessionId, entryCount: prepared.entries.length });
   const metadata = {
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
   };
   const handled = await handleCommand(
     store,
-    sessionStreamName(sessionId),
-    { type: 'ImportSession', data: { header: parsed.header, entries: checked.entries } },
+    streamId,
+    { type: 'ImportSession', data: { header: prepared.header, entries: prepared.entries } },
     importDecider,
     {
       parseEvent: parseStoredSessionEvent,
@@ -117,14 +155,26 @@ export async function importSessionFile(
   if (handled.revision === null) throw new Error(`session ${sessionId} was not stored`);
   return {
     sessionId,
-    streamId: sessionStreamName(sessionId),
+    streamId,
     outcome: handled.events.length > 0 ? 'imported' : 'unchanged',
-    entryCount: checked.entries.length,
+    entryCount: prepared.entries.length,
     eventsWritten: handled.events.length,
     revision: handled.revision,
-    sourceVersion: parsed.sourceVersion,
-    migrated: parsed.migrated,
-    skipped: [...parsed.skipped, ...checked.skipped].sort((left, right) => left.line - right.line),
-    repaired: checked.repaired,
+    sourceVersion: prepared.sourceVersion,
+    migrated: prepared.migrated,
+    skipped: prepared.skipped,
+    repaired: prepared.repaired,
   };
+}
+
+/**
+ * Imports one session file: `prepareSessionImport` then `writeSessionImport`. For a bad file
+ * or a conflicting stream it throws and writes nothing.
+ */
+export async function importSessionFile(
+  store: EventStore,
+  text: string,
+  options: ImportSessionOptions = {},
+): Promise<SessionImportReport> {
+  return writeSessionImport(store, prepareSessionImport(text, options), options);
 }
