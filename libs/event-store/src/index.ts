@@ -6,3 +6,6 @@ export * from './store-url';
 export * from './command-handling/handle-command';
 export * from './command-handling/derived-event-id';
 export * from './sessions';
+export * from './ids/uuidv7';
+export * from './memory';
+export * from './sqlite';

@@ -43,7 +43,9 @@ export function describeConcurrencyContract({ store, features }: ContractContext
         contenders.map((event) => store().appendToStream(streamId, [event], { expectedRevision: 0n })),
       );
       const winners = outcomes.filter((outcome) => outcome.status === 'fulfilled');
-      const losers = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+      const losers = outcomes.flatMap((outcome) =>
+        outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
+      );
       expect(winners).toHaveLength(1);
       expect(losers).toHaveLength(1);
       expect(losers[0]).toBeInstanceOf(ConcurrencyError);
@@ -108,7 +110,9 @@ export function describeConcurrencyContract({ store, features }: ContractContext
         ),
       );
       const results = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-      const errors = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+      const errors = outcomes.flatMap((outcome) =>
+        outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
+      );
       expect(results.length).toBeGreaterThan(0);
       for (const result of results) expect(result).toEqual(results[0]);
       for (const error of errors) expect(isIdConflict(error)).toBe(true);
