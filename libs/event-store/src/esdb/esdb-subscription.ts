@@ -13,8 +13,13 @@ export interface OpenedEsdbSubscription {
   readonly accept: (resolved: AllStreamResolvedEvent) => RecordedEvent | undefined;
 }
 
-const PAUSE_ABOVE = 1024;
-const RESUME_BELOW = 256;
+/** When to pause the client stream for a slow consumer, and when to resume it. */
+export interface BufferLimits {
+  readonly pauseAbove: number;
+  readonly resumeBelow: number;
+}
+
+const DEFAULT_LIMITS: BufferLimits = { pauseAbove: 1024, resumeBelow: 256 };
 
 export class EsdbSubscription implements Subscription {
   private readonly buffered: SubscriptionMessage[] = [];
@@ -38,6 +43,7 @@ export class EsdbSubscription implements Subscription {
     open: () => Promise<OpenedEsdbSubscription>,
     private lastPosition: bigint | null,
     private readonly onClosed: (subscription: EsdbSubscription) => void,
+    private readonly limits: BufferLimits = DEFAULT_LIMITS,
   ) {
     void this.start(open);
   }
@@ -115,13 +121,14 @@ export class EsdbSubscription implements Subscription {
       return;
     }
     this.buffered.push(message);
-    if (this.buffered.length > PAUSE_ABOVE) this.source?.pause();
+    if (this.buffered.length > this.limits.pauseAbove) this.source?.pause();
   }
 
   private next(): Promise<IteratorResult<SubscriptionMessage>> {
     const message = this.buffered.shift();
     if (message !== undefined) {
-      if (this.buffered.length < RESUME_BELOW && this.source?.isPaused() === true) this.source.resume();
+      if (this.buffered.length < this.limits.resumeBelow && this.source?.isPaused() === true)
+        this.source.resume();
       return Promise.resolve({ done: false, value: message });
     }
     if (this.failure !== undefined) {
