@@ -1,0 +1,73 @@
+// The compaction and branch-summary attempts running in this process, each with the abort
+// controller that AbortCompaction trips. Running the same attempt id again while it runs joins
+// the running one instead of starting a second (an in-process redelivery writes nothing twice).
+import { Injectable } from '@nestjs/common';
+
+export type AttemptKind = 'compaction' | 'branch_summary';
+
+interface RunningAttempt {
+  readonly sessionId: string;
+  readonly attemptId: string;
+  readonly kind: AttemptKind;
+  readonly controller: AbortController;
+  readonly done: Promise<unknown>;
+}
+
+export interface AbortFilter {
+  /** Only this attempt; every running attempt of the session otherwise. */
+  readonly attemptId?: string;
+  /** Only attempts of this kind. */
+  readonly kind?: AttemptKind;
+}
+
+function keyOf(sessionId: string, attemptId: string): string {
+  return `${sessionId}\u0000${attemptId}`;
+}
+
+@Injectable()
+export class RunningAttempts {
+  private readonly running = new Map<string, RunningAttempt>();
+
+  /**
+   * Runs `work` as the attempt `attemptId` with a fresh abort signal, or joins the run already
+   * in progress under that id (its result is returned to both callers).
+   */
+  run<Result>(
+    sessionId: string,
+    attemptId: string,
+    kind: AttemptKind,
+    work: (signal: AbortSignal) => Promise<Result>,
+  ): Promise<Result> {
+    const key = keyOf(sessionId, attemptId);
+    const existing = this.running.get(key);
+    if (existing) return existing.done as Promise<Result>;
+    const controller = new AbortController();
+    const done = Promise.resolve()
+      .then(() => work(controller.signal))
+      .finally(() => this.running.delete(key));
+    this.running.set(key, { sessionId, attemptId, kind, controller, done });
+    return done;
+  }
+
+  /** Aborts the matching running attempts of the session; returns their ids. */
+  abort(sessionId: string, filter: AbortFilter = {}, reason = 'aborted'): string[] {
+    const aborted: string[] = [];
+    for (const attempt of this.running.values()) {
+      if (attempt.sessionId !== sessionId) continue;
+      if (filter.attemptId !== undefined && attempt.attemptId !== filter.attemptId) continue;
+      if (filter.kind !== undefined && attempt.kind !== filter.kind) continue;
+      if (!attempt.controller.signal.aborted) {
+        attempt.controller.abort(new Error(reason));
+        aborted.push(attempt.attemptId);
+      }
+    }
+    return aborted;
+  }
+
+  /** Ids of the session's running attempts (of one kind when given). */
+  runningIds(sessionId: string, kind?: AttemptKind): string[] {
+    return [...this.running.values()]
+      .filter((attempt) => attempt.sessionId === sessionId && (kind === undefined || attempt.kind === kind))
+      .map((attempt) => attempt.attemptId);
+  }
+}

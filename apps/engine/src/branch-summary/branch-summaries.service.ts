@@ -1,0 +1,65 @@
+// Produces the text of a branch summary (reference §6.2–6.3): the abandoned entries newest
+// first within the budget (context window − branchSummary.reserveTokens), one request to the
+// summarisers, then the stored text with the preamble and the file lists (defects 10 and 20
+// fixed in @strata/session).
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  assembleBranchSummary,
+  buildBranchSummaryRequest,
+  computeFileLists,
+  prepareBranchEntries,
+  type FileLists,
+  type SessionEntry,
+  type TokenCounter,
+  type Usage,
+} from '@strata/session';
+import type { EngineTemplates } from '../shared/engine-templates';
+import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
+import { SummaryRunner } from '../summarizers/summary-runner.service';
+
+export interface BranchSummaryOptions {
+  readonly contextWindow: number;
+  readonly reserveTokens: number;
+  /** Replaces the branch-summary instructions. */
+  readonly customInstructions?: string;
+  readonly signal: AbortSignal;
+}
+
+export interface GeneratedBranchSummary {
+  readonly summary: string;
+  readonly details: FileLists;
+  readonly model?: string;
+  readonly usage?: Usage;
+}
+
+@Injectable()
+export class BranchSummaries {
+  constructor(
+    private readonly runner: SummaryRunner,
+    @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
+    @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
+  ) {}
+
+  /** Rejects with a `SummarizerError` when every summariser fails or the signal aborts. */
+  async summarize(
+    entries: readonly SessionEntry[],
+    options: BranchSummaryOptions,
+  ): Promise<GeneratedBranchSummary> {
+    const tokenBudget = Math.max(0, options.contextWindow - options.reserveTokens);
+    const input = prepareBranchEntries(entries, tokenBudget, this.counter);
+    const details = computeFileLists(input.fileOperations);
+    const plan = buildBranchSummaryRequest(input, this.templates.summary, {
+      contextTemplates: this.templates.context,
+      inputBudget: { inputTokenBudget: tokenBudget, counter: this.counter },
+      ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+    });
+    if (plan.kind === 'no-content') return { summary: plan.summary, details };
+    const answer = await this.runner.summarize(plan.request, { signal: options.signal });
+    return {
+      summary: assembleBranchSummary(answer.text, details, this.templates.summary),
+      details,
+      model: answer.summarizer,
+      ...(answer.usage !== undefined ? { usage: answer.usage } : {}),
+    };
+  }
+}

@@ -1,0 +1,307 @@
+// Navigation of the session tree with an optional branch summary (reference §6.4, issue 4
+// part 3). The `session_before_tree` hook always runs; it may cancel or supply the summary.
+// A summary is written only when asked for and `branchSummary.enabled`, as an attempt:
+// `BranchSummaryStarted` → summariser → `RecordBranchSummary` (leaf moved to the destination,
+// summary appended there). An abort ends it `BranchSummaryCancelled` and the leaf stays put; a
+// leaf that moved while the summary was made ends it skipped (`stale`), so a summary is never
+// attached to the wrong branch. Without a summary the move is persisted as `LeafMoved`
+// (defect 22). The summary's `fromId` names the abandoned leaf (defect 21).
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  SessionDomainError,
+  collectEntriesForBranchSummary,
+  notFound,
+  type ActiveSessionState,
+  type BranchSummaryEntry,
+  type FileLists,
+  type SessionCommand,
+  type SessionState,
+  type Usage,
+} from '@strata/session';
+import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
+import { RunningAttempts } from '../attempts/running-attempts.service';
+import { SessionHooks } from '../hooks/session-hooks.service';
+import type { TreePreparation } from '../hooks/session-hook.types';
+import { SessionStreams } from '../sessions/session-streams.service';
+import { sessionModelOf } from '../sessions/session-views';
+import { contextWindowOf } from '../settings/engine-settings';
+import type { EngineSettings } from '../settings/engine-settings.schema';
+import { resolveSessionSettings } from '../settings/session-settings';
+import { isoTimestamp, type Clock } from '../shared/clock';
+import { newEntryId } from '../shared/entry-ids';
+import { CLOCK, ENGINE_SETTINGS } from '../shared/injection-tokens';
+import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { BranchSummaries } from './branch-summaries.service';
+import { navigationTarget, type NavigationTarget } from './navigation-target';
+import { TREE_HOOK_CANCELLED_REASON, resultOfEndedSummary, type NavigationResult } from './navigation-result';
+
+export interface NavigateRequest {
+  readonly sessionId: string;
+  readonly targetId: string;
+  readonly summarize: boolean;
+  readonly customInstructions?: string;
+  /** Names the branch-summary attempt; an attempt that already ended is not run again. */
+  readonly attemptId: string;
+}
+
+interface SummaryDraft {
+  readonly summary: string;
+  readonly details?: FileLists;
+  readonly fromExtension: boolean;
+  readonly model?: string;
+  readonly usage?: Usage;
+}
+
+interface Navigation {
+  readonly request: NavigateRequest;
+  readonly state: ActiveSessionState;
+  readonly target: NavigationTarget;
+  readonly preparation: TreePreparation;
+}
+
+const ABORTED = 'aborted';
+const STALE = 'stale';
+const NEVER_ABORTED = new AbortController().signal;
+
+@Injectable()
+export class NavigationService {
+  private readonly logger = new Logger('NavigationService');
+
+  constructor(
+    private readonly streams: SessionStreams,
+    private readonly summaries: BranchSummaries,
+    private readonly runner: SummaryRunner,
+    private readonly hooks: SessionHooks,
+    private readonly attempts: RunningAttempts,
+    @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async navigate(request: NavigateRequest): Promise<NavigationResult> {
+    const { sessionId, targetId, attemptId } = request;
+    const { state } = await this.streams.load(sessionId);
+    const existing = state.getAttempt(attemptId);
+    if (existing?.kind === 'branch_summary' && existing.outcome !== null) {
+      const ended = resultOfEndedSummary({ sessionId, targetId }, existing, state, true);
+      if (ended) return ended;
+    }
+    const targetEntry = state.getEntry(targetId);
+    if (!targetEntry) throw notFound(`Entry ${targetId} not found`, { entryId: targetId });
+    const oldLeafId = state.leafId;
+    if (targetId === oldLeafId)
+      return { sessionId, targetId, oldLeafId, leafId: oldLeafId, outcome: 'unchanged' };
+
+    const settings = resolveSessionSettings(this.settings, state.entries()).settings;
+    const userWantsSummary = request.summarize && settings.branchSummary.enabled;
+    const byId = new Map(state.entries().map((entry) => [entry.id, entry] as const));
+    const collected = collectEntriesForBranchSummary(byId, oldLeafId, targetId);
+    const navigation: Navigation = {
+      request,
+      state,
+      target: navigationTarget(targetEntry),
+      preparation: {
+        targetId,
+        oldLeafId,
+        commonAncestorId: collected.commonAncestorId,
+        entriesToSummarize: collected.entries,
+        userWantsSummary,
+      },
+    };
+    if (!userWantsSummary) return this.withoutAttempt(navigation, request.summarize ? 'disabled' : undefined);
+    return this.attempts.run(sessionId, attemptId, 'branch_summary', (signal) =>
+      this.withAttempt(navigation, settings, signal),
+    );
+  }
+
+  /** Navigation without a summary attempt: the hook, then the leaf move. */
+  private async withoutAttempt(
+    navigation: Navigation,
+    declined: 'disabled' | undefined,
+  ): Promise<NavigationResult> {
+    const before = await this.hooks.session_before_tree({
+      sessionId: navigation.request.sessionId,
+      preparation: navigation.preparation,
+      signal: NEVER_ABORTED,
+    });
+    if (before?.cancel === true) return this.cancelled(navigation, TREE_HOOK_CANCELLED_REASON);
+    return this.moveLeaf(navigation, declined);
+  }
+
+  private async withAttempt(
+    navigation: Navigation,
+    settings: EngineSettings,
+    signal: AbortSignal,
+  ): Promise<NavigationResult> {
+    const { request, preparation, state } = navigation;
+    const { sessionId, attemptId } = request;
+    const before = await this.hooks.session_before_tree({ sessionId, preparation, signal });
+    if (before?.cancel === true) return this.cancelled(navigation, TREE_HOOK_CANCELLED_REASON);
+    const hookSummary = before?.summary;
+    if (!hookSummary && preparation.entriesToSummarize.length === 0) {
+      return this.moveLeaf(navigation, 'nothing_to_summarize');
+    }
+    const startedAt = this.clock.now();
+    await this.streams.execute(
+      sessionId,
+      {
+        type: 'StartBranchSummary',
+        data: {
+          attemptId,
+          targetId: request.targetId,
+          oldLeafId: preparation.oldLeafId,
+          ...(this.runner.intendedSummarizer !== undefined ? { model: this.runner.intendedSummarizer } : {}),
+          startedAt,
+        },
+      },
+      { idSeed: `${attemptId}/start` },
+    );
+    try {
+      const draft: SummaryDraft = hookSummary
+        ? {
+            summary: hookSummary.summary,
+            ...(hookSummary.details ? { details: hookSummary.details } : {}),
+            fromExtension: true,
+            model: 'extension',
+          }
+        : {
+            ...(await this.summaries.summarize(preparation.entriesToSummarize, {
+              contextWindow: contextWindowOf(settings, sessionModelOf(state.currentPath())),
+              reserveTokens: settings.branchSummary.reserveTokens,
+              signal,
+              ...(request.customInstructions !== undefined
+                ? { customInstructions: request.customInstructions }
+                : {}),
+            })),
+            fromExtension: false,
+          };
+      if (signal.aborted) return await this.endAttempt(navigation, cancelSummary(attemptId, ABORTED));
+      return await this.record(navigation, draft, startedAt);
+    } catch (error) {
+      if (isAbort(error, signal)) {
+        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED));
+      }
+      this.logger.warn(`branch summary ${attemptId} of ${sessionId} failed: ${describeError(error)}`);
+      return this.endAttempt(navigation, {
+        type: 'FailBranchSummary',
+        data: { attemptId, error: attemptErrorOf(error) },
+      });
+    }
+  }
+
+  /** Appends the summary at the destination while the leaf is still where navigation began. */
+  private async record(
+    navigation: Navigation,
+    draft: SummaryDraft,
+    startedAt: number,
+  ): Promise<NavigationResult> {
+    const { request, target, preparation } = navigation;
+    const { attemptId } = request;
+    const timestamp = isoTimestamp(this.clock);
+    const durationMs = Math.max(0, this.clock.now() - startedAt);
+    const plan = (state: SessionState): SessionCommand[] => {
+      if (state.status !== 'active') return [];
+      if (state.leafId !== preparation.oldLeafId) return [skipSummary(attemptId, STALE)];
+      const entry: BranchSummaryEntry = {
+        type: 'branch_summary',
+        id: newEntryId((entryId) => state.hasEntry(entryId), `${attemptId}/branch-summary`),
+        parentId: target.newLeafId,
+        timestamp,
+        fromId: preparation.oldLeafId ?? 'root',
+        summary: draft.summary,
+        ...(draft.details !== undefined ? { details: draft.details } : {}),
+        ...(draft.fromExtension ? { fromExtension: true } : {}),
+      };
+      const data = {
+        attemptId,
+        entry,
+        ...(draft.model !== undefined ? { model: draft.model } : {}),
+        ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
+        durationMs,
+      };
+      return [{ type: 'RecordBranchSummary', data }];
+    };
+    const result = await this.endAttempt(navigation, plan);
+    if (result.outcome === 'navigated' && result.summary && result.redelivered !== true) {
+      await this.hooks.notify('session_tree', {
+        sessionId: request.sessionId,
+        newLeafId: target.newLeafId,
+        oldLeafId: preparation.oldLeafId,
+        summaryEntry: result.summary.entry,
+        fromExtension: result.summary.fromExtension,
+      });
+      return { ...result, ...(target.editorText !== undefined ? { editorText: target.editorText } : {}) };
+    }
+    return result;
+  }
+
+  private async endAttempt(
+    navigation: Navigation,
+    plan: SessionCommand | ((state: SessionState) => SessionCommand[]),
+  ): Promise<NavigationResult> {
+    const { sessionId, attemptId, targetId } = navigation.request;
+    let state: SessionState;
+    let redelivered: boolean;
+    try {
+      const written = await this.streams.execute(sessionId, plan, { idSeed: `${attemptId}/outcome` });
+      state = written.state;
+      redelivered = written.alreadyHandled;
+    } catch (error) {
+      if (!(error instanceof SessionDomainError && error.code === 'already_exists')) throw error;
+      state = (await this.streams.load(sessionId)).state;
+      redelivered = true;
+    }
+    const attempt = state.status === 'active' ? state.getAttempt(attemptId) : undefined;
+    const result =
+      state.status === 'active' && attempt?.kind === 'branch_summary'
+        ? resultOfEndedSummary({ sessionId, targetId }, attempt, state, redelivered)
+        : undefined;
+    if (!result) throw new Error(`branch-summary attempt ${attemptId} did not end`);
+    return result;
+  }
+
+  private async moveLeaf(
+    navigation: Navigation,
+    declined: 'disabled' | 'nothing_to_summarize' | undefined,
+  ): Promise<NavigationResult> {
+    const { request, target, preparation } = navigation;
+    const written = await this.streams.execute(request.sessionId, {
+      type: 'MoveLeaf',
+      data: { leafId: target.newLeafId },
+    });
+    const leafId = written.state.status === 'active' ? written.state.leafId : target.newLeafId;
+    await this.hooks.notify('session_tree', {
+      sessionId: request.sessionId,
+      newLeafId: leafId,
+      oldLeafId: preparation.oldLeafId,
+    });
+    return {
+      sessionId: request.sessionId,
+      targetId: request.targetId,
+      oldLeafId: preparation.oldLeafId,
+      leafId,
+      outcome: 'navigated',
+      ...(target.editorText !== undefined ? { editorText: target.editorText } : {}),
+      ...(declined !== undefined ? { summaryDeclined: declined } : {}),
+    };
+  }
+
+  private cancelled(navigation: Navigation, reason: string): NavigationResult {
+    const { request, preparation } = navigation;
+    return {
+      sessionId: request.sessionId,
+      targetId: request.targetId,
+      oldLeafId: preparation.oldLeafId,
+      leafId: preparation.oldLeafId,
+      outcome: 'cancelled',
+      reason,
+    };
+  }
+}
+
+function cancelSummary(attemptId: string, reason: string): SessionCommand {
+  return { type: 'CancelBranchSummary', data: { attemptId, reason } };
+}
+
+function skipSummary(attemptId: string, reason: string): SessionCommand {
+  return { type: 'SkipBranchSummary', data: { attemptId, reason } };
+}

@@ -1,0 +1,312 @@
+// Runs one compaction attempt end to end (reference §5, issue 4 parts 2–3): load → prepare
+// (pruned outputs as their notices) → a skip ends at once as `CompactionStarted` +
+// `CompactionSkipped` with no model call (defect 17) → otherwise `CompactionStarted` → hooks →
+// summaries under the attempt's abort signal → record under the current leaf, preparing once
+// more when the session moved under it. Every attempt ends in exactly one terminal event. An
+// attempt id that already ended returns its recorded outcome and writes nothing, so callers
+// (sagas) derive it from the triggering event and redelivery never compacts twice.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  SessionDomainError,
+  prepareCompaction,
+  type ActiveSessionState,
+  type CompactionReady,
+  type CompactionTrigger,
+  type SessionCommand,
+  type SessionEntry,
+  type SessionState,
+  type TokenCounter,
+} from '@strata/session';
+import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
+import { RunningAttempts } from '../attempts/running-attempts.service';
+import { SessionHooks } from '../hooks/session-hooks.service';
+import { SessionStreams } from '../sessions/session-streams.service';
+import { sessionModelOf, withPrunedOutputs } from '../sessions/session-views';
+import { contextWindowOf } from '../settings/engine-settings';
+import type { EngineSettings } from '../settings/engine-settings.schema';
+import { resolveSessionSettings } from '../settings/session-settings';
+import { isoTimestamp, type Clock } from '../shared/clock';
+import { CLOCK, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
+import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { CompactionSummaries } from './compaction-summaries.service';
+import {
+  hookCompactionDraft,
+  hookCompactionProblem,
+  recordCompactionPlan,
+  type CompactionDraft,
+} from './compaction-record';
+import {
+  ABORTED_REASON,
+  DISABLED_REASON,
+  HOOK_CANCELLED_REASON,
+  STALE_REASON,
+  resultOfEndedAttempt,
+  type CompactionResult,
+} from './compaction-result';
+
+export interface CompactRequest {
+  readonly sessionId: string;
+  readonly attemptId: string;
+  readonly trigger: CompactionTrigger;
+  readonly customInstructions?: string;
+}
+
+type Produced =
+  | { readonly kind: 'draft'; readonly draft: CompactionDraft }
+  | { readonly kind: 'cancelled'; readonly reason: string };
+
+/** How many times an attempt prepares before it gives up as stale. */
+const PREPARATION_ROUNDS = 2;
+
+@Injectable()
+export class CompactionService {
+  private readonly logger = new Logger('CompactionService');
+
+  constructor(
+    private readonly streams: SessionStreams,
+    private readonly summaries: CompactionSummaries,
+    private readonly runner: SummaryRunner,
+    private readonly hooks: SessionHooks,
+    private readonly attempts: RunningAttempts,
+    @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
+    @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Runs the attempt, or joins it when it is running here, or returns how it ended. */
+  compact(request: CompactRequest): Promise<CompactionResult> {
+    return this.attempts.run(request.sessionId, request.attemptId, 'compaction', (signal) =>
+      this.runAttempt(request, signal),
+    );
+  }
+
+  private async runAttempt(request: CompactRequest, signal: AbortSignal): Promise<CompactionResult> {
+    const { sessionId, attemptId, trigger } = request;
+    const { state } = await this.streams.load(sessionId);
+    const existing = state.getAttempt(attemptId);
+    if (existing?.kind === 'compaction' && existing.outcome !== null) {
+      const ended = resultOfEndedAttempt(sessionId, existing, state, true);
+      if (ended) return ended;
+    }
+    const reason = trigger === 'manual' ? undefined : trigger;
+    if (reason) await this.hooks.notify('auto_compaction_start', { sessionId, attemptId, reason });
+    const result = await this.attempt(request, state, existing !== undefined, signal);
+    if (result.outcome === 'completed' && !result.redelivered) {
+      await this.hooks.notify('session_compact', {
+        sessionId,
+        attemptId,
+        compactionEntry: result.entry,
+        fromExtension: result.fromExtension,
+      });
+    }
+    if (reason) {
+      await this.hooks.notify('auto_compaction_end', {
+        sessionId,
+        attemptId,
+        reason,
+        ...(result.outcome === 'completed' ? { result: result.entry } : {}),
+        aborted: result.outcome === 'cancelled',
+        willRetry: result.outcome === 'completed' && reason === 'overflow',
+        ...(result.outcome === 'failed'
+          ? {
+              errorMessage: `${reason === 'overflow' ? 'Context overflow recovery failed' : 'Auto-compaction failed'}: ${result.error.message}`,
+            }
+          : {}),
+        ...(result.outcome === 'skipped' ? { skippedReason: result.reason } : {}),
+      });
+    }
+    return result;
+  }
+
+  private async attempt(
+    request: CompactRequest,
+    loaded: ActiveSessionState,
+    alreadyStarted: boolean,
+    signal: AbortSignal,
+  ): Promise<CompactionResult> {
+    const { sessionId, attemptId, trigger } = request;
+    const startedAt = this.clock.now();
+    const settings = resolveSessionSettings(this.settings, loaded.entries()).settings;
+    let state = loaded;
+    let started = alreadyStarted;
+    try {
+      for (let round = 1; ; round += 1) {
+        const path = withPrunedOutputs(state.currentPath(), state.prunedResults());
+        const preparation =
+          trigger !== 'manual' && !settings.compaction.enabled
+            ? ({ kind: 'skip', reason: DISABLED_REASON } as const)
+            : prepareCompaction(path, settings.compaction, this.counter);
+        const start: SessionCommand[] = started
+          ? []
+          : [
+              {
+                type: 'StartCompaction',
+                data: {
+                  attemptId,
+                  trigger,
+                  preparedAtLeafId: state.leafId,
+                  ...(preparation.kind === 'ready' ? { firstKeptEntryId: preparation.firstKeptEntryId } : {}),
+                  tokensBefore: preparation.kind === 'ready' ? preparation.tokensBefore : 0,
+                  ...(this.runner.intendedSummarizer !== undefined
+                    ? { model: this.runner.intendedSummarizer }
+                    : {}),
+                  startedAt,
+                },
+              },
+            ];
+        if (preparation.kind === 'skip') {
+          return await this.end(request, [...start, skip(attemptId, preparation.reason)], started);
+        }
+        if (!started) {
+          await this.streams.execute(sessionId, start, { idSeed: `${attemptId}/start` });
+          started = true;
+        }
+        const produced = await this.produce(request, preparation, path, settings, signal);
+        if (produced.kind === 'cancelled') {
+          return await this.end(request, [cancel(attemptId, produced.reason)], true);
+        }
+        if (signal.aborted) return await this.end(request, [cancel(attemptId, ABORTED_REASON)], true);
+        const written = await this.streams.execute(
+          sessionId,
+          recordCompactionPlan({
+            attemptId,
+            draft: produced.draft,
+            preparedAgainst: {
+              firstKeptEntryId: produced.draft.firstKeptEntryId,
+              previousCompactionId: preparation.previousCompactionId,
+            },
+            timestamp: isoTimestamp(this.clock),
+            durationMs: Math.max(0, this.clock.now() - startedAt),
+            counter: this.counter,
+          }),
+          { idSeed: `${attemptId}/outcome` },
+        );
+        if (written.events.length > 0 || written.alreadyHandled) {
+          return this.endedResult(request, written.state, written.alreadyHandled);
+        }
+        if (round >= PREPARATION_ROUNDS) {
+          return await this.end(request, [skip(attemptId, STALE_REASON)], true);
+        }
+        this.logger.log(`compaction ${attemptId} of ${sessionId} is stale; preparing again`);
+        state = (await this.streams.load(sessionId)).state;
+      }
+    } catch (error) {
+      if (!started) throw error;
+      return this.endAfterError(request, error, signal);
+    }
+  }
+
+  /** The hooks, then the default summary unless a hook cancelled or supplied a valid compaction. */
+  private async produce(
+    request: CompactRequest,
+    preparation: CompactionReady,
+    path: readonly SessionEntry[],
+    settings: EngineSettings,
+    signal: AbortSignal,
+  ): Promise<Produced> {
+    const { sessionId, attemptId, trigger, customInstructions } = request;
+    const before = await this.hooks.session_before_compact({
+      sessionId,
+      attemptId,
+      trigger,
+      preparation,
+      branchEntries: path,
+      ...(customInstructions !== undefined ? { customInstructions } : {}),
+      signal,
+    });
+    if (before?.cancel === true) return { kind: 'cancelled', reason: HOOK_CANCELLED_REASON };
+    if (before?.compaction) {
+      const problem = hookCompactionProblem(before.compaction, path);
+      if (problem === undefined) return { kind: 'draft', draft: hookCompactionDraft(before.compaction) };
+      this.logger.warn(
+        `session_before_compact supplied a compaction that was rejected (${problem}); compacting as usual`,
+      );
+    }
+    if (signal.aborted) return { kind: 'cancelled', reason: ABORTED_REASON };
+    const compacting = await this.hooks['session.compacting']({
+      sessionId,
+      attemptId,
+      messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
+    });
+    const generated = await this.summaries.summarize(preparation, {
+      reserveTokens: settings.compaction.reserveTokens,
+      contextWindow: contextWindowOf(settings, sessionModelOf(path)),
+      signal,
+      ...(customInstructions !== undefined ? { customInstructions } : {}),
+      ...(compacting?.prompt !== undefined ? { hookPrompt: compacting.prompt } : {}),
+      ...(compacting?.context !== undefined ? { hookContext: compacting.context } : {}),
+    });
+    return {
+      kind: 'draft',
+      draft: {
+        summary: generated.summary,
+        ...(generated.shortSummary !== undefined ? { shortSummary: generated.shortSummary } : {}),
+        firstKeptEntryId: preparation.firstKeptEntryId,
+        tokensBefore: preparation.tokensBefore,
+        details: generated.details,
+        ...(compacting?.preserveData !== undefined ? { preserveData: compacting.preserveData } : {}),
+        fromExtension: false,
+        ...(generated.model !== undefined ? { model: generated.model } : {}),
+        ...(generated.usage !== undefined ? { usage: generated.usage } : {}),
+      },
+    };
+  }
+
+  /** Writes a terminal decision; an attempt that another writer ended meanwhile reads back as such. */
+  private async end(
+    request: CompactRequest,
+    commands: readonly SessionCommand[],
+    started: boolean,
+  ): Promise<CompactionResult> {
+    const { sessionId, attemptId } = request;
+    try {
+      const written = await this.streams.execute(sessionId, commands, {
+        idSeed: `${attemptId}/${started ? 'outcome' : 'start'}`,
+      });
+      return this.endedResult(request, written.state, written.alreadyHandled);
+    } catch (error) {
+      if (error instanceof SessionDomainError && error.code === 'already_exists') {
+        return this.endedResult(request, (await this.streams.load(sessionId)).state, true);
+      }
+      throw error;
+    }
+  }
+
+  private async endAfterError(
+    request: CompactRequest,
+    error: unknown,
+    signal: AbortSignal,
+  ): Promise<CompactionResult> {
+    const { attemptId } = request;
+    if (isAbort(error, signal)) {
+      return this.end(request, [cancel(attemptId, ABORTED_REASON)], true);
+    }
+    if (error instanceof SessionDomainError && error.code === 'already_exists') {
+      return this.endedResult(request, (await this.streams.load(request.sessionId)).state, true);
+    }
+    this.logger.warn(`compaction ${attemptId} of ${request.sessionId} failed: ${describeError(error)}`);
+    return this.end(
+      request,
+      [{ type: 'FailCompaction', data: { attemptId, error: attemptErrorOf(error) } }],
+      true,
+    );
+  }
+
+  private endedResult(request: CompactRequest, state: SessionState, redelivered = false): CompactionResult {
+    const attempt = state.status === 'active' ? state.getAttempt(request.attemptId) : undefined;
+    const result =
+      state.status === 'active' && attempt?.kind === 'compaction'
+        ? resultOfEndedAttempt(request.sessionId, attempt, state, redelivered)
+        : undefined;
+    if (!result) throw new Error(`compaction attempt ${request.attemptId} did not end`);
+    return result;
+  }
+}
+
+function skip(attemptId: string, reason: string): SessionCommand {
+  return { type: 'SkipCompaction', data: { attemptId, reason } };
+}
+
+function cancel(attemptId: string, reason: string): SessionCommand {
+  return { type: 'CancelCompaction', data: { attemptId, reason } };
+}

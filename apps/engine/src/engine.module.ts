@@ -1,0 +1,161 @@
+// The engine's session use cases as one Nest module: the CQRS command handlers, the compaction
+// and navigation services, hooks, settings, the summarisers and the event store. Global, so
+// other modules (HTTP controllers, sagas, hook providers) inject its services directly.
+// `EngineModule.forRoot()` reads everything from the environment; tests and embedders pass
+// a store, settings, summarisers, hooks or a clock instead.
+import {
+  Inject,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnModuleDestroy,
+  type Provider,
+} from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
+import type { Summarizer } from '@strata/summarizer';
+import { createTokenCounter } from '@strata/tokenizer';
+import { RunningAttempts } from './attempts/running-attempts.service';
+import { BranchSummaries } from './branch-summary/branch-summaries.service';
+import { NavigationService } from './branch-summary/navigation.service';
+import { CompactionSummaries } from './compaction/compaction-summaries.service';
+import { CompactionService } from './compaction/compaction.service';
+import { SessionHooks } from './hooks/session-hooks.service';
+import type { SessionHookHandlers } from './hooks/session-hook.types';
+import { AbortCompactionHandler } from './sessions/abort-compaction/abort-compaction.handler';
+import { AppendEntriesHandler } from './sessions/append-entries/append-entries.handler';
+import { CompactSessionHandler } from './sessions/compact-session/compact-session.handler';
+import { NavigateSessionHandler } from './sessions/navigate-session/navigate-session.handler';
+import { SessionStreams } from './sessions/session-streams.service';
+import { SetLabelHandler } from './sessions/set-label/set-label.handler';
+import { StartSessionHandler } from './sessions/start-session/start-session.handler';
+import { loadEngineSettings, parseEngineSettings } from './settings/engine-settings';
+import type { EngineSettings, EngineSettingsInput } from './settings/engine-settings.schema';
+import { systemClock, type Clock } from './shared/clock';
+import { loadEngineTemplates } from './shared/engine-templates';
+import {
+  CLOCK,
+  ENGINE_SETTINGS,
+  ENGINE_TEMPLATES,
+  EVENT_STORE,
+  SUMMARIZER_CANDIDATES,
+  TOKEN_COUNTER,
+} from './shared/injection-tokens';
+import { buildSummarizerCandidates } from './summarizers/summarizer-candidates';
+import { SummaryRunner } from './summarizers/summary-runner.service';
+
+export interface EngineModuleOptions {
+  /** A store to use (the caller closes it), or a store URL to open (closed with the module). */
+  readonly store?: EventStore | string;
+  /** Settings to validate; by default the file named by `STRATA_SETTINGS`, else the defaults. */
+  readonly settings?: EngineSettingsInput;
+  /** Summarisers to use instead of those the settings describe. */
+  readonly summarizers?: readonly Summarizer[];
+  /** Hook providers registered at start-up (besides any `@SessionHook()` provider). */
+  readonly hooks?: readonly SessionHookHandlers[];
+  readonly clock?: Clock;
+  /** Where store URLs, settings files and API keys are looked up; `process.env` by default. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  readonly promptsDirectory?: string;
+}
+
+const STORE_OWNED = Symbol('STORE_OWNED');
+const STATIC_HOOKS = Symbol('STATIC_HOOKS');
+
+/** Closes the store when the module opened it. */
+class EventStoreLifecycle implements OnModuleDestroy {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(STORE_OWNED) private readonly owned: boolean,
+  ) {}
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.owned) await this.store.close();
+  }
+}
+
+const services = [
+  SessionStreams,
+  RunningAttempts,
+  SessionHooks,
+  SummaryRunner,
+  CompactionSummaries,
+  CompactionService,
+  BranchSummaries,
+  NavigationService,
+];
+
+const commandHandlers = [
+  StartSessionHandler,
+  AppendEntriesHandler,
+  NavigateSessionHandler,
+  CompactSessionHandler,
+  AbortCompactionHandler,
+  SetLabelHandler,
+];
+
+@Module({})
+export class EngineModule {
+  static forRoot(options: EngineModuleOptions = {}): DynamicModule {
+    const environment = options.environment ?? process.env;
+    const cwd = options.cwd ?? process.cwd();
+    const logger = new Logger('EngineModule');
+    const providers: Provider[] = [
+      {
+        provide: ENGINE_SETTINGS,
+        useFactory: (): EngineSettings =>
+          options.settings !== undefined
+            ? parseEngineSettings(options.settings)
+            : loadEngineSettings(environment, cwd),
+      },
+      {
+        provide: EVENT_STORE,
+        useFactory: (): EventStore =>
+          typeof options.store === 'object'
+            ? options.store
+            : openEventStore(resolveStoreUrl(options.store, environment), { cwd }),
+      },
+      { provide: STORE_OWNED, useValue: typeof options.store !== 'object' },
+      EventStoreLifecycle,
+      { provide: CLOCK, useValue: options.clock ?? systemClock },
+      {
+        provide: TOKEN_COUNTER,
+        useFactory: (settings: EngineSettings) => createTokenCounter(settings.tokenizer),
+        inject: [ENGINE_SETTINGS],
+      },
+      { provide: ENGINE_TEMPLATES, useFactory: () => loadEngineTemplates(options.promptsDirectory) },
+      {
+        provide: SUMMARIZER_CANDIDATES,
+        useFactory: (settings: EngineSettings): readonly Summarizer[] =>
+          options.summarizers ??
+          buildSummarizerCandidates(settings, environment, (message) => logger.warn(message)),
+        inject: [ENGINE_SETTINGS],
+      },
+      ...services,
+      ...commandHandlers,
+      {
+        provide: STATIC_HOOKS,
+        useFactory: (hooks: SessionHooks) =>
+          (options.hooks ?? []).map((handlers) => hooks.register(handlers)),
+        inject: [SessionHooks],
+      },
+    ];
+    return {
+      module: EngineModule,
+      global: true,
+      imports: [CqrsModule.forRoot(), DiscoveryModule],
+      providers,
+      exports: [
+        ...services,
+        ENGINE_SETTINGS,
+        EVENT_STORE,
+        CLOCK,
+        TOKEN_COUNTER,
+        ENGINE_TEMPLATES,
+        SUMMARIZER_CANDIDATES,
+      ],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+// AppendEntries: a batch of complete entries (ids, parents, timestamps chosen by the writer).
+import { Command } from '@nestjs/cqrs';
+import type { SessionEntry } from '@strata/session';
+
+export interface AppendEntriesOptions {
+  /** The stream's last revision as the writer saw it; a different one is a conflict. */
+  readonly expectedRevision?: bigint;
+  /** The leaf as the writer saw it (null = empty); a different one is a conflict. */
+  readonly expectedLeafId?: string | null;
+  /** The same key proposes the same event ids, so a retried batch is written once. */
+  readonly idempotencyKey?: string;
+}
+
+export interface AppendEntriesResult {
+  readonly sessionId: string;
+  readonly entryIds: readonly string[];
+  readonly leafId: string | null;
+  readonly revision: bigint | null;
+  /** True when the batch of this idempotency key was already written (nothing was written now). */
+  readonly alreadyAppended: boolean;
+}
+
+export class AppendEntriesCommand extends Command<AppendEntriesResult> {
+  constructor(
+    readonly sessionId: string,
+    readonly entries: readonly SessionEntry[],
+    readonly options: AppendEntriesOptions = {},
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,25 @@
+// CompactSession: one compaction attempt (manual, or threshold/overflow from a saga).
+import { Command } from '@nestjs/cqrs';
+import type { CompactionTrigger } from '@strata/session';
+import type { CompactionResult } from '../../compaction/compaction-result';
+
+export interface CompactSessionOptions {
+  /** Appended to the summary instructions as "Additional focus: …". */
+  readonly customInstructions?: string;
+  /** `manual` by default. */
+  readonly trigger?: CompactionTrigger;
+  /**
+   * Names the attempt. A saga derives it from the triggering event (`attemptIdFromTrigger`), so
+   * a redelivered trigger returns the recorded outcome and writes nothing; fresh by default.
+   */
+  readonly attemptId?: string;
+}
+
+export class CompactSessionCommand extends Command<CompactionResult> {
+  constructor(
+    readonly sessionId: string,
+    readonly options: CompactSessionOptions = {},
+  ) {
+    super();
+  }
+}

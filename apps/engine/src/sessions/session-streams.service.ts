@@ -1,0 +1,105 @@
+// Reads and writes session streams for every use case: a thin layer over the one generic
+// command handler of @strata/event-store (read → fold → decide → append at the read revision →
+// bounded retry on conflict). A use case hands it a plan: one decider command, several (decided
+// in turn, appended as one batch), or a function of the current state that names them — so a
+// retry after a conflict decides again on the fresh state (a compaction attaches under the leaf
+// that is current when it is written, not the one it was prepared at).
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  handleCommand,
+  loadSession,
+  parseStoredSessionEvent,
+  plainAppender,
+  type CommandHandled,
+  type Decider,
+  type EventStore,
+  type LoadedSession,
+  type StreamAppender,
+} from '@strata/event-store';
+import {
+  conflict,
+  decide,
+  evolve,
+  initialState,
+  sessionStreamName,
+  type SessionCommand,
+  type SessionEvent,
+  type SessionState,
+} from '@strata/session';
+import { EVENT_STORE } from '../shared/injection-tokens';
+
+/** What to decide: one command, several in order, or a function of the state that names them. */
+export type SessionPlan =
+  SessionCommand | readonly SessionCommand[] | ((state: SessionState) => readonly SessionCommand[]);
+
+function commandsOf(plan: SessionPlan, state: SessionState): readonly SessionCommand[] {
+  if (typeof plan === 'function') return plan(state);
+  return isCommandList(plan) ? plan : [plan];
+}
+
+function isCommandList(plan: SessionCommand | readonly SessionCommand[]): plan is readonly SessionCommand[] {
+  return Array.isArray(plan);
+}
+
+/** Decides each command on the state left by the previous ones; all events form one append. */
+export const sessionPlanDecider: Decider<SessionPlan, SessionEvent, SessionState> = {
+  decide(plan, state) {
+    const events: SessionEvent[] = [];
+    let current = state;
+    for (const command of commandsOf(plan, state)) {
+      const decided = decide(command, current);
+      for (const event of decided) current = evolve(current, event);
+      events.push(...decided);
+    }
+    return events;
+  },
+  evolve,
+  initialState,
+};
+
+export type SessionWrite = CommandHandled<SessionEvent, SessionState>;
+
+export interface SessionWriteOptions {
+  /** New event ids derive from it; a stream already holding its first id is left alone. */
+  readonly idSeed?: string;
+  /** The writer's view: the stream's last revision must equal it (no retry when it does not). */
+  readonly expectedRevision?: bigint;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+function appenderExpecting(expectedRevision: bigint | undefined): StreamAppender {
+  if (expectedRevision === undefined) return plainAppender;
+  return (request) => {
+    const actual = request.lastEvent?.revision ?? null;
+    if (actual !== expectedRevision) {
+      throw conflict(`session stream is at revision ${actual ?? 'none'}, not ${expectedRevision}`, {
+        expectedRevision: expectedRevision.toString(),
+        revision: actual === null ? null : actual.toString(),
+      });
+    }
+    return plainAppender(request);
+  };
+}
+
+@Injectable()
+export class SessionStreams {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  /** The folded session; throws `SessionNotFoundError` when it was never started. */
+  load(sessionId: string): Promise<LoadedSession> {
+    return loadSession(this.store, sessionId);
+  }
+
+  /**
+   * Decides `plan` on the session's current state and appends the events. Throws what the
+   * decider throws (`SessionDomainError`), and `ConcurrencyError` when every retry met a writer.
+   */
+  execute(sessionId: string, plan: SessionPlan, options: SessionWriteOptions = {}): Promise<SessionWrite> {
+    return handleCommand(this.store, sessionStreamName(sessionId), plan, sessionPlanDecider, {
+      parseEvent: parseStoredSessionEvent,
+      ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
+      ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+      appender: appenderExpecting(options.expectedRevision),
+    });
+  }
+}

@@ -1,0 +1,60 @@
+// Read helpers over a folded session that several use cases share: the path as the model sees
+// it (pruned tool outputs replaced by their notice), the model in use, and the estimated size
+// of the context at a leaf.
+import {
+  buildSessionContext,
+  estimateMessageTokens,
+  prunedResultNotice,
+  type PrunedResult,
+  type SessionEntry,
+  type TokenCounter,
+} from '@strata/session';
+
+/** The entries with each pruned tool result showing its notice instead of its output. */
+export function withPrunedOutputs(
+  entries: readonly SessionEntry[],
+  prunedResults: ReadonlyMap<string, PrunedResult>,
+): SessionEntry[] {
+  if (prunedResults.size === 0) return [...entries];
+  return entries.map((entry) => {
+    const pruned = prunedResults.get(entry.id);
+    if (pruned === undefined || entry.type !== 'message' || entry.message.role !== 'toolResult') return entry;
+    return {
+      ...entry,
+      message: {
+        ...entry.message,
+        content: [{ type: 'text', text: prunedResultNotice(pruned.tokens) }],
+        prunedAt: pruned.prunedAt,
+      },
+    };
+  });
+}
+
+/** "provider/modelId" of the newest assistant answer or default-role model change on the path. */
+export function sessionModelOf(pathEntries: readonly SessionEntry[]): string | undefined {
+  for (let index = pathEntries.length - 1; index >= 0; index -= 1) {
+    const entry = pathEntries[index];
+    if (entry?.type === 'message' && entry.message.role === 'assistant') {
+      return `${entry.message.provider}/${entry.message.model}`;
+    }
+    if (
+      entry?.type === 'model_change' &&
+      entry.model !== undefined &&
+      (entry.role ?? 'default') === 'default'
+    ) {
+      return entry.model;
+    }
+  }
+  return undefined;
+}
+
+/** Estimated tokens of the context built for `leafId`. */
+export function estimateContextTokens(
+  entries: readonly SessionEntry[],
+  leafId: string | null,
+  prunedResults: ReadonlyMap<string, PrunedResult>,
+  counter: TokenCounter,
+): number {
+  const context = buildSessionContext(entries, leafId, { prunedResults });
+  return context.messages.reduce((total, message) => total + estimateMessageTokens(message, counter), 0);
+}

@@ -1,0 +1,14 @@
+// Injection tokens of the engine's ports and configuration.
+
+/** The `EventStore` the engine writes sessions to. */
+export const EVENT_STORE = Symbol('EVENT_STORE');
+/** The validated `EngineSettings`. */
+export const ENGINE_SETTINGS = Symbol('ENGINE_SETTINGS');
+/** The `Clock`. */
+export const CLOCK = Symbol('CLOCK');
+/** The `TokenCounter` of estimates. */
+export const TOKEN_COUNTER = Symbol('TOKEN_COUNTER');
+/** The summary and context templates (`EngineTemplates`). */
+export const ENGINE_TEMPLATES = Symbol('ENGINE_TEMPLATES');
+/** The ordered summariser candidates (`readonly Summarizer[]`). */
+export const SUMMARIZER_CANDIDATES = Symbol('SUMMARIZER_CANDIDATES');
