@@ -223,7 +223,7 @@ describe('folding generated session histories', () => {
       fc.property(historyArbitrary, (events) => {
         for (const event of events) expect(sessionEventSchema.parse(event)).toEqual(event);
       }),
-      { numRuns: 40 },
+      { numRuns: 30 },
     );
   });
 
@@ -235,7 +235,7 @@ describe('folding generated session histories', () => {
         expect(second).toEqual(first);
         expect(observe(second, probeIdsOf(events))).toEqual(observe(first, probeIdsOf(events)));
       }),
-      { numRuns: 60 },
+      { numRuns: 30 },
     );
   });
 
@@ -266,7 +266,7 @@ describe('folding generated session histories', () => {
           );
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 50 },
     );
   });
 });
