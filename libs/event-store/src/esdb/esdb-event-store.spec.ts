@@ -146,6 +146,12 @@ describe('EsdbEventStore over the protocol test server', () => {
       expect(caughtUpAt).toBe(delivered[delivered.length - 1]);
     });
 
+    it('refuses event ids that are not UUIDs before anything reaches the server', async () => {
+      const streamId = `not-uuid-${randomUUID()}`;
+      await expect(store.appendToStream(streamId, [{ ...anEvent(), id: 'e1' }])).rejects.toThrow(/UUID/);
+      expect(await store.streamRevision(streamId)).toBeNull();
+    });
+
     it('refuses a batch that names one id twice, and otherwise follows the server on reused ids', async () => {
       const streamId = `ids-${randomUUID()}`;
       const repeated = anEvent();

@@ -91,7 +91,11 @@ function serverFilter(filter: EventFilter | undefined): Filter {
   return streamNameFilter({ regex: USER_STREAMS });
 }
 
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function toEventData(event: EventToAppend): JSONEventData {
+  if (!UUID_PATTERN.test(event.id))
+    throw new TypeError(`EventStoreDB event ids are UUIDs, got '${event.id}'`);
   toJsonText(event.data, `data of event ${event.id}`);
   if (event.metadata !== undefined) toJsonText(event.metadata, `metadata of event ${event.id}`);
   return jsonEvent({
