@@ -73,10 +73,10 @@ describe('strata context --file', () => {
     expect(badLine.out()).toBe('');
   });
 
-  it('rejects a missing --file and an unknown tokenizer as usage errors', async () => {
+  it('rejects a missing --file (or --session) and an unknown tokenizer as usage errors', async () => {
     const noFile = recordingIo();
     expect(await runCli(['context'], noFile, commands)).toBe(2);
-    expect(noFile.err()).toContain('--file is required');
+    expect(noFile.err()).toContain('--file or --session is required');
     const badTokenizer = recordingIo();
     expect(
       await runCli(['context', '--file', sessionFile, '--tokenizer', 'gpt2'], badTokenizer, commands),

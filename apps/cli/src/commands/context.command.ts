@@ -1,35 +1,78 @@
-// `strata context`: the context sent to the model at one leaf of a session file.
+// `strata context`: the context sent to the model at one leaf of a session, read from a pi
+// session file (`--file`) or from the event store (`--session`). Both print the same report;
+// a stored session also brings its pruning events and its persisted leaf.
+import { loadSession } from '@strata/event-store';
+import type { PrunedResult, SessionEntry } from '@strata/session';
 import { loadContextTemplates } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';
-import { CliError, type CliCommand } from '../cli-io';
+import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { buildContextReport, renderContextReport } from '../shared/context-report';
+import { storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine, tokenizerOption } from '../shared/options';
 import { readSessionFile } from '../shared/session-file-source';
+
+interface ContextSource {
+  readonly entries: readonly SessionEntry[];
+  /** Where the context is built when no --leaf is given (undefined: the last entry). */
+  readonly defaultLeafId?: string | null;
+  readonly prunedResults?: ReadonlyMap<string, PrunedResult>;
+  /** How to name the source in messages. */
+  readonly name: string;
+}
+
+async function storedSession(
+  sessionId: string,
+  storeUrl: string | undefined,
+  io: CliIo,
+): Promise<ContextSource> {
+  const session = await withEventStore(storeUrl, io, (store) => loadSession(store, sessionId));
+  return {
+    entries: session.entries,
+    defaultLeafId: session.leafId,
+    prunedResults: session.prunedResults,
+    name: `session ${sessionId}`,
+  };
+}
 
 export const contextCommand: CliCommand = {
   name: 'context',
   summary: 'print the context sent to the model at a leaf of a session',
-  usage: 'strata context --file <session.jsonl> [--leaf <entryId>] [--tokenizer o200k|chars4] [--json]',
-  run(argv, io) {
+  usage: `strata context (--file <session.jsonl> | --session <sessionId> ${storeOptionUsage}) [--leaf <entryId>] [--tokenizer o200k|chars4] [--json]`,
+  async run(argv, io) {
     const { values } = parseCommandLine(argv, {
       file: { type: 'string' },
+      session: { type: 'string' },
+      store: { type: 'string' },
       leaf: { type: 'string' },
       tokenizer: { type: 'string' },
       json: { type: 'boolean', default: false },
     });
-    if (values.file === undefined) throw new CliError('--file is required', 2);
-    const counter = createTokenCounter(tokenizerOption(values.tokenizer));
-    const session = readSessionFile(values.file);
-    if (values.leaf !== undefined && !session.entries.some((entry) => entry.id === values.leaf)) {
-      throw new CliError(`entry '${values.leaf}' is not in ${values.file}`);
+    if ((values.file === undefined) === (values.session === undefined)) {
+      throw new CliError(
+        values.file === undefined ? '--file or --session is required' : 'give --file or --session, not both',
+        2,
+      );
     }
+    if (values.store !== undefined && values.session === undefined) {
+      throw new CliError('--store applies to --session only', 2);
+    }
+    const counter = createTokenCounter(tokenizerOption(values.tokenizer));
+    const source: ContextSource =
+      values.session !== undefined
+        ? await storedSession(values.session, values.store, io)
+        : { entries: readSessionFile(values.file!).entries, name: values.file! };
+    if (values.leaf !== undefined && !source.entries.some((entry) => entry.id === values.leaf)) {
+      throw new CliError(`entry '${values.leaf}' is not in ${source.name}`);
+    }
+    const leafId = values.leaf ?? source.defaultLeafId;
     const report = buildContextReport({
-      entries: session.entries,
-      ...(values.leaf !== undefined ? { leafId: values.leaf } : {}),
+      entries: source.entries,
+      ...(leafId !== undefined ? { leafId } : {}),
+      ...(source.prunedResults ? { prunedResults: source.prunedResults } : {}),
       counter,
       templates: loadContextTemplates(),
     });
     io.stdout(values.json ? `${JSON.stringify(report)}\n` : renderContextReport(report, counter));
-    return Promise.resolve(0);
+    return 0;
   },
 };

@@ -26,7 +26,8 @@ export interface ContextReport {
 
 export interface ContextReportInput {
   readonly entries: readonly SessionEntry[];
-  readonly leafId?: string;
+  /** The last entry when absent; null for the empty context before the first entry. */
+  readonly leafId?: string | null;
   readonly prunedResults?: ReadonlyMap<string, PrunedResult>;
   readonly counter: TokenCounter;
   readonly templates: ContextTemplates;

@@ -1,0 +1,39 @@
+// The `--store <url>` option of the commands that use the event store: the URL given, else
+// `STRATA_STORE` from the command's environment, else `sqlite:./data/strata.db` (relative to
+// the command's working directory). The store is always closed when the command's work ends.
+import {
+  openEventStore,
+  resolveStoreUrl,
+  SessionNotFoundError,
+  StoreUrlError,
+  type EventStore,
+} from '@strata/event-store';
+import { CliError, type CliIo } from '../cli-io';
+
+export const storeOptionUsage = '[--store <url>]';
+
+export const storeOptionHelp =
+  'store URLs: sqlite:<path> (default sqlite:./data/strata.db), memory:, esdb://host:2113?tls=false; STRATA_STORE sets the default';
+
+/** Opens the store, runs `work` with it, and closes it whatever happens. */
+export async function withEventStore<Result>(
+  storeUrl: string | undefined,
+  io: CliIo,
+  work: (store: EventStore) => Promise<Result>,
+): Promise<Result> {
+  let store: EventStore;
+  try {
+    store = openEventStore(resolveStoreUrl(storeUrl, io.env), { cwd: io.cwd });
+  } catch (error) {
+    if (error instanceof StoreUrlError) throw new CliError(error.message, 2);
+    throw new CliError(`cannot open the store: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    return await work(store);
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
