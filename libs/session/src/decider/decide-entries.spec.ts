@@ -60,6 +60,11 @@ describe('a started session', () => {
       .then(entries.map(appended));
   });
 
+  it('accepts a label whose target comes earlier in the same batch', () => {
+    const entries = [user('u1', null), label('l1', 'u1', 'u1', 'first prompt')];
+    spec.given([started]).when({ type: 'AppendEntries', data: { entries } }).then(entries.map(appended));
+  });
+
   it('refuses an empty batch', () => {
     spec
       .given([started])

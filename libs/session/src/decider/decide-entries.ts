@@ -32,7 +32,9 @@ export function startSession(command: StartSessionCommand, state: SessionState):
 
 /**
  * Checks a batch of entries in order: each id is new, each parent is null or already known
- * (in the session or earlier in the batch), and each label names a known entry.
+ * (in the session or earlier in the batch), and each label names a known entry. Compaction and
+ * branch-summary entries pass as facts here (an import keeps them as written); the engine
+ * records its own through RecordCompaction / RecordBranchSummary, which check them further.
  */
 function checkNewEntries(state: ActiveSessionState, entries: readonly SessionEntry[]): void {
   const batchIds = new Set<string>();
