@@ -1,3 +1,4 @@
+import { appendChained, verifyStream } from '../integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import { ConcurrencyError, type EventStore, type RecordedEvent } from '../port';
 import { derivedEventId } from './derived-event-id';
@@ -43,7 +44,7 @@ function storeWithRival(inner: EventStore): { store: EventStore; rivalAppends: (
   const store = Object.create(inner) as EventStore;
   store.appendToStream = async (streamId, events, appendOptions) => {
     rivalAppends += 1;
-    await inner.appendToStream(streamId, [
+    await appendChained(inner, streamId, [
       {
         id: derivedEventId('rival', rivalAppends),
         type: 'ItemAdded',
@@ -80,7 +81,9 @@ describe('handleCommand', () => {
       expect(handled.events[0]!.data).toEqual({ item: 'eggs', position: 1 });
       expect(handled.revision).toBe(1n);
       const recorded = await readAllOf(store, 'list-1');
-      expect(recorded[1]!.metadata).toEqual({ actor: 'tester' });
+      expect(recorded[1]!.metadata).toMatchObject({ actor: 'tester', tenant: 'default', schemaVersion: 1 });
+      expect(recorded[1]!.metadata.previousHash).toBe(recorded[0]!.metadata.hash);
+      expect(await verifyStream(store, 'list-1')).toEqual(expect.objectContaining({ ok: true, events: 2 }));
     });
 
     it('lets a refusal of the decider through and writes nothing', async () => {
@@ -134,13 +137,14 @@ describe('handleCommand', () => {
       expect(recorded.map((event) => event.data.item).sort()).toEqual([...items].sort());
       expect(recorded.map((event) => event.data.position)).toEqual(items.map((_, index) => index));
       expect(results.some((result) => result.attempts > 1)).toBe(true);
+      expect(await verifyStream(store, 'list-1')).toEqual(expect.objectContaining({ ok: true, events: 12 }));
     });
   });
 
   describe('given a rival writer that wins every race', () => {
     it('reports the conflict as a ConcurrencyError after the last attempt and writes nothing of its own', async () => {
       const inner = new InMemoryEventStore();
-      await inner.appendToStream('list-1', [
+      await appendChained(inner, 'list-1', [
         { id: derivedEventId('first', 0), type: 'ItemAdded', data: { item: 'first', position: 0 } },
       ]);
       const { store, rivalAppends } = storeWithRival(inner);

@@ -1,10 +1,12 @@
 // The one generic command handler (STYLE.md habit 6): read the stream, fold it with `evolve`,
-// `decide`, append the new events at exactly the revision that was read, and on a conflict
+// `decide`, append the new events sealed into the stream's hash chain (DESIGN.md decision 4)
+// at exactly the revision that was read, and on a conflict
 // read and decide again, a bounded number of times. Events read back are parsed by the
 // caller's `parseEvent` (a trust boundary). Event ids derive from `idSeed` when it is given,
 // so a command handled again (a redelivery) finds its first id already recorded and writes
 // nothing; otherwise they are uuidv7.
 import { newEventId } from '../ids/uuidv7';
+import { createSealingAppender } from '../integrity/chained-append';
 import {
   ConcurrencyError,
   type EventStore,
@@ -28,8 +30,8 @@ export interface DomainEvent {
 }
 
 /**
- * How new events reach the store. The default appends as is; the integrity layer supplies one
- * that seals each event into the stream's hash chain, starting from `lastEvent`.
+ * How new events reach the store. The default is the integrity layer's sealing appender: each
+ * event gets the audit metadata and its place in the stream's hash chain, after `lastEvent`.
  */
 export type StreamAppender = (request: {
   readonly store: EventStore;
@@ -40,8 +42,8 @@ export type StreamAppender = (request: {
   readonly lastEvent: RecordedEvent | undefined;
 }) => Promise<{ readonly nextExpectedRevision: bigint; readonly position: bigint }>;
 
-export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
-  store.appendToStream(streamId, events, { expectedRevision });
+/** Seals with the audit fields (tenant, actor, correlation and causation ids) of each event's metadata. */
+export const sealingAppender: StreamAppender = createSealingAppender();
 
 export interface HandleCommandOptions<Event> {
   /** Validates and converts an event read back from the store; throws when it is not one. */
@@ -50,10 +52,11 @@ export interface HandleCommandOptions<Event> {
   readonly idSeed?: string;
   /** Names each new event's id (wins over `idSeed`). */
   readonly eventIdOf?: (event: Event, index: number) => string;
-  /** Metadata written with every new event. */
+  /** Metadata written with every new event; its `tenant`, `actor`, `correlationId` and `causationId` go into the seal. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /** How many times to read, decide and append before a conflict is reported. 5 by default. */
   readonly maxAttempts?: number;
+  /** `sealingAppender` by default. */
   readonly appender?: StreamAppender;
 }
 
@@ -119,7 +122,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
   }
-  const appender = options.appender ?? plainAppender;
+  const appender = options.appender ?? sealingAppender;
   const firstSeededId =
     options.idSeed !== undefined && !options.eventIdOf ? derivedEventId(options.idSeed, 0) : undefined;
   for (let attempt = 1; ; attempt += 1) {

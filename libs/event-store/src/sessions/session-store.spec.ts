@@ -6,6 +6,7 @@ import {
 } from '@strata/session';
 import { session } from '@strata/testing';
 import { derivedEventId } from '../command-handling/derived-event-id';
+import { appendChained, verifyStream } from '../integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import type { EventStore, RecordedEvent } from '../port';
 import {
@@ -56,7 +57,10 @@ describe('importSessionFile', () => {
         'SessionStarted',
         ...builder.entries.map(() => 'EntryAppended'),
       ]);
-      expect(events[1]!.metadata).toMatchObject({ actor: 'tester', tenant: 'acme' });
+      expect(events[1]!.metadata).toMatchObject({ actor: 'tester', tenant: 'acme', schemaVersion: 1 });
+      expect(await verifyStream(store, 'session-a1b2c3')).toEqual(
+        expect.objectContaining({ ok: true, events: 6 }),
+      );
       expect(await exportSession(store, 'a1b2c3')).toBe(sessionText);
     });
 
@@ -184,7 +188,7 @@ describe('loadSession', () => {
     const store = new InMemoryEventStore();
     await importSessionFile(store, sessionText);
     const toolResultId = builder.entries[2]!.id;
-    await store.appendToStream('session-a1b2c3', [
+    await appendChained(store, 'session-a1b2c3', [
       {
         id: derivedEventId('t', 0),
         type: 'ToolOutputsPruned',
