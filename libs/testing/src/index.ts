@@ -4,3 +4,4 @@ export * from './fixtures';
 export * from './session-arbitraries';
 export * from './decider-specification';
 export * from './esdb-test-server';
+export * from './scripted-summarizer';

@@ -1,0 +1,100 @@
+// End-to-end harness: the engine module in a Nest testing module, on a SQLite store in a
+// temporary file, with summarisers and hooks supplied by the test.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { CommandBus } from '@nestjs/cqrs';
+import {
+  loadSession,
+  SqliteEventStore,
+  type EventStore,
+  type LoadedSession,
+  type RecordedEvent,
+} from '@strata/event-store';
+import {
+  buildSessionContext,
+  sessionStreamName,
+  type SessionEntry,
+  type SessionHeader,
+} from '@strata/session';
+import type { Summarizer } from '@strata/summarizer';
+import { EngineModule } from '../../apps/engine/src/engine.module';
+import type { SessionHookHandlers } from '../../apps/engine/src/hooks/session-hook.types';
+import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
+import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
+import { StartSessionCommand } from '../../apps/engine/src/sessions/start-session/start-session.command';
+
+export interface HarnessOptions {
+  readonly summarizers?: readonly Summarizer[];
+  readonly settings?: EngineSettingsInput;
+  readonly hooks?: readonly SessionHookHandlers[];
+}
+
+export interface EngineHarness {
+  readonly module: TestingModule;
+  readonly commands: CommandBus;
+  readonly store: EventStore;
+  readonly storeFile: string;
+  /** Starts a session and appends the entries in one batch. */
+  seed(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void>;
+  load(sessionId: string): Promise<LoadedSession>;
+  /** The session's events as recorded, oldest first. */
+  events(sessionId: string): Promise<RecordedEvent[]>;
+  /** The context of the session's current leaf. */
+  context(sessionId: string): Promise<ReturnType<typeof buildSessionContext>>;
+  close(): Promise<void>;
+}
+
+export const quietLogger = { log() {}, warn() {}, error() {}, debug() {}, verbose() {} };
+
+export async function startEngine(options: HarnessOptions = {}): Promise<EngineHarness> {
+  const directory = mkdtempSync(join(tmpdir(), 'strata-engine-'));
+  const storeFile = join(directory, 'store.db');
+  const store = new SqliteEventStore({ filename: storeFile });
+  const module = await Test.createTestingModule({
+    imports: [
+      EngineModule.forRoot({
+        store,
+        settings: { tokenizer: 'chars4', ...options.settings },
+        environment: {},
+        ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
+        ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
+      }),
+    ],
+  })
+    .setLogger(quietLogger)
+    .compile();
+  await module.init();
+  const commands = module.get(CommandBus);
+  return {
+    module,
+    commands,
+    store,
+    storeFile,
+    async seed(header, entries) {
+      await commands.execute(new StartSessionCommand({ sessionId: header.id, cwd: header.cwd }));
+      if (entries.length > 0) await commands.execute(new AppendEntriesCommand(header.id, entries));
+    },
+    load: (sessionId) => loadSession(store, sessionId),
+    async events(sessionId) {
+      const events: RecordedEvent[] = [];
+      for await (const event of store.readStream(sessionStreamName(sessionId))) events.push(event);
+      return events;
+    },
+    async context(sessionId) {
+      const loaded = await loadSession(store, sessionId);
+      return buildSessionContext(loaded.entries, loaded.leafId, { prunedResults: loaded.prunedResults });
+    },
+    async close() {
+      await module.close();
+      await store.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The event types of a stream from revision `from` on. */
+export function typesOf(events: readonly RecordedEvent[], from = 0): string[] {
+  return events.slice(from).map((event) => event.type);
+}
