@@ -9,3 +9,4 @@ export * from './sessions';
 export * from './ids/uuidv7';
 export * from './memory';
 export * from './sqlite';
+export * from './integrity';

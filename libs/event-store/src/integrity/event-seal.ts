@@ -1,0 +1,144 @@
+// The integrity seal of one event (DESIGN.md decision 4): audit fields in its metadata and a
+// SHA-256 hash chained to the previous event of its stream, so any change to a stored event,
+// or a removed or reordered one, breaks the chain at a point an auditor can name.
+import type { EventToAppend, RecordedEvent } from '../port';
+import { canonicalJson, sha256Hex } from './canonical-json';
+
+/** The `previousHash` of a stream's first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Metadata keys the seal writes (they replace caller values of the same name). */
+export const INTEGRITY_METADATA_KEYS = [
+  'tenant',
+  'actor',
+  'correlationId',
+  'causationId',
+  'schemaVersion',
+  'previousHash',
+  'hash',
+] as const;
+
+export interface IntegrityMetadata {
+  readonly tenant: string;
+  readonly actor: string;
+  readonly correlationId: string;
+  readonly causationId: string;
+  readonly schemaVersion: number;
+  readonly previousHash: string;
+  readonly hash: string;
+}
+
+/**
+ * Who and what an append is for. The context is authoritative; a field it leaves out comes
+ * from the same key of the event's own metadata, else from a default: tenant `'default'`, actor `'unknown'`, correlationId the first
+ * event id of the batch, causationId the correlationId, schemaVersion 1.
+ */
+export interface AuditContext {
+  readonly tenant?: string;
+  readonly actor?: string;
+  readonly correlationId?: string;
+  readonly causationId?: string;
+  readonly schemaVersion?: number;
+}
+
+/** The fields a hash covers: everything stored of the event except `createdAt`, position and the hash itself. */
+export interface HashedEventFields {
+  readonly streamId: string;
+  readonly revision: bigint;
+  readonly id: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+const HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+export function isHash(value: unknown): value is string {
+  return typeof value === 'string' && HASH_PATTERN.test(value);
+}
+
+/**
+ * SHA-256 over canonical JSON of {streamId, revision (decimal string), id, type, data,
+ * metadata without `hash`}. The metadata includes `previousHash`, which chains the events.
+ */
+export function eventHash(fields: HashedEventFields): string {
+  const { hash: _hash, ...metadataWithoutHash } = fields.metadata;
+  return sha256Hex(
+    canonicalJson({
+      streamId: fields.streamId,
+      revision: fields.revision.toString(),
+      id: fields.id,
+      type: fields.type,
+      data: fields.data,
+      metadata: metadataWithoutHash,
+    }),
+  );
+}
+
+/** The event a seal chains onto could not be chained (it carries no valid hash). */
+export class UnsealedEventError extends Error {
+  override readonly name = 'UnsealedEventError';
+
+  constructor(
+    readonly streamId: string,
+    readonly eventId: string,
+  ) {
+    super(`Cannot chain onto event ${eventId} of ${streamId}: it carries no integrity hash`);
+  }
+}
+
+function stringField(
+  context: AuditContext,
+  own: Readonly<Record<string, unknown>>,
+  key: keyof AuditContext,
+): string | undefined {
+  const value = context[key] ?? own[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Seals a batch that will be written right after `lastEvent` (undefined: a new stream).
+ * Pure apart from hashing; the caller must append with the expected revision
+ * `lastEvent?.revision ?? 'no_stream'` for the chain to hold.
+ */
+export function sealEvents(
+  streamId: string,
+  events: readonly EventToAppend[],
+  lastEvent: RecordedEvent | undefined,
+  context: AuditContext = {},
+): EventToAppend[] {
+  let previousHash = GENESIS_HASH;
+  if (lastEvent !== undefined) {
+    const lastHash = lastEvent.metadata['hash'];
+    if (!isHash(lastHash)) throw new UnsealedEventError(streamId, lastEvent.id);
+    previousHash = lastHash;
+  }
+  let revision = lastEvent === undefined ? -1n : lastEvent.revision;
+  const batchCorrelation = events[0]?.id ?? '';
+  return events.map((event) => {
+    revision += 1n;
+    const own = event.metadata ?? {};
+    const correlationId = stringField(context, own, 'correlationId') ?? batchCorrelation;
+    const ownVersion = own['schemaVersion'];
+    const metadata: Record<string, unknown> = {
+      ...own,
+      tenant: stringField(context, own, 'tenant') ?? 'default',
+      actor: stringField(context, own, 'actor') ?? 'unknown',
+      correlationId,
+      causationId: stringField(context, own, 'causationId') ?? correlationId,
+      schemaVersion: context.schemaVersion ?? (typeof ownVersion === 'number' ? ownVersion : 1),
+      previousHash,
+    };
+    delete metadata['hash'];
+    const hash = eventHash({
+      streamId,
+      revision,
+      id: event.id,
+      type: event.type,
+      data: event.data,
+      metadata,
+    });
+    previousHash = hash;
+    return { id: event.id, type: event.type, data: event.data, metadata: { ...metadata, hash } };
+  });
+}
