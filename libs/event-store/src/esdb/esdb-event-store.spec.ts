@@ -17,9 +17,15 @@ import { ERASURE_STREAM, fromEsdbPosition } from './esdb-mapping';
 /**
  * EventStoreDB recognises a reused event id only as a retry of the same append, so an id written
  * elsewhere is written again (`uniqueEventIds: false`). Erased streams do leave `readAll` and new
- * subscriptions at once: the adapter hides them until a scavenge removes them physically.
+ * subscriptions at once: the adapter hides them until a scavenge removes them physically. Every
+ * attempt of a racing writer costs two gRPC round trips, so fewer writers race than in-process.
  */
-const esdbFeatures: EventStoreContractFeatures = { uniqueEventIds: false, erasureRemovesFromReadAll: true };
+const esdbFeatures: EventStoreContractFeatures = {
+  uniqueEventIds: false,
+  erasureRemovesFromReadAll: true,
+  concurrentWriters: 4,
+  eventsPerWriter: 6,
+};
 
 function storeOn(connectionString: () => string) {
   return () => {
