@@ -45,6 +45,13 @@ export type StreamAppender = (request: {
 /** Seals with the audit fields (tenant, actor, correlation and causation ids) of each event's metadata. */
 export const sealingAppender: StreamAppender = createSealingAppender();
 
+/**
+ * Appends without a seal. Only for streams kept outside the integrity chain: once a sealed
+ * stream gets an unsealed event, `verify` reports it and later sealed appends are refused.
+ */
+export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
+  store.appendToStream(streamId, events, { expectedRevision });
+
 export interface HandleCommandOptions<Event> {
   /** Validates and converts an event read back from the store; throws when it is not one. */
   readonly parseEvent: (event: RecordedEvent) => Event;
