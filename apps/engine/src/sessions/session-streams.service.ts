@@ -9,7 +9,7 @@ import {
   handleCommand,
   loadSession,
   parseStoredSessionEvent,
-  plainAppender,
+  sealingAppender,
   type CommandHandled,
   type Decider,
   type EventStore,
@@ -64,11 +64,13 @@ export interface SessionWriteOptions {
   readonly idSeed?: string;
   /** The writer's view: the stream's last revision must equal it (no retry when it does not). */
   readonly expectedRevision?: bigint;
+  /** Audit metadata of the new events (actor, correlation and causation ids); actor `strata-engine` by default. */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+/** The integrity layer's sealing appender, refusing first when the writer's revision is stale. */
 function appenderExpecting(expectedRevision: bigint | undefined): StreamAppender {
-  if (expectedRevision === undefined) return plainAppender;
+  if (expectedRevision === undefined) return sealingAppender;
   return (request) => {
     const actual = request.lastEvent?.revision ?? null;
     if (actual !== expectedRevision) {
@@ -77,9 +79,12 @@ function appenderExpecting(expectedRevision: bigint | undefined): StreamAppender
         revision: actual === null ? null : actual.toString(),
       });
     }
-    return plainAppender(request);
+    return sealingAppender(request);
   };
 }
+
+/** The actor recorded on events the engine writes unless the caller names another. */
+export const ENGINE_ACTOR = 'strata-engine';
 
 @Injectable()
 export class SessionStreams {
@@ -98,7 +103,7 @@ export class SessionStreams {
     return handleCommand(this.store, sessionStreamName(sessionId), plan, sessionPlanDecider, {
       parseEvent: parseStoredSessionEvent,
       ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
-      ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+      metadata: { actor: ENGINE_ACTOR, ...options.metadata },
       appender: appenderExpecting(options.expectedRevision),
     });
   }
