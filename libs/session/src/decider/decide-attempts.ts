@@ -4,17 +4,17 @@
 // what makes a redelivered saga command harmless.
 import type { Usage } from '../entries/messages';
 import type {
-  CancelBranchSummaryCommand,
-  CancelCompactionCommand,
-  FailBranchSummaryCommand,
-  FailCompactionCommand,
-  RecordBranchSummaryCommand,
-  RecordCompactionCommand,
-  RequestContinuationCommand,
-  SkipBranchSummaryCommand,
-  SkipCompactionCommand,
-  StartBranchSummaryCommand,
-  StartCompactionCommand,
+  CancelBranchSummary,
+  CancelCompaction,
+  FailBranchSummary,
+  FailCompaction,
+  RecordBranchSummary,
+  RecordCompaction,
+  RequestContinuation,
+  SkipBranchSummary,
+  SkipCompaction,
+  StartBranchSummary,
+  StartCompaction,
 } from './session-commands';
 import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
 import type { SessionEvent } from './session-events';
@@ -84,7 +84,7 @@ function summariserFields(model: string | undefined, usage: Usage | undefined) {
   return { ...(model !== undefined ? { model } : {}), ...(usage !== undefined ? { usage } : {}) };
 }
 
-export function startCompaction(command: StartCompactionCommand, state: ActiveSessionState): SessionEvent[] {
+export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt } =
     command.data;
   if (alreadyStarted(state, attemptId, 'compaction')) return [];
@@ -105,10 +105,7 @@ export function startCompaction(command: StartCompactionCommand, state: ActiveSe
 }
 
 /** Appends the compaction entry at the current leaf and ends the attempt, in one batch. */
-export function recordCompaction(
-  command: RecordCompactionCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function recordCompaction(command: RecordCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, entry, model, usage, durationMs, estimatedTokensAfter } = command.data;
   const attempt = openAttempt(state, attemptId, 'compaction');
   if (state.hasEntry(entry.id))
@@ -152,34 +149,28 @@ export function recordCompaction(
   ];
 }
 
-export function skipCompaction(command: SkipCompactionCommand, state: ActiveSessionState): SessionEvent[] {
+export function skipCompaction(command: SkipCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
   openAttempt(state, attemptId, 'compaction');
   requireReason(reason);
   return [{ type: 'CompactionSkipped', data: { attemptId, reason } }];
 }
 
-export function cancelCompaction(
-  command: CancelCompactionCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function cancelCompaction(command: CancelCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
   openAttempt(state, attemptId, 'compaction');
   requireReason(reason);
   return [{ type: 'CompactionCancelled', data: { attemptId, reason } }];
 }
 
-export function failCompaction(command: FailCompactionCommand, state: ActiveSessionState): SessionEvent[] {
+export function failCompaction(command: FailCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, error } = command.data;
   openAttempt(state, attemptId, 'compaction');
   const recorded = { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
   return [{ type: 'CompactionFailed', data: { attemptId, error: recorded } }];
 }
 
-export function startBranchSummary(
-  command: StartBranchSummaryCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function startBranchSummary(command: StartBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, targetId, oldLeafId, model, startedAt } = command.data;
   if (alreadyStarted(state, attemptId, 'branch_summary')) return [];
   requireEntryOrNull(state, targetId, 'navigation target');
@@ -190,10 +181,7 @@ export function startBranchSummary(
 }
 
 /** Moves the leaf to the summary's parent if needed, appends the summary, ends the attempt. */
-export function recordBranchSummary(
-  command: RecordBranchSummaryCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function recordBranchSummary(command: RecordBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, entry, model, usage, durationMs } = command.data;
   const attempt = openAttempt(state, attemptId, 'branch_summary');
   if (state.hasEntry(entry.id))
@@ -222,30 +210,21 @@ export function recordBranchSummary(
   return events;
 }
 
-export function skipBranchSummary(
-  command: SkipBranchSummaryCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function skipBranchSummary(command: SkipBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
   openAttempt(state, attemptId, 'branch_summary');
   requireReason(reason);
   return [{ type: 'BranchSummarySkipped', data: { attemptId, reason } }];
 }
 
-export function cancelBranchSummary(
-  command: CancelBranchSummaryCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function cancelBranchSummary(command: CancelBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
   openAttempt(state, attemptId, 'branch_summary');
   requireReason(reason);
   return [{ type: 'BranchSummaryCancelled', data: { attemptId, reason } }];
 }
 
-export function failBranchSummary(
-  command: FailBranchSummaryCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function failBranchSummary(command: FailBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, error } = command.data;
   openAttempt(state, attemptId, 'branch_summary');
   const recorded = { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
@@ -259,10 +238,7 @@ const triggerOfReason = { auto_continue: 'threshold', overflow_retry: 'overflow'
  * threshold compaction (optionally with the synthetic prompt), `overflow_retry` after an
  * overflow compaction (the failed request is retried, so no message).
  */
-export function requestContinuation(
-  command: RequestContinuationCommand,
-  state: ActiveSessionState,
-): SessionEvent[] {
+export function requestContinuation(command: RequestContinuation, state: ActiveSessionState): SessionEvent[] {
   const { reason, causationAttemptId, message } = command.data;
   const attempt = state.getAttempt(causationAttemptId);
   if (!attempt) throw notFound(`attempt ${causationAttemptId} not found`, { attemptId: causationAttemptId });

@@ -10,7 +10,7 @@ import {
   toolResult,
   user,
 } from './decider-spec-data';
-import type { RecordPruningCommand } from './session-commands';
+import type { RecordPruning } from './session-commands';
 import { SessionDomainError, type SessionErrorCode } from './session-domain-error';
 import type { SessionEvent } from './session-events';
 
@@ -179,7 +179,7 @@ describe('a session with tool results', () => {
   const pruneT1 = {
     type: 'RecordPruning',
     data: { prunedAt: 1_771_146_100_000, results: [{ entryId: 't1', tokens: 30_000 }], tokensSaved: 29_990 },
-  } satisfies RecordPruningCommand;
+  } satisfies RecordPruning;
 
   it('records the pruning of existing tool results', () => {
     spec

@@ -1,13 +1,7 @@
 // Decisions about the session's entries and leaf: starting a session, appending entries,
 // navigating, labelling and recording tool-output pruning.
 import { CURRENT_SESSION_VERSION, type SessionEntry } from '../entries/entries';
-import type {
-  AppendEntriesCommand,
-  MoveLeafCommand,
-  RecordPruningCommand,
-  SetLabelCommand,
-  StartSessionCommand,
-} from './session-commands';
+import type { AppendEntries, MoveLeaf, RecordPruning, SetLabel, StartSession } from './session-commands';
 import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
 import type {
   EntryAppendedEvent,
@@ -17,7 +11,7 @@ import type {
 } from './session-events';
 import type { ActiveSessionState, SessionState } from './session-state';
 
-export function startSession(command: StartSessionCommand, state: SessionState): SessionStartedEvent[] {
+export function startSession(command: StartSession, state: SessionState): SessionStartedEvent[] {
   if (state.status !== 'empty') {
     throw alreadyExists(`session ${state.header.id} is already started`, { sessionId: state.header.id });
   }
@@ -57,10 +51,7 @@ function checkNewEntries(state: ActiveSessionState, entries: readonly SessionEnt
   }
 }
 
-export function appendEntries(
-  command: AppendEntriesCommand,
-  state: ActiveSessionState,
-): EntryAppendedEvent[] {
+export function appendEntries(command: AppendEntries, state: ActiveSessionState): EntryAppendedEvent[] {
   const { entries, expectedLeafId } = command.data;
   if (expectedLeafId !== undefined && expectedLeafId !== state.leafId) {
     throw conflict(`the leaf is ${state.leafId ?? 'null'}, not ${expectedLeafId ?? 'null'}`, {
@@ -73,7 +64,7 @@ export function appendEntries(
   return entries.map((entry) => ({ type: 'EntryAppended', data: { entry } }));
 }
 
-export function moveLeaf(command: MoveLeafCommand, state: ActiveSessionState): LeafMovedEvent[] {
+export function moveLeaf(command: MoveLeaf, state: ActiveSessionState): LeafMovedEvent[] {
   const { leafId } = command.data;
   if (leafId === state.leafId) return [];
   if (leafId !== null && !state.hasEntry(leafId)) {
@@ -82,7 +73,7 @@ export function moveLeaf(command: MoveLeafCommand, state: ActiveSessionState): L
   return [{ type: 'LeafMoved', data: { leafId, previousLeafId: state.leafId } }];
 }
 
-export function setLabel(command: SetLabelCommand, state: ActiveSessionState): EntryAppendedEvent[] {
+export function setLabel(command: SetLabel, state: ActiveSessionState): EntryAppendedEvent[] {
   const { entry } = command.data;
   checkNewEntries(state, [entry]);
   return [{ type: 'EntryAppended', data: { entry } }];
@@ -92,10 +83,7 @@ function isCount(value: number): boolean {
   return Number.isInteger(value) && value >= 0;
 }
 
-export function recordPruning(
-  command: RecordPruningCommand,
-  state: ActiveSessionState,
-): ToolOutputsPrunedEvent[] {
+export function recordPruning(command: RecordPruning, state: ActiveSessionState): ToolOutputsPrunedEvent[] {
   const { prunedAt, results, tokensSaved } = command.data;
   if (results.length === 0) throw invalid('there are no tool outputs to prune');
   if (!Number.isFinite(prunedAt) || prunedAt < 0 || !isCount(tokensSaved)) {

@@ -13,9 +13,9 @@ import type { AttemptError, CompactionTrigger, ContinuationReason, PrunedToolOut
 
 type CommandOf<Type extends string, Data> = { readonly type: Type; readonly data: Readonly<Data> };
 
-export type StartSessionCommand = CommandOf<'StartSession', { header: SessionHeader }>;
+export type StartSession = CommandOf<'StartSession', { header: SessionHeader }>;
 
-export type AppendEntriesCommand = CommandOf<
+export type AppendEntries = CommandOf<
   'AppendEntries',
   {
     entries: readonly SessionEntry[];
@@ -24,16 +24,16 @@ export type AppendEntriesCommand = CommandOf<
   }
 >;
 
-export type MoveLeafCommand = CommandOf<'MoveLeaf', { leafId: string | null }>;
+export type MoveLeaf = CommandOf<'MoveLeaf', { leafId: string | null }>;
 
-export type SetLabelCommand = CommandOf<'SetLabel', { entry: LabelEntry }>;
+export type SetLabel = CommandOf<'SetLabel', { entry: LabelEntry }>;
 
-export type RecordPruningCommand = CommandOf<
+export type RecordPruning = CommandOf<
   'RecordPruning',
   { prunedAt: number; results: readonly PrunedToolOutput[]; tokensSaved: number }
 >;
 
-export type StartCompactionCommand = CommandOf<
+export type StartCompaction = CommandOf<
   'StartCompaction',
   {
     attemptId: string;
@@ -46,7 +46,7 @@ export type StartCompactionCommand = CommandOf<
   }
 >;
 
-export type RecordCompactionCommand = CommandOf<
+export type RecordCompaction = CommandOf<
   'RecordCompaction',
   {
     attemptId: string;
@@ -58,16 +58,16 @@ export type RecordCompactionCommand = CommandOf<
   }
 >;
 
-export type SkipCompactionCommand = CommandOf<'SkipCompaction', { attemptId: string; reason: string }>;
-export type CancelCompactionCommand = CommandOf<'CancelCompaction', { attemptId: string; reason: string }>;
-export type FailCompactionCommand = CommandOf<'FailCompaction', { attemptId: string; error: AttemptError }>;
+export type SkipCompaction = CommandOf<'SkipCompaction', { attemptId: string; reason: string }>;
+export type CancelCompaction = CommandOf<'CancelCompaction', { attemptId: string; reason: string }>;
+export type FailCompaction = CommandOf<'FailCompaction', { attemptId: string; error: AttemptError }>;
 
-export type StartBranchSummaryCommand = CommandOf<
+export type StartBranchSummary = CommandOf<
   'StartBranchSummary',
   { attemptId: string; targetId: string; oldLeafId: string | null; model?: string; startedAt: number }
 >;
 
-export type RecordBranchSummaryCommand = CommandOf<
+export type RecordBranchSummary = CommandOf<
   'RecordBranchSummary',
   {
     attemptId: string;
@@ -79,38 +79,32 @@ export type RecordBranchSummaryCommand = CommandOf<
   }
 >;
 
-export type SkipBranchSummaryCommand = CommandOf<'SkipBranchSummary', { attemptId: string; reason: string }>;
-export type CancelBranchSummaryCommand = CommandOf<
-  'CancelBranchSummary',
-  { attemptId: string; reason: string }
->;
-export type FailBranchSummaryCommand = CommandOf<
-  'FailBranchSummary',
-  { attemptId: string; error: AttemptError }
->;
+export type SkipBranchSummary = CommandOf<'SkipBranchSummary', { attemptId: string; reason: string }>;
+export type CancelBranchSummary = CommandOf<'CancelBranchSummary', { attemptId: string; reason: string }>;
+export type FailBranchSummary = CommandOf<'FailBranchSummary', { attemptId: string; error: AttemptError }>;
 
-export type RequestContinuationCommand = CommandOf<
+export type RequestContinuation = CommandOf<
   'RequestContinuation',
   { reason: ContinuationReason; causationAttemptId: string; message?: UserMessage }
 >;
 
 export type SessionCommand =
-  | StartSessionCommand
-  | AppendEntriesCommand
-  | MoveLeafCommand
-  | SetLabelCommand
-  | RecordPruningCommand
-  | StartCompactionCommand
-  | RecordCompactionCommand
-  | SkipCompactionCommand
-  | CancelCompactionCommand
-  | FailCompactionCommand
-  | StartBranchSummaryCommand
-  | RecordBranchSummaryCommand
-  | SkipBranchSummaryCommand
-  | CancelBranchSummaryCommand
-  | FailBranchSummaryCommand
-  | RequestContinuationCommand;
+  | StartSession
+  | AppendEntries
+  | MoveLeaf
+  | SetLabel
+  | RecordPruning
+  | StartCompaction
+  | RecordCompaction
+  | SkipCompaction
+  | CancelCompaction
+  | FailCompaction
+  | StartBranchSummary
+  | RecordBranchSummary
+  | SkipBranchSummary
+  | CancelBranchSummary
+  | FailBranchSummary
+  | RequestContinuation;
 
 export type SessionCommandType = SessionCommand['type'];
 
