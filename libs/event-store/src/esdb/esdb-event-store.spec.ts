@@ -34,6 +34,19 @@ function storeOn(connectionString: () => string) {
   };
 }
 
+/** A fresh test server per contract test, so each test reads a small `$all`. */
+async function storeOnFreshTestServer() {
+  const server = await startEsdbTestServer();
+  const store = EsdbEventStore.fromConnectionString(server.connectionString);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await server.stop();
+    },
+  };
+}
+
 function checkpointsOn(connectionString: () => string) {
   return () => {
     const client = EventStoreDBClient.connectionString(connectionString());
@@ -61,11 +74,7 @@ describe('EsdbEventStore over the protocol test server', () => {
     await server.stop();
   });
 
-  describeEventStoreContract(
-    'EsdbEventStore (test server)',
-    storeOn(() => server.connectionString),
-    esdbFeatures,
-  );
+  describeEventStoreContract('EsdbEventStore (test server)', storeOnFreshTestServer, esdbFeatures);
   describeCheckpointStoreContract(
     'EsdbCheckpointStore (test server)',
     checkpointsOn(() => server.connectionString),

@@ -109,6 +109,25 @@ describe('an EsdbSubscription that fails or is closed', () => {
     await expect(subscription[Symbol.asyncIterator]().next()).rejects.toThrow('legacy transaction');
   });
 
+  it('unsubscribes a client stream that opens after close(), and ignores its late errors', async () => {
+    const source = new ScriptedSource();
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const subscription = new EsdbSubscription(
+      async () => {
+        await opened;
+        return { source, accept: () => undefined };
+      },
+      null,
+      () => undefined,
+    );
+    await subscription.close();
+    open();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(source.unsubscribed).toBe(true);
+    expect(() => source.emit('error', new Error('cancelled by the server'))).not.toThrow();
+  });
+
   it('ends a consumer waiting for live events when closed, and unsubscribes', async () => {
     const { source, subscription } = await started();
     const next = subscription[Symbol.asyncIterator]().next();

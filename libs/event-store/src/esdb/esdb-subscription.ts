@@ -69,6 +69,7 @@ export class EsdbSubscription implements Subscription {
   private async start(open: () => Promise<OpenedEsdbSubscription>): Promise<void> {
     try {
       const opened = await open();
+      opened.source.on('error', (error: unknown) => this.fail(error));
       if (this.ended) {
         await opened.source.unsubscribe();
         return;
@@ -77,7 +78,6 @@ export class EsdbSubscription implements Subscription {
       this.accept = opened.accept;
       opened.source.on('data', (resolved: AllStreamResolvedEvent) => this.onData(resolved));
       opened.source.on('caughtUp', () => this.onCaughtUp());
-      opened.source.on('error', (error: unknown) => this.fail(error));
       opened.source.on('end', () => this.fail(new Error('The server ended the subscription')));
     } catch (error) {
       this.fail(error);
