@@ -1,0 +1,93 @@
+// What a benchmark suite is, what it returns, and the comparisons drawn from its cases.
+import type { CaseResult, MeasureSettings } from './measure';
+import type { MachineDescription } from './machine';
+import type { Progress } from './progress';
+
+export interface SuiteContext {
+  /** Smaller data sets and fewer iterations, for a smoke run. */
+  readonly quick: boolean;
+  readonly progress: Progress;
+  /** Default iteration settings (a case may use its own). */
+  readonly settings: MeasureSettings;
+  /** Where temporary files (databases) may be written; removed after the suite. */
+  readonly scratchDirectory: string;
+}
+
+export interface SuiteOutcome {
+  readonly cases: readonly CaseResult[];
+  /** Cases skipped and why, caveats seen during the run. */
+  readonly notices: readonly string[];
+  /** Facts about the data sets (sizes, message counts, retained memory). */
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
+export interface BenchSuite {
+  readonly name: string;
+  readonly title: string;
+  run(context: SuiteContext): Promise<SuiteOutcome>;
+}
+
+/** A subject next to a baseline of its group. */
+export interface Comparison {
+  readonly group: string;
+  readonly baseline: string;
+  readonly subject: string;
+  /** True for the group's first baseline, the one charts and tables show. */
+  readonly primary: boolean;
+  /** Subject throughput as a percentage of the baseline's (100 = as fast). */
+  readonly percentOfBaseline: number;
+  /** Baseline median time divided by the subject's (above 1 = the subject is faster). */
+  readonly speedup: number;
+}
+
+export interface SuiteResult {
+  readonly suite: string;
+  readonly title: string;
+  readonly quick: boolean;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationSeconds: number;
+  readonly settings: MeasureSettings;
+  readonly machine: MachineDescription;
+  /** Load averages when the suite finished (the machine's are from when it started). */
+  readonly loadAverageAtEnd: readonly number[];
+  readonly cases: readonly CaseResult[];
+  readonly comparisons: readonly Comparison[];
+  readonly notices: readonly string[];
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
+/** Each subject compared with every baseline of its group (the first one is the primary). */
+export function compareWithBaselines(cases: readonly CaseResult[]): Comparison[] {
+  const comparisons: Comparison[] = [];
+  for (const subject of cases) {
+    if (subject.role !== 'subject') continue;
+    const baselines = cases.filter(
+      (candidate) => candidate.group === subject.group && candidate.role === 'baseline',
+    );
+    baselines.forEach((baseline, index) => {
+      comparisons.push({
+        group: subject.group,
+        baseline: baseline.name,
+        subject: subject.name,
+        primary: index === 0,
+        percentOfBaseline: round((subject.operationsPerSecond / baseline.operationsPerSecond) * 100, 1),
+        speedup: round(baseline.medianMs / subject.medianMs, 3),
+      });
+    });
+  }
+  return comparisons;
+}
+
+/** The comparison of a subject with its group's primary baseline. */
+export function primaryComparison(
+  comparisons: readonly Comparison[],
+  subject: string,
+): Comparison | undefined {
+  return comparisons.find((comparison) => comparison.subject === subject && comparison.primary);
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
