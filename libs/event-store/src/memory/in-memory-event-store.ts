@@ -197,7 +197,7 @@ export class InMemoryEventStore implements EventStore {
     }
     this.streams.set(streamId, target);
     if (prepared.length > 0) this.notifier.notify();
-    return { nextExpectedRevision: revision, position: this.log[this.log.length - 1]?.position ?? 0n };
+    return { nextExpectedRevision: revision, position: this.log[this.log.length - 1]?.position ?? -1n };
   }
 
   private lastRevision(streamId: string): bigint | null {

@@ -37,7 +37,8 @@ import {
   openStrataDatabase,
   type SqliteDatabaseOptions,
 } from './sqlite-database';
-import { LogRangeReader, MAX_SQLITE_INTEGER, recordedEventFromRow, type EventRow } from './sqlite-event-rows';
+import { logPages, streamPages } from './sqlite-event-reads';
+import { LogRangeReader, recordedEventFromRow } from './sqlite-event-rows';
 import { SqliteEventStatements, type LocationRow } from './sqlite-event-statements';
 
 export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
@@ -113,11 +114,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => this.streamPages(streamId, options));
+    return asyncIterableOf(() => streamPages(this.statements, streamId, options, this.readBatchSize));
   }
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => this.logPages(options));
+    return asyncIterableOf(() => logPages(this.logReader, options, this.readBatchSize));
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
@@ -281,55 +282,6 @@ export class SqliteEventStore implements EventStore {
       erasedAt,
       eventCount,
     };
-  }
-
-  private *streamPages(streamId: string, options: ReadStreamOptions): Generator<RecordedEvent> {
-    const backwards = options.direction === 'backwards';
-    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
-    if (from === (backwards ? 'start' : 'end')) return;
-    let cursor = from === 'start' ? 0n : from === 'end' ? MAX_SQLITE_INTEGER : from;
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    const statement = backwards
-      ? this.statements.selectStreamBackwards
-      : this.statements.selectStreamForwards;
-    while (remaining > 0) {
-      const page: readonly EventRow[] = statement.all(
-        streamId,
-        cursor,
-        Math.min(remaining, this.readBatchSize),
-      );
-      for (const row of page) yield recordedEventFromRow(row);
-      const last = page[page.length - 1];
-      if (last === undefined || page.length < Math.min(remaining, this.readBatchSize)) return;
-      remaining -= page.length;
-      cursor = backwards ? last.stream_revision - 1n : last.stream_revision + 1n;
-    }
-  }
-
-  private *logPages(options: ReadAllOptions): Generator<RecordedEvent> {
-    const backwards = options.direction === 'backwards';
-    const from = options.fromPosition ?? (backwards ? 'end' : 'start');
-    if (from === (backwards ? 'start' : 'end')) return;
-    const explicit = typeof from === 'bigint' ? from : undefined;
-    let after = !backwards && explicit !== undefined ? explicit - 1n : 0n;
-    let before = backwards && explicit !== undefined ? explicit + 1n : MAX_SQLITE_INTEGER;
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    while (remaining > 0) {
-      const limit = Math.min(remaining, this.readBatchSize);
-      const page = this.logReader.read({
-        direction: backwards ? 'backwards' : 'forwards',
-        after,
-        before,
-        limit,
-        filter: options.filter,
-      });
-      for (const row of page) yield recordedEventFromRow(row);
-      const last = page[page.length - 1];
-      if (last === undefined || page.length < limit) return;
-      remaining -= page.length;
-      if (backwards) before = last.global_position;
-      else after = last.global_position;
-    }
   }
 }
 
