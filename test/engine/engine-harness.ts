@@ -29,7 +29,11 @@ export interface HarnessOptions {
   readonly summarizers?: readonly Summarizer[];
   readonly settings?: EngineSettingsInput;
   readonly hooks?: readonly SessionHookHandlers[];
+  /** Further modules (hook providers, for instance). */
+  readonly imports?: ModuleImports;
 }
+
+type ModuleImports = NonNullable<Parameters<typeof Test.createTestingModule>[0]['imports']>;
 
 export interface EngineHarness {
   readonly module: TestingModule;
@@ -61,6 +65,7 @@ export async function startEngine(options: HarnessOptions = {}): Promise<EngineH
         ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
         ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
       }),
+      ...(options.imports ?? []),
     ],
   })
     .setLogger(quietLogger)

@@ -1,0 +1,131 @@
+// `strata compact` and `strata navigate` in-process: the engine's commands on a SQLite store
+// named by --store, with the embedded offline summariser.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importSessionFile, loadSession, SqliteEventStore } from '@strata/event-store';
+import { OFFLINE_SUMMARIZER_NAME } from '@strata/summarizer';
+import { serializeSessionFile } from '@strata/session';
+import { session } from '@strata/testing';
+import { runCli } from '../run-cli';
+import { recordingIo } from '../testing-io';
+import { commands } from '.';
+
+const builder = session();
+for (let turn = 0; turn < 6; turn += 1) {
+  builder
+    .user(`Step ${turn}: edit src/module-${turn}.ts`)
+    .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
+    .toolResult('edit', 'x'.repeat(400))
+    .assistant(`Done with step ${turn}.`);
+}
+const leafBeforeBranch = builder.lastId;
+builder.branchFrom('e0002').user('Something else entirely').assistant('Sure.');
+const sessionId = builder.header.id;
+
+describe('strata compact and strata navigate', () => {
+  let directory: string;
+  let storeUrl: string;
+  let settingsFile: string;
+
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'strata-cli-engine-'));
+    const storeFile = join(directory, 'store.db');
+    storeUrl = `sqlite:${storeFile}`;
+    settingsFile = join(directory, 'settings.json');
+    writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        tokenizer: 'chars4',
+        compaction: { keepRecentTokens: 250 },
+        branchSummary: { enabled: true },
+      }),
+    );
+    const store = new SqliteEventStore({ filename: storeFile });
+    await importSessionFile(store, serializeSessionFile(builder.header, builder.entries));
+    await store.close();
+  });
+
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  async function stored() {
+    const store = new SqliteEventStore({ filename: join(directory, 'store.db') });
+    try {
+      return await loadSession(store, sessionId);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('navigate --summarize --json moves the leaf and prints the branch summary it attached', async () => {
+    const io = recordingIo();
+    const code = await runCli(
+      [
+        'navigate',
+        sessionId,
+        leafBeforeBranch,
+        '--summarize',
+        '--store',
+        storeUrl,
+        '--settings',
+        settingsFile,
+        '--json',
+      ],
+      io,
+      commands,
+    );
+
+    expect(code).toBe(0);
+    const result = JSON.parse(io.out()) as {
+      outcome: string;
+      summary: { entry: { id: string; parentId: string } };
+    };
+    expect(result.outcome).toBe('navigated');
+    expect(result.summary.entry.parentId).toBe(leafBeforeBranch);
+    expect((await stored()).leafId).toBe(result.summary.entry.id);
+  });
+
+  it('compact --instructions --json compacts with the offline summariser and prints the entry', async () => {
+    await runCli(['navigate', sessionId, leafBeforeBranch, '--store', storeUrl], recordingIo(), commands);
+    const io = recordingIo();
+    const code = await runCli(
+      [
+        'compact',
+        sessionId,
+        '--instructions',
+        'Mind the modules',
+        '--store',
+        storeUrl,
+        '--settings',
+        settingsFile,
+        '--json',
+      ],
+      io,
+      commands,
+    );
+
+    expect(code).toBe(0);
+    const result = JSON.parse(io.out()) as {
+      outcome: string;
+      model: string;
+      entry: { id: string; summary: string };
+    };
+    expect(result).toMatchObject({ outcome: 'completed', model: OFFLINE_SUMMARIZER_NAME });
+    expect(result.entry.summary).toContain('src/module-0.ts');
+    const loaded = await stored();
+    expect(loaded.leafId).toBe(result.entry.id);
+  });
+
+  it('compact reports a skip in words when there is nothing to compact', async () => {
+    const io = recordingIo();
+    const code = await runCli(['compact', sessionId, '--store', storeUrl], io, commands);
+    expect(code).toBe(0);
+    expect(io.out()).toBe('Nothing compacted (nothing_to_summarize).\n');
+  });
+
+  it('navigate without a target is a usage error', async () => {
+    const io = recordingIo();
+    expect(await runCli(['navigate', sessionId, '--store', storeUrl], io, commands)).toBe(2);
+    expect(io.err()).toContain('expected a session id and a target entry id');
+  });
+});

@@ -1,0 +1,70 @@
+// `strata compact <sessionId>`: compacts a stored session now, through the engine's
+// CompactSession command, and prints the compaction entry it wrote.
+import type { CompactionResult } from '../../../engine/src/compaction/compaction-result';
+import { CompactSessionCommand } from '../../../engine/src/sessions/compact-session/compact-session.command';
+import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { withEngine } from '../shared/engine-context';
+import { parseCommandLine } from '../shared/options';
+
+function printResult(io: CliIo, result: CompactionResult, json: boolean): void {
+  if (json) {
+    io.stdout(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  switch (result.outcome) {
+    case 'completed':
+      io.stdout(
+        `Compacted session ${result.sessionId}: entry ${result.entry.id}, first kept ${result.entry.firstKeptEntryId}, ` +
+          `${result.tokensBefore} tokens before, about ${result.estimatedTokensAfter} after.\n\n${result.entry.summary}\n`,
+      );
+      return;
+    case 'skipped':
+      io.stdout(`Nothing compacted (${result.reason}).\n`);
+      return;
+    case 'cancelled':
+      io.stdout(`Compaction cancelled (${result.reason}).\n`);
+      return;
+    case 'failed':
+      io.stdout(`Compaction failed: ${result.error.message}\n`);
+      return;
+    default: {
+      const unhandled: never = result;
+      throw new Error(`unhandled compaction result ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+export const compactCommand: CliCommand = {
+  name: 'compact',
+  summary: 'compact a stored session now and print the compaction entry',
+  usage: 'strata compact <sessionId> [--instructions "…"] [--store <url>] [--settings <file.json>] [--json]',
+  async run(argv, io) {
+    const { values, positionals } = parseCommandLine(
+      argv,
+      {
+        instructions: { type: 'string' },
+        store: { type: 'string' },
+        settings: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      true,
+    );
+    const [sessionId, ...extra] = positionals;
+    if (sessionId === undefined || extra.length > 0) throw new CliError('expected exactly one session id', 2);
+    const result = await withEngine(
+      io,
+      {
+        ...(values.store !== undefined ? { storeUrl: values.store } : {}),
+        ...(values.settings !== undefined ? { settingsFile: values.settings } : {}),
+      },
+      (commands) =>
+        commands.execute(
+          new CompactSessionCommand(sessionId, {
+            ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+          }),
+        ),
+    );
+    printResult(io, result, values.json);
+    return result.outcome === 'completed' || result.outcome === 'skipped' ? 0 : 1;
+  },
+};

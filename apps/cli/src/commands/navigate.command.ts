@@ -1,0 +1,86 @@
+// `strata navigate <sessionId> <targetId>`: moves a stored session's leaf through the engine's
+// NavigateSession command, optionally summarising the branch left behind, and prints the result.
+import type { NavigationResult } from '../../../engine/src/branch-summary/navigation-result';
+import { NavigateSessionCommand } from '../../../engine/src/sessions/navigate-session/navigate-session.command';
+import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { withEngine } from '../shared/engine-context';
+import { parseCommandLine } from '../shared/options';
+
+function printResult(io: CliIo, result: NavigationResult, json: boolean): void {
+  if (json) {
+    io.stdout(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const from = result.oldLeafId ?? '(root)';
+  switch (result.outcome) {
+    case 'navigated': {
+      let text = `Leaf moved from ${from} to ${result.leafId ?? '(root)'}.\n`;
+      if (result.summaryDeclined === 'disabled') {
+        text += 'No branch summary: branch summaries are disabled (branchSummary.enabled).\n';
+      }
+      if (result.summary)
+        text += `\nBranch summary ${result.summary.entry.id}:\n${result.summary.entry.summary}\n`;
+      if (result.editorText !== undefined) text += `\nText of the target message:\n${result.editorText}\n`;
+      io.stdout(text);
+      return;
+    }
+    case 'unchanged':
+      io.stdout(`${result.targetId} is already the leaf.\n`);
+      return;
+    case 'cancelled':
+      io.stdout(`Navigation cancelled (${result.reason}); the leaf stays at ${from}.\n`);
+      return;
+    case 'skipped':
+      io.stdout(
+        `Branch summary not attached (${result.reason}); the leaf is at ${result.leafId ?? '(root)'}.\n`,
+      );
+      return;
+    case 'failed':
+      io.stdout(`Branch summary failed: ${result.error.message}; the leaf stays at ${from}.\n`);
+      return;
+    default: {
+      const unhandled: never = result;
+      throw new Error(`unhandled navigation result ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+export const navigateCommand: CliCommand = {
+  name: 'navigate',
+  summary: "move a stored session's leaf, optionally summarising the branch left behind",
+  usage:
+    'strata navigate <sessionId> <targetId> [--summarize] [--instructions "…"] [--store <url>] [--settings <file.json>] [--json]',
+  async run(argv, io) {
+    const { values, positionals } = parseCommandLine(
+      argv,
+      {
+        summarize: { type: 'boolean', default: false },
+        instructions: { type: 'string' },
+        store: { type: 'string' },
+        settings: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      true,
+    );
+    const [sessionId, targetId, ...extra] = positionals;
+    if (sessionId === undefined || targetId === undefined || extra.length > 0) {
+      throw new CliError('expected a session id and a target entry id', 2);
+    }
+    const result = await withEngine(
+      io,
+      {
+        ...(values.store !== undefined ? { storeUrl: values.store } : {}),
+        ...(values.settings !== undefined ? { settingsFile: values.settings } : {}),
+      },
+      (commands) =>
+        commands.execute(
+          new NavigateSessionCommand(sessionId, targetId, {
+            summarize: values.summarize,
+            ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+          }),
+        ),
+    );
+    printResult(io, result, values.json);
+    return result.outcome === 'navigated' || result.outcome === 'unchanged' ? 0 : 1;
+  },
+};
