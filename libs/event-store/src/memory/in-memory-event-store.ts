@@ -71,29 +71,6 @@ export class InMemoryEventStore implements EventStore {
     return asyncIterableOf(() => this.allEvents(options));
   }
 
-  private streamEvents(streamId: string, options: ReadStreamOptions): readonly RecordedEvent[] {
-    const events = this.streams.get(streamId)?.events ?? [];
-    const backwards = options.direction === 'backwards';
-    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
-    const inRange = events.filter((event) => inReadRange(event.revision, from, backwards));
-    const selected = backwards ? inRange.reverse() : inRange;
-    return selected.slice(0, options.maxCount ?? selected.length);
-  }
-
-  private *allEvents(options: ReadAllOptions): Generator<RecordedEvent> {
-    const backwards = options.direction === 'backwards';
-    const from = options.fromPosition ?? (backwards ? 'end' : 'start');
-    const ordered = backwards ? [...this.log].reverse() : this.log;
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    for (const event of ordered) {
-      if (remaining <= 0) return;
-      if (!inReadRange(event.position, from, backwards) || !matchesEventFilter(event, options.filter))
-        continue;
-      remaining -= 1;
-      yield event;
-    }
-  }
-
   subscribe(options: SubscribeOptions = {}): Subscription {
     const subscription = new CatchUpSubscription(this.subscriptionSource(), options, 256, (closed) =>
       this.subscriptions.delete(closed),
@@ -120,6 +97,39 @@ export class InMemoryEventStore implements EventStore {
     return settle(() => this.eraseNow(streamId, request));
   }
 
+  listErasures(streamId?: string): Promise<readonly ErasureRecord[]> {
+    return Promise.resolve(
+      this.erasures.filter((record) => streamId === undefined || record.streamId === streamId),
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+  }
+
+  private streamEvents(streamId: string, options: ReadStreamOptions): readonly RecordedEvent[] {
+    const events = this.streams.get(streamId)?.events ?? [];
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
+    const inRange = events.filter((event) => inReadRange(event.revision, from, backwards));
+    const selected = backwards ? inRange.reverse() : inRange;
+    return selected.slice(0, options.maxCount ?? selected.length);
+  }
+
+  private *allEvents(options: ReadAllOptions): Generator<RecordedEvent> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromPosition ?? (backwards ? 'end' : 'start');
+    const ordered = backwards ? [...this.log].reverse() : this.log;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    for (const event of ordered) {
+      if (remaining <= 0) return;
+      if (!inReadRange(event.position, from, backwards) || !matchesEventFilter(event, options.filter))
+        continue;
+      remaining -= 1;
+      yield event;
+    }
+  }
+
   private eraseNow(streamId: string, request: ErasureRequest): ErasureRecord {
     const stream = this.streams.get(streamId) ?? { events: [], erased: false };
     if (stream.erased) throw new StreamErasedError(streamId);
@@ -133,22 +143,13 @@ export class InMemoryEventStore implements EventStore {
       eventCount: stream.events.length,
     };
     for (const event of stream.events) this.eventsById.delete(event.id);
-    const kept = this.log.filter((event) => !erasedPositions.has(event.position));
-    this.log.splice(0, this.log.length, ...kept);
+    let kept = 0;
+    for (const event of this.log) if (!erasedPositions.has(event.position)) this.log[kept++] = event;
+    this.log.length = kept;
     this.streams.set(streamId, { events: [], erased: true });
     this.metadataByStream.delete(streamId);
     this.erasures.push(record);
     return record;
-  }
-
-  listErasures(streamId?: string): Promise<readonly ErasureRecord[]> {
-    return Promise.resolve(
-      this.erasures.filter((record) => streamId === undefined || record.streamId === streamId),
-    );
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
   }
 
   private appendNow(
