@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { serializeSessionFile } from '@strata/session';
+import { session } from '@strata/testing';
+import { runCli } from '../run-cli';
+import { recordingIo, type RecordingIo } from '../testing-io';
+import { commands } from '.';
+
+let directory: string;
+let storeUrl: string;
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'strata-verify-'));
+  storeUrl = `sqlite:${join(directory, 'strata.db')}`;
+});
+afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+async function strata(...args: string[]): Promise<RecordingIo & { code: number }> {
+  const io = recordingIo({}, directory);
+  const code = await runCli(args, io, commands);
+  return Object.assign(io, { code });
+}
+
+async function importSession(sessionId: string): Promise<void> {
+  const built = session({ sessionId })
+    .user('Rename the config loader')
+    .assistant('Renamed loadConfig to readConfig in three files.')
+    .user('Thanks');
+  const file = join(directory, `${sessionId}.jsonl`);
+  writeFileSync(file, serializeSessionFile(built.header, built.entries));
+  const imported = await strata('import', file, '--store', storeUrl);
+  expect(imported.code).toBe(0);
+}
+
+/** Changes one stored event's data behind the store's back; returns its id. */
+function tamperWithEvent(streamId: string, revision: number): string {
+  const database = new Database(join(directory, 'strata.db'));
+  try {
+    const row = database
+      .prepare('SELECT event_id, data FROM events WHERE stream_id = ? AND stream_revision = ?')
+      .get(streamId, revision) as { event_id: string; data: string };
+    const data = JSON.parse(row.data) as { entry: { message: { content: string } } };
+    data.entry.message.content = 'Renamed nothing.';
+    database.prepare('UPDATE events SET data = ? WHERE event_id = ?').run(JSON.stringify(data), row.event_id);
+    return row.event_id;
+  } finally {
+    database.close();
+  }
+}
+
+describe('strata verify', () => {
+  describe('given sessions imported untouched', () => {
+    it('reports that the chain of one session holds, with its event count', async () => {
+      await importSession('verify-1');
+      const result = await strata('verify', 'verify-1', '--store', storeUrl);
+      expect(result.code).toBe(0);
+      expect(result.out()).toMatch(/^session-verify-1: chain holds \(4 events, head [0-9a-f]{64}\)\n$/);
+    });
+
+    it('reports that every chain holds with --all (and without a session id)', async () => {
+      await importSession('verify-1');
+      await importSession('verify-2');
+      for (const args of [['--all'], []]) {
+        const result = await strata('verify', ...args, '--store', storeUrl);
+        expect(result.code).toBe(0);
+        expect(result.out()).toBe('every chain holds (2 streams, 8 events)\n');
+      }
+    });
+  });
+
+  describe('given one stored event changed in the SQLite file', () => {
+    it('names exactly that event (stream, revision, id, reason) and exits 1', async () => {
+      await importSession('verify-1');
+      await importSession('verify-2');
+      const tamperedId = tamperWithEvent('session-verify-1', 2);
+      const one = await strata('verify', 'verify-1', '--store', storeUrl);
+      expect(one.code).toBe(1);
+      expect(one.out()).toBe(
+        `session-verify-1: chain broken at revision 2, event ${tamperedId}: hash_mismatch ` +
+          '(its stored content no longer gives its hash (it was altered)); 2 events before it hold\n',
+      );
+      const all = await strata('verify', '--all', '--store', storeUrl);
+      expect(all.code).toBe(1);
+      expect(all.out()).toContain(
+        `session-verify-1: chain broken at revision 2, event ${tamperedId}: hash_mismatch`,
+      );
+      expect(all.out()).toContain('1 of 2 streams broken');
+      expect(all.out()).not.toContain('session-verify-2: chain broken');
+      expect((await strata('verify', 'verify-2', '--store', storeUrl)).code).toBe(0);
+    });
+  });
+
+  it('names a session that is not stored, and refuses a session id together with --all', async () => {
+    const missing = await strata('verify', 'nope', '--store', storeUrl);
+    expect(missing.code).toBe(1);
+    expect(missing.err()).toContain('session nope is not in the store');
+    expect((await strata('verify', 'a', '--all', '--store', storeUrl)).code).toBe(2);
+    expect((await strata('verify', 'a', 'b', '--store', storeUrl)).code).toBe(2);
+  });
+});
