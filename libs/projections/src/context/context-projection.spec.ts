@@ -1,0 +1,356 @@
+import * as fc from 'fast-check';
+import { InMemoryCheckpointStore, InMemoryEventStore, SessionNotFoundError } from '@strata/event-store';
+import {
+  buildSessionContext,
+  charsPerFourCounter,
+  estimateMessageTokens,
+  evolve,
+  type SessionContext,
+  type SessionEvent,
+  type TokenCounter,
+} from '@strata/session';
+import { generatedSessionArbitrary } from '@strata/testing';
+import { ProjectionRunner } from '../runner/projection-runner';
+import {
+  appendEvents,
+  extraActivityArbitrary,
+  foldedSession,
+  sessionEventsOf,
+} from '../testing/session-events';
+import { ContextProjection } from './context-projection';
+import { UnknownEntryError } from './session-view';
+
+const sessionId = 'generated-session';
+
+/** The oracle: the decider's fold of the events, then the pure builder. */
+function expectedContext(events: readonly SessionEvent[], leafId?: string | null): SessionContext {
+  const state = foldedSession(events);
+  const leaf = leafId === undefined ? state.leafId : leafId;
+  return buildSessionContext(state.entries(), leaf, { prunedResults: state.prunedResults() });
+}
+
+function tokensOf(context: SessionContext, counter: TokenCounter = charsPerFourCounter): number {
+  return context.messages.reduce((total, message) => total + estimateMessageTokens(message, counter), 0);
+}
+
+/** A counter that counts its calls. */
+function countingCounter(): TokenCounter & { calls: number } {
+  const counter = {
+    name: 'chars4',
+    calls: 0,
+    countPieces(pieces: readonly string[], imageCount: number): number {
+      counter.calls += 1;
+      return charsPerFourCounter.countPieces(pieces, imageCount);
+    },
+  };
+  return counter;
+}
+
+const sessionWithActivity = fc.record({
+  session: generatedSessionArbitrary({ maxEntries: 40, compactions: true }),
+  extras: fc.array(extraActivityArbitrary, { maxLength: 8 }),
+  leafPicks: fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), {
+    minLength: 1,
+    maxLength: 4,
+  }),
+});
+
+function entryIdsOf(events: readonly SessionEvent[]): string[] {
+  return events.flatMap((event) => (event.type === 'EntryAppended' ? [event.data.entry.id] : []));
+}
+
+describe('ContextProjection', () => {
+  describe('given generated sessions hydrated from the store on a miss', () => {
+    it('answers the same context as the pure buildSessionContext for random leaves, with the token total', async () => {
+      await fc.assert(
+        fc.asyncProperty(sessionWithActivity, async ({ session, extras, leafPicks }) => {
+          const store = new InMemoryEventStore();
+          const events = sessionEventsOf(session, extras);
+          await appendEvents(store, sessionId, events);
+          const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+
+          const current = await projection.contextAt(sessionId);
+          expect(current.context).toEqual(expectedContext(events));
+          expect(current.tokens).toBe(tokensOf(current.context));
+
+          const entryIds = entryIdsOf(events);
+          for (const leafPick of leafPicks) {
+            const leafId = entryIds[Math.floor(leafPick * entryIds.length)] as string;
+            const atLeaf = await projection.contextAt(sessionId, leafId);
+            expect(atLeaf.context).toEqual(expectedContext(events, leafId));
+            expect(atLeaf.tokens).toBe(tokensOf(atLeaf.context));
+            expect(atLeaf.messageTokens).toHaveLength(atLeaf.context.messages.length);
+          }
+          expect((await projection.contextAt(sessionId, null)).context).toEqual(
+            expectedContext(events, null),
+          );
+          expect(projection.stats().hydrations).toBe(1);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  describe('given a held session that keeps receiving events from the runner', () => {
+    it('keeps the context of the current leaf equal to the pure builder after every event', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          sessionWithActivity,
+          fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+          async ({ session, extras, leafPicks }, split) => {
+            const store = new InMemoryEventStore();
+            const events = sessionEventsOf(session, extras);
+            const hydratedAfter = 1 + Math.floor(split * (events.length - 1));
+            await appendEvents(store, sessionId, events.slice(0, hydratedAfter));
+            const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+            const runner = new ProjectionRunner({
+              store,
+              checkpoints: new InMemoryCheckpointStore(),
+              projections: [projection],
+            });
+            await runner.start();
+            await runner.whenCaughtUp();
+            expect((await projection.contextAt(sessionId)).context).toEqual(
+              expectedContext(events.slice(0, hydratedAfter)),
+            );
+
+            let state = foldedSession(events.slice(0, hydratedAfter));
+            for (let index = hydratedAfter; index < events.length; index += 1) {
+              const event = events[index] as SessionEvent;
+              const [position] = await appendEvents(store, sessionId, [event]);
+              state = evolve(state, event) as typeof state;
+              await runner.waitForPosition(position as bigint);
+              const current = await projection.contextAt(sessionId);
+              expect(current.context).toEqual(
+                buildSessionContext(state.entries(), state.leafId, { prunedResults: state.prunedResults() }),
+              );
+              expect(current.tokens).toBe(tokensOf(current.context));
+            }
+            const entryIds = entryIdsOf(events);
+            for (const leafPick of leafPicks) {
+              const leafId = entryIds[Math.floor(leafPick * entryIds.length)] as string;
+              expect((await projection.contextAt(sessionId, leafId)).context).toEqual(
+                expectedContext(events, leafId),
+              );
+            }
+            expect(projection.stats().hydrations).toBe(1);
+            await runner.stop();
+          },
+        ),
+        { numRuns: 20 },
+      );
+    });
+  });
+
+  describe('given the current leaf was read once', () => {
+    it('extends its context on append without building it again or counting old messages again', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 30, branching: false }), {
+        numRuns: 1,
+        seed: 7,
+      })[0]!;
+      const events = sessionEventsOf(session);
+      const [head, tail] = [events.slice(0, -3), events.slice(-3)];
+      await appendEvents(store, sessionId, head);
+      const counter = countingCounter();
+      const projection = new ContextProjection({ store, tokenCounter: counter });
+      const runner = new ProjectionRunner({
+        store,
+        checkpoints: new InMemoryCheckpointStore(),
+        projections: [projection],
+      });
+      await runner.start();
+      await projection.contextAt(sessionId);
+      const callsAfterFirstRead = counter.calls;
+
+      const positions = await appendEvents(store, sessionId, tail);
+      await runner.waitForPosition(positions[positions.length - 1] as bigint);
+      const after = await projection.contextAt(sessionId);
+
+      expect(after.context).toEqual(expectedContext(events));
+      expect(projection.stats().currentLeafBuilds).toBe(1);
+      expect(counter.calls - callsAfterFirstRead).toBeLessThanOrEqual(tail.length);
+      await runner.stop();
+    });
+  });
+
+  describe('given a memory limit', () => {
+    const sessions = ['alpha', 'beta', 'gamma'];
+
+    async function storeWithSessions(entriesEach: number) {
+      const store = new InMemoryEventStore();
+      const eventsBySession = new Map<string, SessionEvent[]>();
+      for (const id of sessions) {
+        const session = fc.sample(generatedSessionArbitrary({ maxEntries: entriesEach, sessionId: id }), {
+          numRuns: 1,
+          seed: id.length,
+        })[0]!;
+        const events = sessionEventsOf(session);
+        eventsBySession.set(id, events);
+        await appendEvents(store, id, events);
+      }
+      return { store, eventsBySession };
+    }
+
+    it('evicts the least recently used session beyond the session limit and hydrates it again on demand', async () => {
+      const { store, eventsBySession } = await storeWithSessions(12);
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter, maxSessions: 2 });
+
+      for (const id of sessions) await projection.contextAt(id);
+      expect(projection.stats()).toMatchObject({ sessions: 2, evictions: 1, hydrations: 3 });
+      expect(projection.accepts('alpha')).toBe(false);
+
+      const again = await projection.contextAt('alpha');
+      expect(again.context).toEqual(expectedContext(eventsBySession.get('alpha')!));
+      expect(projection.stats()).toMatchObject({ sessions: 2, evictions: 2, hydrations: 4 });
+      expect(projection.accepts('beta')).toBe(false);
+    });
+
+    it('keeps the entries held within the entry limit', async () => {
+      const { store, eventsBySession } = await storeWithSessions(20);
+      const entryCount = (id: string) => entryIdsOf(eventsBySession.get(id)!).length;
+      const limit = entryCount('beta') + entryCount('gamma');
+      const projection = new ContextProjection({
+        store,
+        tokenCounter: charsPerFourCounter,
+        maxEntries: limit,
+      });
+
+      for (const id of sessions) {
+        await projection.contextAt(id);
+        expect(projection.stats().entries).toBeLessThanOrEqual(Math.max(limit, entryCount(id)));
+      }
+      expect(projection.accepts('gamma')).toBe(true);
+      expect(projection.accepts('alpha')).toBe(false);
+      expect((await projection.contextAt('alpha')).context).toEqual(
+        expectedContext(eventsBySession.get('alpha')!),
+      );
+    });
+  });
+
+  describe('given a position in the global history', () => {
+    it('answers the context as of that position, equal to the one computed from the events up to it', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          sessionWithActivity,
+          fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+          async ({ session, extras }, cut) => {
+            const store = new InMemoryEventStore();
+            const events = sessionEventsOf(session, extras);
+            const positions: bigint[] = [];
+            for (const event of events) {
+              positions.push(...(await appendEvents(store, sessionId, [event])));
+              await appendEvents(store, 'other-session', [event]);
+            }
+            const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+            const index = Math.floor(cut * events.length);
+            const asOf = (positions[index] as bigint) + 1n;
+
+            const answered = await projection.contextAsOf(sessionId, asOf);
+            expect(answered.context).toEqual(expectedContext(events.slice(0, index + 1)));
+            expect(answered.tokens).toBe(tokensOf(answered.context));
+            expect(answered.position).toBe(positions[index]);
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+
+    it('reports a session that had not started by then as not found', async () => {
+      const store = new InMemoryEventStore();
+      await appendEvents(store, 'earlier', [
+        { type: 'LeafMoved', data: { leafId: null, previousLeafId: null } },
+      ]);
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 5 }), { numRuns: 1, seed: 3 })[0]!;
+      await appendEvents(store, sessionId, sessionEventsOf(session));
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+
+      await expect(projection.contextAsOf(sessionId, 1n)).rejects.toBeInstanceOf(SessionNotFoundError);
+    });
+  });
+
+  describe('given questions it cannot answer', () => {
+    it('reports an unknown session and an unknown leaf', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 5 }), { numRuns: 1, seed: 5 })[0]!;
+      await appendEvents(store, sessionId, sessionEventsOf(session));
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+
+      await expect(projection.contextAt('missing')).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(projection.contextAt(sessionId, 'no-such-entry')).rejects.toBeInstanceOf(
+        UnknownEntryError,
+      );
+    });
+  });
+
+  describe('given a stream holding an event that is not a session event', () => {
+    it('reports it, skips it while hydrating, and still answers the right context', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 10 }), { numRuns: 1, seed: 9 })[0]!;
+      const events = sessionEventsOf(session);
+      await appendEvents(store, sessionId, events.slice(0, 2));
+      await store.appendToStream('session-generated-session', [
+        { id: '0190a8f0-0000-7000-8000-000000000001', type: 'SomethingNew', data: { whatever: true } },
+      ]);
+      await appendEvents(store, sessionId, events.slice(2));
+      const reports: string[] = [];
+      const projection = new ContextProjection({
+        store,
+        tokenCounter: charsPerFourCounter,
+        onInvalidEvent: (report) => reports.push(`${report.reason}:${report.type}`),
+      });
+
+      expect((await projection.contextAt(sessionId)).context).toEqual(expectedContext(events));
+      expect(reports).toEqual(['unknown_type:SomethingNew']);
+    });
+  });
+
+  describe('given a held session that receives an event out of order', () => {
+    it('drops the session and hydrates it again from the stream', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 10 }), { numRuns: 1, seed: 11 })[0]!;
+      const events = sessionEventsOf(session);
+      await appendEvents(store, sessionId, events);
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+      const held = await projection.contextAt(sessionId);
+
+      await projection.apply({
+        sessionId,
+        streamId: 'session-generated-session',
+        eventId: 'skipped-ahead',
+        revision: held.revision + 2n,
+        position: held.position + 5n,
+        recordedAt: '2026-01-01T00:00:00.000Z',
+        tenant: 'default',
+        event: { type: 'LeafMoved', data: { leafId: null, previousLeafId: null } },
+      });
+
+      expect(projection.accepts(sessionId)).toBe(false);
+      expect((await projection.contextAt(sessionId)).context).toEqual(expectedContext(events));
+      expect(projection.stats().hydrations).toBe(2);
+    });
+  });
+
+  describe('given an injected token counter', () => {
+    it('counts with it and names it', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 30, compactions: true }), {
+        numRuns: 1,
+        seed: 13,
+      })[0]!;
+      const events = sessionEventsOf(session);
+      await appendEvents(store, sessionId, events);
+      const wordCounter: TokenCounter = {
+        name: 'words',
+        countPieces: (pieces, imageCount) =>
+          imageCount * 100 + pieces.reduce((total, piece) => total + piece.split(/\s+/).length, 0),
+      };
+      const projection = new ContextProjection({ store, tokenCounter: wordCounter });
+
+      const answered = await projection.contextAt(sessionId);
+      expect(answered.tokenCounter).toBe('words');
+      expect(answered.tokens).toBe(tokensOf(answered.context, wordCounter));
+      expect(answered.tokens).not.toBe(tokensOf(answered.context));
+    });
+  });
+});

@@ -1,0 +1,204 @@
+// The context projection (DESIGN.md decision 6): live sessions held in memory as SessionViews,
+// updated incrementally from the runner's events, hydrated from their stream on a miss, and
+// bounded by a least-recently-used limit on sessions and on entries (an evicted session is
+// hydrated again when next asked for). It answers the context at the current leaf from a
+// running structure, at any other leaf with the pure builder and cached token counts, and as
+// of any global position by reading the stream up to it.
+import { SessionNotFoundError, type EventStore } from '@strata/event-store';
+import { sessionEventTypes, sessionStreamName, type TokenCounter } from '@strata/session';
+import type { Projection } from '../runner/projection';
+import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
+import {
+  SessionView,
+  type ProjectedContext,
+  type SessionTreeView,
+  type SessionViewMetrics,
+} from './session-view';
+
+export const CONTEXT_PROJECTION_NAME = 'context';
+export const DEFAULT_MAX_CACHED_SESSIONS = 1_000;
+export const DEFAULT_MAX_CACHED_ENTRIES = 1_000_000;
+
+export interface ContextProjectionOptions {
+  readonly store: EventStore;
+  readonly tokenCounter: TokenCounter;
+  /** At most this many sessions stay in memory. 1,000 by default. */
+  readonly maxSessions?: number;
+  /**
+   * At most this many entries (summed over the sessions held) stay in memory; the session in
+   * use is kept even when it alone is larger. 1,000,000 by default.
+   */
+  readonly maxEntries?: number;
+  /** Events of a stream that are not session events (skipped while hydrating). */
+  readonly onInvalidEvent?: (report: InvalidEventReport) => void;
+}
+
+export interface ContextCacheStats {
+  readonly sessions: number;
+  readonly entries: number;
+  readonly hits: number;
+  readonly misses: number;
+  readonly hydrations: number;
+  readonly evictions: number;
+  /** Times the context of a current leaf was built from its path instead of extended. */
+  readonly currentLeafBuilds: number;
+}
+
+export class ContextProjection implements Projection {
+  readonly name = CONTEXT_PROJECTION_NAME;
+  readonly durability = 'volatile' as const;
+  readonly eventTypes = sessionEventTypes;
+  private readonly maxSessions: number;
+  private readonly maxEntries: number;
+  /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
+  private readonly sessions = new Map<string, SessionView>();
+  private readonly hydrating = new Map<string, Promise<SessionView>>();
+  /** Events that arrived for a session while it was being hydrated. */
+  private readonly arrivals = new Map<string, ProjectedEvent[]>();
+  private cachedEntries = 0;
+  private hits = 0;
+  private misses = 0;
+  private hydrations = 0;
+  private evictions = 0;
+  private readonly viewMetrics: SessionViewMetrics = { currentLeafBuilds: 0 };
+
+  constructor(private readonly options: ContextProjectionOptions) {
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_CACHED_SESSIONS;
+    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_CACHED_ENTRIES;
+    if (!(this.maxSessions >= 1) || !(this.maxEntries >= 1)) {
+      throw new Error('the context projection must be allowed at least one session and one entry');
+    }
+  }
+
+  accepts(sessionId: string): boolean {
+    return this.sessions.has(sessionId) || this.arrivals.has(sessionId);
+  }
+
+  apply(event: ProjectedEvent): Promise<void> {
+    const view = this.sessions.get(event.sessionId);
+    if (view !== undefined) {
+      const before = view.entryCount;
+      if (view.apply(event) === 'gap') this.evict(event.sessionId);
+      else this.afterGrowth(view, before);
+    } else {
+      this.arrivals.get(event.sessionId)?.push(event);
+    }
+    return Promise.resolve();
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Forgets every session held (they hydrate again on demand). */
+  reset(): Promise<void> {
+    for (const sessionId of [...this.sessions.keys()]) this.evict(sessionId);
+    return Promise.resolve();
+  }
+
+  /**
+   * The context at `leafId` (the current leaf when undefined; null gives the empty context).
+   * Throws `SessionNotFoundError` or `UnknownEntryError`.
+   */
+  async contextAt(sessionId: string, leafId?: string | null): Promise<ProjectedContext> {
+    const view = await this.view(sessionId);
+    return view.contextAt(leafId);
+  }
+
+  /**
+   * The context as it was once every event at or below `position` had been recorded: the
+   * stream read up to there, at the leaf of that moment (or `leafId`). Nothing is cached.
+   */
+  async contextAsOf(sessionId: string, position: bigint, leafId?: string | null): Promise<ProjectedContext> {
+    const view = await this.readStream(sessionId, position);
+    return view.contextAt(leafId);
+  }
+
+  /** The session's tree, entries, labels and current leaf. Throws `SessionNotFoundError`. */
+  async sessionTree(sessionId: string): Promise<SessionTreeView> {
+    const view = await this.view(sessionId);
+    return view.tree();
+  }
+
+  /** Drops a session from memory (for instance after its stream was erased). */
+  evict(sessionId: string): void {
+    const view = this.sessions.get(sessionId);
+    if (view === undefined) return;
+    this.sessions.delete(sessionId);
+    this.cachedEntries -= view.entryCount;
+    this.evictions += 1;
+  }
+
+  stats(): ContextCacheStats {
+    return {
+      sessions: this.sessions.size,
+      entries: this.cachedEntries,
+      hits: this.hits,
+      misses: this.misses,
+      hydrations: this.hydrations,
+      evictions: this.evictions,
+      currentLeafBuilds: this.viewMetrics.currentLeafBuilds,
+    };
+  }
+
+  /** The held view (marked as just used), or one hydrated from the stream. */
+  private view(sessionId: string): Promise<SessionView> {
+    const cached = this.sessions.get(sessionId);
+    if (cached !== undefined) {
+      this.hits += 1;
+      this.sessions.delete(sessionId);
+      this.sessions.set(sessionId, cached);
+      return Promise.resolve(cached);
+    }
+    this.misses += 1;
+    let pending = this.hydrating.get(sessionId);
+    if (pending === undefined) {
+      pending = this.hydrate(sessionId).finally(() => this.hydrating.delete(sessionId));
+      this.hydrating.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  private async hydrate(sessionId: string): Promise<SessionView> {
+    const arrivals: ProjectedEvent[] = [];
+    this.arrivals.set(sessionId, arrivals);
+    try {
+      const view = await this.readStream(sessionId, undefined);
+      this.hydrations += 1;
+      const inOrder = arrivals.every((event) => view.apply(event) !== 'gap');
+      if (inOrder) {
+        this.sessions.set(sessionId, view);
+        this.afterGrowth(view, 0);
+      }
+      return view;
+    } finally {
+      this.arrivals.delete(sessionId);
+    }
+  }
+
+  /** A view of the stream's events up to `lastPosition` (all when undefined). */
+  private async readStream(sessionId: string, lastPosition: bigint | undefined): Promise<SessionView> {
+    const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics);
+    for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId))) {
+      if (lastPosition !== undefined && recorded.position > lastPosition) break;
+      const result = readProjectedEvent(recorded);
+      if (result.kind === 'invalid') {
+        this.options.onInvalidEvent?.(result.report);
+        view.skip(recorded.revision, recorded.position);
+      } else {
+        view.apply(result.event);
+      }
+    }
+    if (!view.isStarted) throw new SessionNotFoundError(sessionId);
+    return view;
+  }
+
+  /** Accounts for entries a held view gained, then evicts the least recently used beyond the limits. */
+  private afterGrowth(view: SessionView, entriesBefore: number): void {
+    this.cachedEntries += view.entryCount - entriesBefore;
+    for (const [sessionId] of this.sessions) {
+      if (this.sessions.size <= this.maxSessions && this.cachedEntries <= this.maxEntries) return;
+      if (sessionId !== view.sessionId) this.evict(sessionId);
+    }
+  }
+}

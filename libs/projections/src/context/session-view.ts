@@ -1,0 +1,295 @@
+// One session as the context projection holds it in memory: the tree (entries, index by id,
+// children, labels), the current leaf, pruned outputs, per-entry token counts (computed once,
+// when first needed), and a running context for the current leaf. Events are applied in
+// stream order and folded as the decider folds them; an event out of order is refused so that
+// the owner can drop a copy that missed something.
+import {
+  buildSessionContext,
+  compactionSummaryMessage,
+  estimateMessageTokens,
+  messageFromEntry,
+  pathToEntry,
+  prunedResultNotice,
+  type AgentMessage,
+  type CompactionEntry,
+  type PrunedResult,
+  type SessionContext,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionTree,
+  type TokenCounter,
+  type ToolResultMessage,
+} from '@strata/session';
+import type { ProjectedEvent } from '../runner/projected-event';
+import { ContextCursor, type CountedContext, type MessageSource } from './context-cursor';
+import type { CountedMessage } from './pairing-cursor';
+
+/** The context of one leaf with its token count, as the context projection answers it. */
+export interface ProjectedContext {
+  readonly sessionId: string;
+  /** Exactly what `buildSessionContext` gives for the leaf. */
+  readonly context: SessionContext;
+  /** Estimated tokens of `context.messages` with the projection's counter. */
+  readonly tokens: number;
+  /** Estimated tokens of each message, in order. */
+  readonly messageTokens: readonly number[];
+  /** The counter's name (`o200k`, `chars4`). */
+  readonly tokenCounter: string;
+  /** The last event of the stream the context reflects. */
+  readonly revision: bigint;
+  readonly position: bigint;
+}
+
+/** The session tree of `buildSessionTree`, with the header and the current leaf. */
+export interface SessionTreeView extends SessionTree {
+  readonly sessionId: string;
+  readonly header: SessionHeader;
+  readonly leafId: string | null;
+  readonly revision: bigint;
+  readonly position: bigint;
+}
+
+/** Counters shared by the views of one projection. */
+export interface SessionViewMetrics {
+  /** Times the running context of a current leaf was built from its path (not extended). */
+  currentLeafBuilds: number;
+}
+
+export type ApplyOutcome = 'applied' | 'duplicate' | 'gap';
+
+/** A leaf that is not an entry of the session. */
+export class UnknownEntryError extends Error {
+  override readonly name = 'UnknownEntryError';
+
+  constructor(
+    readonly sessionId: string,
+    readonly entryId: string,
+  ) {
+    super(`session ${sessionId} has no entry ${entryId}`);
+  }
+}
+
+function prunedView(message: ToolResultMessage, pruned: PrunedResult): ToolResultMessage {
+  return {
+    ...message,
+    content: [{ type: 'text', text: prunedResultNotice(pruned.tokens) }],
+    prunedAt: pruned.prunedAt,
+  };
+}
+
+export class SessionView implements MessageSource {
+  header: SessionHeader | null = null;
+  leafId: string | null = null;
+  /** The last applied event's stream revision (−1: none) and global position. */
+  revision = -1n;
+  position = -1n;
+  private readonly entries: SessionEntry[] = [];
+  private readonly byId = new Map<string, SessionEntry>();
+  private children = new Map<string | null, string[]>();
+  private readonly labels = new Map<string, string>();
+  private readonly danglingParents = new Set<string>();
+  private readonly prunedResults = new Map<string, PrunedResult>();
+  private readonly tokenCounts = new Map<string, number>();
+  private cursor: ContextCursor | undefined;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly counter: TokenCounter,
+    private readonly metrics: SessionViewMetrics = { currentLeafBuilds: 0 },
+  ) {}
+
+  get entryCount(): number {
+    return this.entries.length;
+  }
+
+  get isStarted(): boolean {
+    return this.header !== null;
+  }
+
+  /** Applies the next event of the stream; an earlier one is a duplicate, a later one a gap. */
+  apply(projected: ProjectedEvent): ApplyOutcome {
+    if (projected.revision <= this.revision) return 'duplicate';
+    if (projected.revision !== this.revision + 1n) return 'gap';
+    this.revision = projected.revision;
+    this.position = projected.position;
+    const { event } = projected;
+    if (this.header === null) {
+      if (event.type === 'SessionStarted') this.header = event.data.header;
+      return 'applied';
+    }
+    switch (event.type) {
+      case 'EntryAppended':
+        this.append(event.data.entry);
+        break;
+      case 'LeafMoved':
+        this.leafId = event.data.leafId;
+        if (this.cursor !== undefined && this.cursor.leafId !== this.leafId) this.cursor = undefined;
+        break;
+      case 'ToolOutputsPruned':
+        for (const result of event.data.results) {
+          if (this.prunedResults.has(result.entryId)) continue;
+          this.prunedResults.set(result.entryId, { prunedAt: event.data.prunedAt, tokens: result.tokens });
+          this.tokenCounts.delete(result.entryId);
+          if (this.cursor?.includes(result.entryId)) this.cursor = undefined;
+        }
+        break;
+      case 'SessionStarted':
+      case 'CompactionStarted':
+      case 'CompactionCompleted':
+      case 'CompactionSkipped':
+      case 'CompactionCancelled':
+      case 'CompactionFailed':
+      case 'BranchSummaryStarted':
+      case 'BranchSummaryCompleted':
+      case 'BranchSummarySkipped':
+      case 'BranchSummaryCancelled':
+      case 'BranchSummaryFailed':
+      case 'ContinuationRequested':
+        break;
+      default: {
+        const unhandled: never = event;
+        throw new Error(`unhandled session event ${JSON.stringify(unhandled)}`);
+      }
+    }
+    return 'applied';
+  }
+
+  /** Steps over an event of the stream that is not a session event, so the next one is in order. */
+  skip(revision: bigint, position: bigint): void {
+    if (revision !== this.revision + 1n) return;
+    this.revision = revision;
+    this.position = position;
+  }
+
+  /** The context at `leafId` (the current leaf when undefined; null gives the empty context). */
+  contextAt(leafId?: string | null): ProjectedContext {
+    const target = leafId === undefined ? this.leafId : leafId;
+    if (target !== null && !this.byId.has(target)) throw new UnknownEntryError(this.sessionId, target);
+    const counted = target === this.leafId ? this.currentContext() : this.builtContext(target);
+    return {
+      sessionId: this.sessionId,
+      ...counted,
+      tokenCounter: this.counter.name,
+      revision: this.revision,
+      position: this.position,
+    };
+  }
+
+  /** A copy of the tree, as `buildSessionTree` would give it. */
+  tree(): SessionTreeView {
+    if (this.header === null) throw new Error(`session ${this.sessionId} has not started`);
+    const children = new Map<string | null, readonly string[]>();
+    for (const [parentId, childIds] of this.children) children.set(parentId, [...childIds]);
+    return {
+      sessionId: this.sessionId,
+      header: this.header,
+      entries: [...this.entries],
+      byId: new Map(this.byId),
+      children,
+      labels: new Map(this.labels),
+      lastEntryId: this.entries[this.entries.length - 1]?.id ?? null,
+      leafId: this.leafId,
+      revision: this.revision,
+      position: this.position,
+    };
+  }
+
+  messageOf(entry: SessionEntry): CountedMessage | undefined {
+    const message = this.contextMessage(entry);
+    return message === undefined
+      ? undefined
+      : { message, sourceId: entry.id, tokens: this.tokensOf(entry, message) };
+  }
+
+  compactionSummaryOf(entry: CompactionEntry): CountedMessage {
+    const message = compactionSummaryMessage(entry);
+    return { message, sourceId: null, tokens: this.tokensOf(entry, message) };
+  }
+
+  readonly tokensOfSynthetic = (message: AgentMessage): number =>
+    estimateMessageTokens(message, this.counter);
+
+  private contextMessage(entry: SessionEntry): AgentMessage | undefined {
+    const message = messageFromEntry(entry);
+    if (message === undefined || message.role !== 'toolResult') return message;
+    const pruned = this.prunedResults.get(entry.id);
+    return pruned === undefined ? message : prunedView(message, pruned);
+  }
+
+  /** The cached count of an entry's context message (its compaction summary for a compaction). */
+  private tokensOf(entry: SessionEntry, message: AgentMessage): number {
+    let tokens = this.tokenCounts.get(entry.id);
+    if (tokens === undefined) {
+      tokens = estimateMessageTokens(message, this.counter);
+      this.tokenCounts.set(entry.id, tokens);
+    }
+    return tokens;
+  }
+
+  private append(entry: SessionEntry): void {
+    if (this.byId.has(entry.id)) return;
+    this.entries.push(entry);
+    this.byId.set(entry.id, entry);
+    const parentKnown =
+      entry.parentId !== null && entry.parentId !== entry.id && this.byId.has(entry.parentId);
+    if (entry.parentId !== null && !parentKnown) this.danglingParents.add(entry.parentId);
+    if (this.danglingParents.has(entry.id)) {
+      this.danglingParents.delete(entry.id);
+      this.rebuildChildren();
+      this.cursor = undefined;
+    } else {
+      const key = parentKnown ? entry.parentId : null;
+      const siblings = this.children.get(key);
+      if (siblings) siblings.push(entry.id);
+      else this.children.set(key, [entry.id]);
+    }
+    if (entry.type === 'label') {
+      if (entry.label) this.labels.set(entry.targetId, entry.label);
+      else this.labels.delete(entry.targetId);
+    }
+    if (this.cursor !== undefined && this.cursor.leafId === entry.parentId) this.cursor.extend(entry);
+    else this.cursor = undefined;
+    this.leafId = entry.id;
+  }
+
+  /** Children as `buildSessionTree` files them, after an entry filled a missing parent. */
+  private rebuildChildren(): void {
+    this.children = new Map();
+    for (const entry of this.entries) {
+      const isRoot = entry.parentId === null || entry.parentId === entry.id || !this.byId.has(entry.parentId);
+      const key = isRoot ? null : entry.parentId;
+      const siblings = this.children.get(key);
+      if (siblings) siblings.push(entry.id);
+      else this.children.set(key, [entry.id]);
+    }
+  }
+
+  private currentContext(): CountedContext {
+    if (this.cursor === undefined) {
+      this.metrics.currentLeafBuilds += 1;
+      this.cursor = ContextCursor.along(
+        this.leafId === null ? [] : pathToEntry(this.byId, this.leafId),
+        this,
+      );
+    }
+    return this.cursor.read();
+  }
+
+  /** Another leaf: the pure builder, with token counts from the cache. */
+  private builtContext(leafId: string | null): CountedContext {
+    const context = buildSessionContext({ entries: this.entries, byId: this.byId }, leafId, {
+      prunedResults: this.prunedResults,
+    });
+    const messageTokens = context.messages.map((message, index) => {
+      const entryId = context.entryIds[index] ?? null;
+      const entry = entryId !== null ? this.byId.get(entryId) : undefined;
+      if (entry !== undefined) return this.tokensOf(entry, message);
+      const compaction = context.compactionId !== null ? this.byId.get(context.compactionId) : undefined;
+      if (message.role === 'compactionSummary' && compaction !== undefined)
+        return this.tokensOf(compaction, message);
+      return this.tokensOfSynthetic(message);
+    });
+    const tokens = messageTokens.reduce((total, count) => total + count, 0);
+    return { context, tokens, messageTokens };
+  }
+}

@@ -1,0 +1,70 @@
+// A projection of documents (STYLE.md habit 8): each event names one document, and a pure
+// `evolve(document | null, event)` gives its next version. Every document records the position
+// of the last event it reflects, so an event at or below it is skipped (idempotent under
+// redelivery). Changes are kept in memory until `flush`, which writes them in one batch.
+import type { SessionEventType } from '@strata/session';
+import type { Projection } from '../runner/projection';
+import type { ProjectedEvent } from '../runner/projected-event';
+
+export interface ProjectionDocument {
+  /** The global position of the last event the document reflects. */
+  readonly position: bigint;
+}
+
+/** Where a document projection keeps its documents. */
+export interface DocumentStorage<Document extends ProjectionDocument> {
+  load(documentId: string): Promise<Document | undefined>;
+  /** Writes the documents atomically (all or none), replacing earlier versions. */
+  save(documents: ReadonlyMap<string, Document>): Promise<void>;
+  /** Removes every document. */
+  clear(): Promise<void>;
+}
+
+export interface DocumentProjectionDefinition<Document extends ProjectionDocument> {
+  readonly name: string;
+  readonly eventTypes: readonly SessionEventType[];
+  /** The document an event belongs to. */
+  documentId(event: ProjectedEvent): string;
+  /**
+   * The next version of the document (with `position` set to the event's), or null when the
+   * event creates nothing (for instance an outcome whose attempt never started). Pure.
+   */
+  evolve(document: Document | null, event: ProjectedEvent): Document | null;
+}
+
+export class DocumentProjection<Document extends ProjectionDocument> implements Projection {
+  readonly durability = 'durable' as const;
+  readonly name: string;
+  readonly eventTypes: readonly SessionEventType[];
+  private readonly unsaved = new Map<string, Document>();
+
+  constructor(
+    private readonly definition: DocumentProjectionDefinition<Document>,
+    protected readonly storage: DocumentStorage<Document>,
+  ) {
+    this.name = definition.name;
+    this.eventTypes = definition.eventTypes;
+  }
+
+  async apply(event: ProjectedEvent): Promise<void> {
+    const documentId = this.definition.documentId(event);
+    const current = this.unsaved.get(documentId) ?? (await this.storage.load(documentId)) ?? null;
+    if (current !== null && current.position >= event.position) return;
+    const next = this.definition.evolve(current, event);
+    if (next !== null && next !== current) this.unsaved.set(documentId, next);
+  }
+
+  async flush(): Promise<void> {
+    if (this.unsaved.size === 0) return;
+    const batch = new Map(this.unsaved);
+    await this.storage.save(batch);
+    for (const [documentId, document] of batch) {
+      if (this.unsaved.get(documentId) === document) this.unsaved.delete(documentId);
+    }
+  }
+
+  async reset(): Promise<void> {
+    this.unsaved.clear();
+    await this.storage.clear();
+  }
+}

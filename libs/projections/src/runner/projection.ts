@@ -1,0 +1,35 @@
+// The projection port the runner drives (STYLE.md habit 8): a named consumer of session events
+// with the list of event types it handles, idempotent under redelivery, and resettable so that
+// it can be rebuilt from the log at any time.
+import type { SessionEventType } from '@strata/session';
+import type { ProjectedEvent } from './projected-event';
+
+/**
+ * `durable`: the state outlives the process; the runner resumes it from its stored checkpoint.
+ * `volatile`: the state lives in memory and starts empty; the runner starts it at the store's
+ * head and never stores its checkpoint.
+ */
+export type ProjectionDurability = 'durable' | 'volatile';
+
+export interface Projection {
+  /** Unique among the runner's projections; names its checkpoint. */
+  readonly name: string;
+  readonly durability: ProjectionDurability;
+  /** The event types it handles; it is never given any other. */
+  readonly eventTypes: readonly SessionEventType[];
+  /**
+   * Optional cheap pre-check by session: false skips the event before it is even validated
+   * (a cache that holds only some sessions). Absent means every session.
+   */
+  accepts?(sessionId: string): boolean;
+  /**
+   * Applies one event, in position order. Contract: idempotent — an event at or below the
+   * position the projection already reflects for the same document or session changes nothing.
+   * A throw stops the runner (the checkpoint stays before this event).
+   */
+  apply(event: ProjectedEvent): Promise<void>;
+  /** Makes everything applied so far durable and visible to queries; called before its checkpoint is stored. */
+  flush(): Promise<void>;
+  /** Forgets every document (the first step of a rebuild). */
+  reset(): Promise<void>;
+}
