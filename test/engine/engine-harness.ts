@@ -29,6 +29,8 @@ export interface HarnessOptions {
   readonly summarizers?: readonly Summarizer[];
   readonly settings?: EngineSettingsInput;
   readonly hooks?: readonly SessionHookHandlers[];
+  /** Where API keys are looked up (nothing by default). */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
   /** Further modules (hook providers, for instance). */
   readonly imports?: ModuleImports;
 }
@@ -61,7 +63,7 @@ export async function startEngine(options: HarnessOptions = {}): Promise<EngineH
       EngineModule.forRoot({
         store,
         settings: { tokenizer: 'chars4', ...options.settings },
-        environment: {},
+        environment: options.environment ?? {},
         ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
         ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
       }),
