@@ -1,0 +1,33 @@
+import { addUsage, toPortRequest } from './summary-request-adapter';
+
+describe('the summary request adapter', () => {
+  const request = { systemPrompt: 'S', prompt: 'P', maxTokens: 100 };
+
+  it.each([
+    ['history', false, 'history'],
+    ['history', true, 'update'],
+    ['turn-prefix', false, 'turn_prefix'],
+    ['short-summary', false, 'short'],
+    ['branch', false, 'branch'],
+  ] as const)(
+    'maps the domain purpose %s (update: %s) to the port purpose %s',
+    (purpose, update, expected) => {
+      expect(toPortRequest({ ...request, purpose }, { updatesPreviousSummary: update })).toEqual({
+        ...request,
+        purpose: expected,
+      });
+    },
+  );
+
+  it('adds usage records and ignores missing ones', () => {
+    const one = { input: 10, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 12 };
+    expect(addUsage([one, undefined, one])).toEqual({
+      input: 20,
+      output: 4,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 24,
+    });
+    expect(addUsage([undefined])).toBeUndefined();
+  });
+});
