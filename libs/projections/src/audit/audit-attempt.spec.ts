@@ -1,0 +1,210 @@
+import type { SessionEvent } from '@strata/session';
+import { DocumentSpecification, projected } from '../testing/document-specification';
+import { auditDocumentId, auditProjectionDefinition } from './audit-attempt';
+
+const spec = DocumentSpecification.for(auditProjectionDefinition);
+const startedAt = Date.UTC(2026, 0, 1, 10, 0, 0);
+
+const compactionStarted: SessionEvent = {
+  type: 'CompactionStarted',
+  data: {
+    attemptId: 'a1',
+    trigger: 'threshold',
+    preparedAtLeafId: 'e9',
+    firstKeptEntryId: 'e5',
+    tokensBefore: 180_000,
+    model: 'anthropic/claude-sonnet-4-5',
+    startedAt,
+  },
+};
+
+const branchStarted: SessionEvent = {
+  type: 'BranchSummaryStarted',
+  data: { attemptId: 'b1', targetId: 'e3', oldLeafId: 'e9', startedAt },
+};
+
+const at = (seconds: number) => new Date(startedAt + seconds * 1000).toISOString();
+
+describe('the audit document', () => {
+  describe('given no attempt yet', () => {
+    it('opens a pending compaction attempt when it starts', () => {
+      spec
+        .given()
+        .when(projected(compactionStarted, 4, { tenant: 'globex', recordedAt: at(0) }))
+        .then({
+          sessionId: 'session-1',
+          attemptId: 'a1',
+          tenant: 'globex',
+          kind: 'compaction',
+          trigger: 'threshold',
+          outcome: 'pending',
+          reason: null,
+          error: null,
+          model: 'anthropic/claude-sonnet-4-5',
+          tokensBefore: 180_000,
+          estimatedTokensAfter: null,
+          usage: null,
+          durationMs: null,
+          startedAt: '2026-01-01T10:00:00.000Z',
+          startRecordedAt: at(0),
+          endedAt: null,
+          entryId: null,
+          preparedAtLeafId: 'e9',
+          firstKeptEntryId: 'e5',
+          targetId: null,
+          oldLeafId: null,
+          newLeafId: null,
+          continuation: null,
+          startPosition: 5n,
+          position: 5n,
+        });
+    });
+
+    it('ignores an outcome whose attempt never started', () => {
+      spec
+        .given()
+        .when(
+          projected(
+            { type: 'CompactionSkipped', data: { attemptId: 'a1', reason: 'nothing to compact' } },
+            1,
+          ),
+        )
+        .then(null);
+    });
+  });
+
+  describe('given a started compaction', () => {
+    const history = [projected(compactionStarted, 0, { recordedAt: at(0) })];
+
+    it('records a completion with the engine-measured duration, the estimate after and the summariser usage', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionCompleted',
+              data: {
+                attemptId: 'a1',
+                entryId: 'e10',
+                trigger: 'threshold',
+                usage: {
+                  input: 9000,
+                  output: 700,
+                  cacheRead: 0,
+                  cacheWrite: 0,
+                  totalTokens: 9700,
+                  cost: { total: 0.04 },
+                },
+                durationMs: 4200,
+                tokensBefore: 180_000,
+                estimatedTokensAfter: 22_000,
+              },
+            },
+            1,
+            { recordedAt: at(5) },
+          ),
+        )
+        .thenMatches({
+          outcome: 'completed',
+          entryId: 'e10',
+          durationMs: 4200,
+          estimatedTokensAfter: 22_000,
+          usage: { input: 9000, output: 700, totalTokens: 9700, cost: 0.04 },
+          model: 'anthropic/claude-sonnet-4-5',
+          endedAt: at(5),
+          position: 2n,
+          startPosition: 1n,
+        });
+    });
+
+    it('records a skip with its reason and the time between the recorded start and end', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            { type: 'CompactionSkipped', data: { attemptId: 'a1', reason: 'nothing to compact' } },
+            1,
+            {
+              recordedAt: at(2),
+            },
+          ),
+        )
+        .thenMatches({ outcome: 'skipped', reason: 'nothing to compact', durationMs: 2000, endedAt: at(2) });
+    });
+
+    it('records a failure with its error', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionFailed',
+              data: { attemptId: 'a1', error: { message: 'overloaded', code: 'rate_limited' } },
+            },
+            1,
+          ),
+        )
+        .thenMatches({ outcome: 'failed', error: { message: 'overloaded', code: 'rate_limited' } });
+    });
+
+    it('keeps the first outcome: a later one, or one of a branch summary, changes nothing', () => {
+      const cancelled = projected(
+        { type: 'CompactionCancelled', data: { attemptId: 'a1', reason: 'aborted' } },
+        1,
+      );
+      spec
+        .given([...history, cancelled])
+        .when(projected({ type: 'CompactionSkipped', data: { attemptId: 'a1', reason: 'late' } }, 2))
+        .thenMatches({ outcome: 'cancelled', reason: 'aborted', position: 2n });
+      spec
+        .given(history)
+        .when(projected({ type: 'BranchSummarySkipped', data: { attemptId: 'a1', reason: 'wrong kind' } }, 1))
+        .thenMatches({ outcome: 'pending' });
+    });
+
+    it('marks the continuation requested after it', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            { type: 'ContinuationRequested', data: { reason: 'overflow_retry', causationAttemptId: 'a1' } },
+            1,
+          ),
+        )
+        .thenMatches({ continuation: 'overflow_retry' });
+    });
+  });
+
+  describe('given a started branch summary', () => {
+    it('records the cancellation, and the navigation target and leaf left', () => {
+      spec
+        .given([projected(branchStarted, 0)])
+        .when(
+          projected({ type: 'BranchSummaryCancelled', data: { attemptId: 'b1', reason: 'user aborted' } }, 1),
+        )
+        .thenMatches({
+          kind: 'branch_summary',
+          trigger: null,
+          outcome: 'cancelled',
+          reason: 'user aborted',
+          targetId: 'e3',
+          oldLeafId: 'e9',
+        });
+    });
+  });
+
+  it('files every event of an attempt under <session>/<attempt>', () => {
+    expect(auditDocumentId(projected(compactionStarted, 0, { sessionId: 's9' }))).toBe('s9/a1');
+    expect(
+      auditDocumentId(
+        projected(
+          { type: 'ContinuationRequested', data: { reason: 'auto_continue', causationAttemptId: 'a1' } },
+          1,
+          {
+            sessionId: 's9',
+          },
+        ),
+      ),
+    ).toBe('s9/a1');
+  });
+});

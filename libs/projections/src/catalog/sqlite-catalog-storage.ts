@@ -1,0 +1,135 @@
+// Catalog documents in a SQLite table (better-sqlite3): the document as JSON, with the columns
+// the queries filter and sort on beside it. Writes of one flush run in one transaction.
+import type Database from 'better-sqlite3';
+import { finishPage, resolvePage, type Page } from '../documents/paging';
+import { settle } from '../storage/settle';
+import { catalogSearchText, storedCatalogSessionSchema, type CatalogSession } from './catalog-session';
+import {
+  catalogCursorOf,
+  readCatalogCursor,
+  searchNeedle,
+  type CatalogQuery,
+  type CatalogStorage,
+} from './catalog-storage';
+
+const schema = `
+CREATE TABLE IF NOT EXISTS projection_catalog_sessions (
+  session_id TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL,
+  last_activity_at TEXT NOT NULL,
+  search_text TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  document TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS projection_catalog_sessions_by_activity
+  ON projection_catalog_sessions (tenant, last_activity_at DESC, session_id);
+`;
+
+interface CatalogRow {
+  readonly position: bigint;
+  readonly document: string;
+}
+
+type BindValue = string | number | bigint;
+
+function sessionOf(row: CatalogRow): CatalogSession {
+  const stored = storedCatalogSessionSchema.parse(JSON.parse(row.document));
+  return { ...stored, position: row.position };
+}
+
+function documentText(session: CatalogSession): string {
+  const { position: _position, ...stored } = session;
+  return JSON.stringify(stored);
+}
+
+export class SqliteCatalogStorage implements CatalogStorage {
+  private readonly selectById: Database.Statement<[string], CatalogRow>;
+  private readonly upsert: Database.Statement<[string, string, string, string, bigint, string]>;
+  private readonly saveAll: (documents: readonly CatalogSession[]) => void;
+
+  /** Uses an open database (the caller closes it); creates the table when missing. */
+  constructor(private readonly database: Database.Database) {
+    database.exec(schema);
+    this.selectById = database
+      .prepare<[string], CatalogRow>(
+        'SELECT position, document FROM projection_catalog_sessions WHERE session_id = ?',
+      )
+      .safeIntegers(true);
+    this.upsert = database.prepare(
+      `INSERT INTO projection_catalog_sessions (session_id, tenant, last_activity_at, search_text, position, document)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET tenant = excluded.tenant, last_activity_at = excluded.last_activity_at,
+         search_text = excluded.search_text, position = excluded.position, document = excluded.document`,
+    );
+    this.saveAll = database.transaction((documents: readonly CatalogSession[]) => {
+      for (const session of documents) {
+        this.upsert.run(
+          session.sessionId,
+          session.tenant,
+          session.lastActivityAt,
+          catalogSearchText(session),
+          session.position,
+          documentText(session),
+        );
+      }
+    });
+  }
+
+  load(sessionId: string): Promise<CatalogSession | undefined> {
+    return settle(() => {
+      const row = this.selectById.get(sessionId);
+      return row === undefined ? undefined : sessionOf(row);
+    });
+  }
+
+  save(documents: ReadonlyMap<string, CatalogSession>): Promise<void> {
+    return settle(() => this.saveAll([...documents.values()]));
+  }
+
+  clear(): Promise<void> {
+    return settle(() => {
+      this.database.exec('DELETE FROM projection_catalog_sessions');
+    });
+  }
+
+  findSession(tenant: string, sessionId: string): Promise<CatalogSession | undefined> {
+    return settle(() => {
+      const row = this.selectById.get(sessionId);
+      const session = row === undefined ? undefined : sessionOf(row);
+      return session?.tenant === tenant ? session : undefined;
+    });
+  }
+
+  listSessions(query: CatalogQuery): Promise<Page<CatalogSession>> {
+    return settle(() => {
+      const page = resolvePage(query);
+      const filters = ['tenant = ?'];
+      const values: BindValue[] = [query.tenant];
+      const needle = searchNeedle(query.text);
+      if (needle !== undefined) {
+        filters.push('instr(search_text, ?) > 0');
+        values.push(needle);
+      }
+      const where = filters.join(' AND ');
+      const counted = this.database
+        .prepare<BindValue[], { readonly total: bigint }>(
+          `SELECT COUNT(*) AS total FROM projection_catalog_sessions WHERE ${where}`,
+        )
+        .safeIntegers(true)
+        .get(...values);
+      if (query.cursor !== undefined) {
+        const [lastActivityAt, sessionId] = readCatalogCursor(query.cursor);
+        filters.push('(last_activity_at < ? OR (last_activity_at = ? AND session_id > ?))');
+        values.push(lastActivityAt, lastActivityAt, sessionId);
+      }
+      const rows = this.database
+        .prepare<BindValue[], CatalogRow>(
+          `SELECT position, document FROM projection_catalog_sessions WHERE ${filters.join(' AND ')}
+           ORDER BY last_activity_at DESC, session_id ASC LIMIT ? OFFSET ?`,
+        )
+        .safeIntegers(true)
+        .all(...values, page.limit + 1, page.offset);
+      return finishPage(rows.map(sessionOf), Number(counted?.total ?? 0n), page.limit, catalogCursorOf);
+    });
+  }
+}

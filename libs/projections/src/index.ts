@@ -1,0 +1,23 @@
+// @strata/projections: the read side (DESIGN.md decisions 5 and 6) — a checkpointed runner
+// over the store's catch-up subscription, the context projection (live sessions in memory),
+// and the catalog and audit projections (documents in SQLite or in memory).
+export * from './runner/projected-event';
+export * from './runner/projection';
+export * from './runner/projection-runner';
+export { sessionHeadPosition, storeHeadPosition } from './runner/store-head';
+export * from './documents/document-projection';
+export * from './documents/paging';
+export * from './context/session-view';
+export * from './context/context-projection';
+export * from './catalog/catalog-session';
+export * from './catalog/catalog-storage';
+export * from './catalog/catalog-projection';
+export * from './catalog/in-memory-catalog-storage';
+export * from './catalog/sqlite-catalog-storage';
+export * from './audit/audit-attempt';
+export * from './audit/audit-storage';
+export * from './audit/audit-projection';
+export * from './audit/in-memory-audit-storage';
+export * from './audit/sqlite-audit-storage';
+export * from './storage/projection-storage';
+export * from './projection-set';

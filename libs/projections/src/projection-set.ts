@@ -1,0 +1,55 @@
+// The three projections of issue 5 wired to one runner: what the engine and `strata replay`
+// create. Durable projections keep their documents in the given ProjectionStorage.
+import type { EventStore } from '@strata/event-store';
+import type { TokenCounter } from '@strata/session';
+import { AuditProjection } from './audit/audit-projection';
+import { CatalogProjection } from './catalog/catalog-projection';
+import { ContextProjection, type ContextProjectionOptions } from './context/context-projection';
+import type { Projection } from './runner/projection';
+import { ProjectionRunner, type ProjectionRunnerOptions } from './runner/projection-runner';
+import type { ProjectionStorage } from './storage/projection-storage';
+
+export const projectionNames = ['context', 'catalog', 'audit'] as const;
+export type ProjectionName = (typeof projectionNames)[number];
+/** The projections whose state outlives the process (what `strata replay` rebuilds). */
+export const durableProjectionNames: readonly ProjectionName[] = ['catalog', 'audit'];
+
+export function isProjectionName(value: string): value is ProjectionName {
+  return (projectionNames as readonly string[]).includes(value);
+}
+
+export interface ProjectionSetOptions {
+  readonly store: EventStore;
+  readonly storage: ProjectionStorage;
+  readonly tokenCounter: TokenCounter;
+  /** Which projections the runner drives; all three by default. */
+  readonly include?: readonly ProjectionName[];
+  readonly context?: Omit<ContextProjectionOptions, 'store' | 'tokenCounter'>;
+  readonly runner?: Omit<ProjectionRunnerOptions, 'store' | 'checkpoints' | 'projections'>;
+}
+
+export interface ProjectionSet {
+  readonly context: ContextProjection;
+  readonly catalog: CatalogProjection;
+  readonly audit: AuditProjection;
+  readonly runner: ProjectionRunner;
+}
+
+export function createProjectionSet(options: ProjectionSetOptions): ProjectionSet {
+  const context = new ContextProjection({
+    ...options.context,
+    store: options.store,
+    tokenCounter: options.tokenCounter,
+  });
+  const catalog = new CatalogProjection(options.storage.catalog);
+  const audit = new AuditProjection(options.storage.audit);
+  const byName: Readonly<Record<ProjectionName, Projection>> = { context, catalog, audit };
+  const included = options.include ?? projectionNames;
+  const runner = new ProjectionRunner({
+    ...options.runner,
+    store: options.store,
+    checkpoints: options.storage.checkpoints,
+    projections: included.map((name) => byName[name]),
+  });
+  return { context, catalog, audit, runner };
+}

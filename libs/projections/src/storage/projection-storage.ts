@@ -1,0 +1,94 @@
+// Where the durable projections keep their documents and checkpoints, behind one small
+// interface: in memory for tests, or SQLite (better-sqlite3). For a SQLite event store the
+// projection tables live in the same database file (their own connection); for EventStoreDB
+// they go to a local SQLite file (`./data/projections.db` by default). Checkpoints are kept in
+// the same database as the documents, so the two are lost or kept together.
+import { isAbsolute, resolve } from 'node:path';
+import {
+  InMemoryCheckpointStore,
+  SqliteCheckpointStore,
+  openStrataDatabase,
+  parseStoreUrl,
+  type CheckpointStore,
+} from '@strata/event-store';
+import { InMemoryAuditStorage } from '../audit/in-memory-audit-storage';
+import type { AuditStorage } from '../audit/audit-storage';
+import { SqliteAuditStorage } from '../audit/sqlite-audit-storage';
+import type { CatalogStorage } from '../catalog/catalog-storage';
+import { InMemoryCatalogStorage } from '../catalog/in-memory-catalog-storage';
+import { SqliteCatalogStorage } from '../catalog/sqlite-catalog-storage';
+
+export const DEFAULT_PROJECTIONS_DATABASE = './data/projections.db';
+
+export interface ProjectionStorage {
+  readonly catalog: CatalogStorage;
+  readonly audit: AuditStorage;
+  readonly checkpoints: CheckpointStore;
+  /** Where it is, for messages: `memory` or the database file. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export function inMemoryProjectionStorage(): ProjectionStorage {
+  return {
+    catalog: new InMemoryCatalogStorage(),
+    audit: new InMemoryAuditStorage(),
+    checkpoints: new InMemoryCheckpointStore(),
+    location: 'memory',
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Opens (creating when needed) the projection tables and checkpoints in a SQLite database file. */
+export function sqliteProjectionStorage(filename: string): ProjectionStorage {
+  const database = openStrataDatabase({ filename });
+  try {
+    const checkpoints = new SqliteCheckpointStore(database);
+    return {
+      catalog: new SqliteCatalogStorage(database),
+      audit: new SqliteAuditStorage(database),
+      checkpoints,
+      location: filename,
+      close: () => {
+        database.close();
+        return Promise.resolve();
+      },
+    };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+export interface OpenProjectionStorageOptions {
+  /** Base of relative paths; the process's working directory by default. */
+  readonly cwd?: string;
+  /** The SQLite file for EventStoreDB stores (or to override the store's own file). */
+  readonly projectionsDatabase?: string;
+}
+
+/** The projection storage that goes with a store URL (see the module header). The caller closes it. */
+export function openProjectionStorage(
+  storeUrl: string,
+  options: OpenProjectionStorageOptions = {},
+): ProjectionStorage {
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.projectionsDatabase;
+  if (explicit !== undefined)
+    return sqliteProjectionStorage(isAbsolute(explicit) ? explicit : resolve(cwd, explicit));
+  const location = parseStoreUrl(storeUrl, cwd);
+  switch (location.kind) {
+    case 'sqlite':
+      return location.filename === ':memory:'
+        ? inMemoryProjectionStorage()
+        : sqliteProjectionStorage(location.filename);
+    case 'memory':
+      return inMemoryProjectionStorage();
+    case 'esdb':
+      return sqliteProjectionStorage(resolve(cwd, DEFAULT_PROJECTIONS_DATABASE));
+    default: {
+      const unhandled: never = location;
+      throw new Error(`unhandled store location ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
