@@ -164,3 +164,7 @@ export function formatRate(rate: number): string {
   if (rate >= 1) return rate.toFixed(1);
   return rate.toPrecision(2);
 }
+
+export function formatPercent(percent: number): string {
+  return percent >= 10 ? `${percent.toFixed(0)}%` : `${percent.toPrecision(2)}%`;
+}

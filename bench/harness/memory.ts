@@ -56,8 +56,10 @@ export function measureRetainedHeap<Value>(build: () => Value): RetainedHeap<Val
   const collect = garbageCollector();
   if (collect === null) return { value: build(), retainedBytes: null };
   collect();
+  collect();
   const before = process.memoryUsage().heapUsed;
   const value = build();
+  collect();
   collect();
   const after = process.memoryUsage().heapUsed;
   return { value, retainedBytes: Math.max(0, after - before) };

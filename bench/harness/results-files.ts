@@ -2,7 +2,7 @@
 // suites (`SUMMARY.md`) that bench/README.md copies its figures from.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatMilliseconds, formatRate } from './measure';
+import { formatMilliseconds, formatPercent, formatRate } from './measure';
 import { primaryComparison, type SuiteResult } from './suite';
 import { renderSuiteChart } from './svg-chart';
 
@@ -45,7 +45,7 @@ export function markdownSummary(results: readonly SuiteResult[]): string {
           ? 'baseline'
           : comparison === undefined
             ? ''
-            : `${comparison.percentOfBaseline.toFixed(1)}% (×${comparison.speedup.toFixed(2)})`;
+            : `${formatPercent(comparison.percentOfBaseline)} (×${comparison.speedup.toPrecision(3)})`;
       lines.push(
         `| ${entry.group} | ${entry.label} | ${formatMilliseconds(entry.medianMs)} | ` +
           `${formatMilliseconds(entry.p10Ms)} – ${formatMilliseconds(entry.p90Ms)} | ${entry.iterations} | ` +

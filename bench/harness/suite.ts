@@ -71,7 +71,7 @@ export function compareWithBaselines(cases: readonly CaseResult[]): Comparison[]
         baseline: baseline.name,
         subject: subject.name,
         primary: index === 0,
-        percentOfBaseline: round((subject.operationsPerSecond / baseline.operationsPerSecond) * 100, 1),
+        percentOfBaseline: roundPercent((subject.operationsPerSecond / baseline.operationsPerSecond) * 100),
         speedup: round(baseline.medianMs / subject.medianMs, 3),
       });
     });
@@ -85,6 +85,10 @@ export function primaryComparison(
   subject: string,
 ): Comparison | undefined {
   return comparisons.find((comparison) => comparison.subject === subject && comparison.primary);
+}
+
+function roundPercent(percent: number): number {
+  return round(percent, percent < 10 ? 3 : 1);
 }
 
 function round(value: number, digits: number): number {

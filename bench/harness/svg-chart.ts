@@ -1,11 +1,11 @@
 // A small SVG bar chart of one suite: for every group, each case's throughput as a bar next
 // to its baseline's, with the p10–p90 spread as a whisker and the ratio to the baseline.
 // Bars are scaled per group (groups measure different things), so compare within a group.
-import { formatMilliseconds, formatRate, type CaseResult } from './measure';
+import { formatMilliseconds, formatPercent, formatRate, type CaseResult } from './measure';
 import { primaryComparison, type Comparison, type SuiteResult } from './suite';
 
-const WIDTH = 980;
-const LABEL_WIDTH = 300;
+const WIDTH = 1180;
+const LABEL_WIDTH = 340;
 const BAR_AREA_WIDTH = 420;
 const BAR_HEIGHT = 16;
 const BAR_GAP = 6;
@@ -42,7 +42,7 @@ function valueLabel(result: CaseResult, comparison: Comparison | undefined): str
   if (comparison === undefined) return result.role === 'baseline' ? `${figure} · baseline` : figure;
   const ratio =
     comparison.percentOfBaseline < 100
-      ? `${comparison.percentOfBaseline.toFixed(0)}% of baseline`
+      ? `${formatPercent(comparison.percentOfBaseline)} of baseline`
       : `${comparison.speedup.toFixed(comparison.speedup >= 10 ? 0 : 1)}× baseline`;
   return `${figure} · ${ratio}`;
 }
@@ -61,7 +61,7 @@ function groupRows(
     const colour = result.role === 'baseline' ? BASELINE_COLOUR : SUBJECT_COLOUR;
     const barWidth = Math.max(1, scale(result.operationsPerSecond));
     const middle = y + BAR_HEIGHT / 2;
-    svg.push(text(LABEL_WIDTH - 8, middle + 4, result.label, 'font-size="12" text-anchor="end"'));
+    svg.push(text(LABEL_WIDTH - 8, middle + 4, result.label, 'font-size="11" text-anchor="end"'));
     svg.push(
       `<rect x="${LABEL_WIDTH}" y="${y}" width="${barWidth.toFixed(1)}" height="${BAR_HEIGHT}" fill="${colour}"/>`,
     );

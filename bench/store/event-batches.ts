@@ -30,6 +30,18 @@ export function entryPayloads(count: number): readonly object[] {
   return session.entries.slice(0, count);
 }
 
+/** Small payloads (a label entry, about 150 bytes of data) to compare with per-event overheads. */
+export function smallPayloads(count: number): readonly object[] {
+  return Array.from({ length: count }, (_, index) => ({
+    type: 'label',
+    id: `label-${index}`,
+    parentId: `entry-${index}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    targetId: `entry-${index}`,
+    label: `checkpoint-${index}`,
+  }));
+}
+
 function hexOf(random: SeededRandom, length: number): string {
   let text = '';
   while (text.length < length) text += random.integer(0, 0xffff).toString(16).padStart(4, '0');

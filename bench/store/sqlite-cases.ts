@@ -70,6 +70,12 @@ export function appendPlanRawSerialising(raw: RawSqliteEvents, plan: EventBatchP
   return events.length;
 }
 
+function averageRowBytes(plan: EventBatchPlan): number {
+  let bytes = 0;
+  for (const row of plan.rows) bytes += row.data.length + row.metadata.length;
+  return Math.round(bytes / Math.max(1, plan.rows.length));
+}
+
 interface RawState {
   readonly raw: RawSqliteEvents;
   readonly remove: () => void;
@@ -80,17 +86,29 @@ interface AdapterState {
   readonly remove: () => void;
 }
 
-export function sqliteAppendCases(plan: EventBatchPlan, scratchDirectory: string): BenchCase<unknown>[] {
-  const group = `SQLite appends, ${plan.batchSize} event${plan.batchSize === 1 ? '' : 's'} per append`;
+/** `payload` names the event payloads when they are not the default session entries. */
+export function sqliteAppendCases(
+  plan: EventBatchPlan,
+  scratchDirectory: string,
+  payload?: { readonly name: string; readonly description: string },
+): BenchCase<unknown>[] {
+  const events = `${plan.batchSize} ${payload === undefined ? '' : `${payload.description} `}event${plan.batchSize === 1 ? '' : 's'}`;
+  const group = `SQLite appends, ${events} per append`;
+  const key = `append-${plan.batchSize}${payload === undefined ? '' : `-${payload.name}`}`;
   const common = {
     group,
     unit: 'event',
     operationsPerIteration: plan.events.length,
-    details: { batchSize: plan.batchSize, events: plan.events.length, eventsPerStream: plan.eventsPerStream },
+    details: {
+      batchSize: plan.batchSize,
+      events: plan.events.length,
+      eventsPerStream: plan.eventsPerStream,
+      averageRowBytes: averageRowBytes(plan),
+    },
   };
   const rawCase: BenchCase<RawState> = {
     ...common,
-    name: `sqlite/append-${plan.batchSize}/raw`,
+    name: `sqlite/${key}/raw`,
     role: 'baseline',
     label: 'raw better-sqlite3 (same rows, pre-serialised)',
     setup: () => {
@@ -105,13 +123,13 @@ export function sqliteAppendCases(plan: EventBatchPlan, scratchDirectory: string
   };
   const rawSerialisingCase: BenchCase<RawState> = {
     ...rawCase,
-    name: `sqlite/append-${plan.batchSize}/raw-with-json`,
+    name: `sqlite/${key}/raw-with-json`,
     label: 'raw better-sqlite3 + JSON.stringify per event',
     run: (state) => appendPlanRawSerialising(state.raw, plan),
   };
   const adapterCase: BenchCase<AdapterState> = {
     ...common,
-    name: `sqlite/append-${plan.batchSize}/adapter`,
+    name: `sqlite/${key}/adapter`,
     role: 'subject',
     label: 'SqliteEventStore.appendToStream',
     setup: () => {

@@ -3,61 +3,73 @@
 // the EventStoreDB adapter next to the bare client, over the in-process protocol test server.
 import { measureCases, type BenchSuite, type CaseResult, type MeasureSettings } from '../harness';
 import { esdbAppendCases, esdbReadCases, esdbReadFixture } from './esdb-cases';
-import { entryPayloads, planEvents } from './event-batches';
+import { entryPayloads, planEvents, smallPayloads } from './event-batches';
 import { sqliteAppendCases, sqliteReadCases, sqliteReadFixture } from './sqlite-cases';
 import { serialisationShare } from './store-profile';
 
 const EVENTS_PER_STREAM = 1_000;
+const batchSizes = [1, 10, 100] as const;
+type BatchSize = (typeof batchSizes)[number];
 
-interface StoreSizes {
-  readonly sqliteAppendEvents: Readonly<Record<1 | 10 | 100, number>>;
+interface StorePlanSizes {
+  /** Events appended per timed iteration, by batch size. */
+  readonly sqliteAppendEvents: Readonly<Record<BatchSize, number>>;
+  readonly sqliteSmallEvents: number;
   readonly sqliteReadEvents: number;
-  readonly esdbAppendEvents: Readonly<Record<1 | 10 | 100, number>>;
+  readonly esdbAppendEvents: Readonly<Record<BatchSize, number>>;
   readonly esdbReadEvents: number;
 }
 
-const fullSizes: StoreSizes = {
-  sqliteAppendEvents: { 1: 2_000, 10: 10_000, 100: 20_000 },
+interface StoreSettings {
+  readonly append: MeasureSettings;
+  readonly read: MeasureSettings;
+  readonly esdbRead: MeasureSettings;
+}
+
+const fullSizes: StorePlanSizes = {
+  sqliteAppendEvents: { 1: 2_000, 10: 5_000, 100: 10_000 },
+  sqliteSmallEvents: 20_000,
   sqliteReadEvents: 20_000,
   esdbAppendEvents: { 1: 300, 10: 1_500, 100: 3_000 },
   esdbReadEvents: 3_000,
 };
 
-const quickSizes: StoreSizes = {
-  sqliteAppendEvents: { 1: 1_000, 10: 2_000, 100: 4_000 },
+const quickSizes: StorePlanSizes = {
+  sqliteAppendEvents: { 1: 500, 10: 2_000, 100: 4_000 },
+  sqliteSmallEvents: 4_000,
   sqliteReadEvents: 4_000,
   esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
   esdbReadEvents: 2_000,
 };
 
-const batchSizes = [1, 10, 100] as const;
+const fullSettings: StoreSettings = {
+  append: { warmupIterations: 1, iterations: 11, maxSeconds: 25, minIterations: 5 },
+  read: { warmupIterations: 2, iterations: 20, maxSeconds: 10, minIterations: 5 },
+  esdbRead: { warmupIterations: 1, iterations: 7, maxSeconds: 12, minIterations: 4 },
+};
+
+const quickSettings: StoreSettings = {
+  append: { warmupIterations: 1, iterations: 3, maxSeconds: 3, minIterations: 2 },
+  read: { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 },
+  esdbRead: { warmupIterations: 1, iterations: 3, maxSeconds: 2, minIterations: 2 },
+};
+
+const TEST_SERVER_NOTICE =
+  'EventStoreDB figures are over the in-process protocol test server (a TEST FIXTURE holding events in memory), ' +
+  'not a real EventStoreDB node: they show the client and adapter overhead over gRPC on loopback only.';
 
 export const storeSuite: BenchSuite = {
   name: 'store',
   title:
-    'Event store: appends and reads, SQLite adapter vs raw better-sqlite3, EventStoreDB adapter vs bare client',
+    'Event store: SQLite adapter vs raw better-sqlite3, EventStoreDB adapter vs bare client (test server)',
   async run(context) {
     const { progress, scratchDirectory, quick } = context;
     const sizes = quick ? quickSizes : fullSizes;
-    const appendSettings: MeasureSettings = quick
-      ? { warmupIterations: 1, iterations: 3, maxSeconds: 3, minIterations: 2 }
-      : { warmupIterations: 1, iterations: 9, maxSeconds: 20, minIterations: 5 };
-    const readSettings: MeasureSettings = quick
-      ? { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 }
-      : { warmupIterations: 2, iterations: 20, maxSeconds: 10, minIterations: 5 };
-    const esdbReadSettings: MeasureSettings = quick
-      ? { warmupIterations: 1, iterations: 3, maxSeconds: 2, minIterations: 2 }
-      : { warmupIterations: 1, iterations: 7, maxSeconds: 12, minIterations: 4 };
+    const settings = quick ? quickSettings : fullSettings;
     progress.step('store', 'generating event payloads');
     const payloads = entryPayloads(5_000);
     const cases: CaseResult[] = [];
-    const notices: string[] = [];
-    const facts: Record<string, unknown> = {
-      eventsPerStream: EVENTS_PER_STREAM,
-      sizes,
-      appendSettings,
-      readSettings,
-    };
+    const facts: Record<string, unknown> = { eventsPerStream: EVENTS_PER_STREAM, sizes, settings };
 
     for (const batchSize of batchSizes) {
       const plan = planEvents(
@@ -68,10 +80,26 @@ export const storeSuite: BenchSuite = {
         batchSize,
       );
       cases.push(
-        ...(await measureCases('store', sqliteAppendCases(plan, scratchDirectory), appendSettings, progress)),
+        ...(await measureCases(
+          'store',
+          sqliteAppendCases(plan, scratchDirectory),
+          settings.append,
+          progress,
+        )),
       );
       if (batchSize === 100) facts.jsonSerialisation = serialisationShare(plan);
     }
+    const smallPlan = planEvents(smallPayloads(100), sizes.sqliteSmallEvents, 100, EVENTS_PER_STREAM, 3);
+    const small = { name: 'small', description: 'small' };
+    cases.push(
+      ...(await measureCases(
+        'store',
+        sqliteAppendCases(smallPlan, scratchDirectory, small),
+        settings.append,
+        progress,
+      )),
+    );
+
     const readPlan = planEvents(payloads, sizes.sqliteReadEvents, 100, EVENTS_PER_STREAM, 1);
     const sqliteReads = await sqliteReadFixture(readPlan, scratchDirectory);
     try {
@@ -79,7 +107,7 @@ export const storeSuite: BenchSuite = {
         ...(await measureCases(
           'store',
           sqliteReadCases(sqliteReads, EVENTS_PER_STREAM),
-          readSettings,
+          settings.read,
           progress,
         )),
       );
@@ -95,7 +123,7 @@ export const storeSuite: BenchSuite = {
         EVENTS_PER_STREAM,
         10 + batchSize,
       );
-      cases.push(...(await measureCases('store', esdbAppendCases(plan), appendSettings, progress)));
+      cases.push(...(await measureCases('store', esdbAppendCases(plan), settings.append, progress)));
     }
     const esdbPlan = planEvents(payloads, sizes.esdbReadEvents, 100, EVENTS_PER_STREAM, 2);
     const esdbReads = await esdbReadFixture(esdbPlan);
@@ -104,17 +132,13 @@ export const storeSuite: BenchSuite = {
         ...(await measureCases(
           'store',
           esdbReadCases(esdbReads, EVENTS_PER_STREAM),
-          esdbReadSettings,
+          settings.esdbRead,
           progress,
         )),
       );
     } finally {
       await esdbReads.close();
     }
-    notices.push(
-      'EventStoreDB figures are over the in-process protocol test server (a TEST FIXTURE holding events in memory), ' +
-        'not a real EventStoreDB node: they show the client and adapter overhead over gRPC on loopback only.',
-    );
-    return { cases, notices, facts };
+    return { cases, notices: [TEST_SERVER_NOTICE], facts };
   },
 };
