@@ -1,6 +1,6 @@
 // End to end: CompactSession through the command bus on a SQLite store, with a scripted
 // summariser standing in for the model.
-import { TURN_CONTEXT_HEADING, type CompactionEntry } from '@strata/session';
+import { TURN_CONTEXT_HEADING } from '@strata/session';
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import type { CompactionResult } from '../../apps/engine/src/compaction/compaction-result';
 import { CompactSessionCommand } from '../../apps/engine/src/sessions/compact-session/compact-session.command';
@@ -176,4 +176,3 @@ describe('given a session that fits the keep budget', () => {
   });
 });
 
-export type { CompactionEntry };
