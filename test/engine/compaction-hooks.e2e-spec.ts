@@ -223,6 +223,17 @@ describe('compaction hooks', () => {
       ]);
     });
 
+    it('end a threshold attempt that had nothing to do as skipped, not as a failure (reference defect 8)', async () => {
+      await engine.commands.execute(new CompactSessionCommand(sessionId, { trigger: 'threshold' }));
+      await engine.commands.execute(new CompactSessionCommand(sessionId, { trigger: 'threshold' }));
+
+      expect(ends[1]).toEqual(
+        expect.objectContaining({ aborted: false, willRetry: false, skippedReason: 'already_compacted' }),
+      );
+      expect(ends[1]?.errorMessage).toBeUndefined();
+      expect(ends[1]?.result).toBeUndefined();
+    });
+
     it('announce a retry after an overflow compaction', async () => {
       await engine.commands.execute(new CompactSessionCommand(sessionId, { trigger: 'overflow' }));
       expect(ends).toEqual([

@@ -1,6 +1,7 @@
 // End to end: CompactSession through the command bus on a SQLite store, with a scripted
 // summariser standing in for the model.
 import { TURN_CONTEXT_HEADING } from '@strata/session';
+import { SummarizerError } from '@strata/summarizer';
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import type { CompactionResult } from '../../apps/engine/src/compaction/compaction-result';
 import { CompactSessionCommand } from '../../apps/engine/src/sessions/compact-session/compact-session.command';
@@ -109,6 +110,38 @@ describe('given a session of six edit turns', () => {
   });
 });
 
+describe('given a summariser that fails the short summary', () => {
+  const builder = sixTurns();
+  const sessionId = builder.header.id;
+  let engine: EngineHarness;
+
+  beforeEach(async () => {
+    const summarizer = new ScriptedSummarizer({
+      reply: (request, index) =>
+        request.purpose === 'short'
+          ? new SummarizerError({
+              code: 'server_error',
+              message: 'short summary unavailable',
+              summarizer: 'scripted',
+            })
+          : `Summary ${index}`,
+    });
+    engine = await startEngine({
+      summarizers: [summarizer],
+      settings: { compaction: { keepRecentTokens: 250 }, summarizer: { retry: { maxRetries: 0 } } },
+    });
+    await engine.seed(builder.header, builder.entries);
+  });
+
+  afterEach(() => engine.close());
+
+  it('still completes, without a short summary (reference defect 11: upstream failed the whole compaction)', async () => {
+    const { entry } = completed(await engine.commands.execute(new CompactSessionCommand(sessionId)));
+    expect(entry.summary).toContain('Summary 0');
+    expect(entry.shortSummary).toBeUndefined();
+  });
+});
+
 describe('given one long turn whose tool rounds exceed the keep budget', () => {
   const builder = session().user('Refactor the parser in src/parser.ts');
   for (let round = 0; round < 8; round += 1) {
@@ -175,4 +208,3 @@ describe('given a session that fits the keep budget', () => {
     expect(typesOf(events, before)).toEqual(['CompactionStarted', 'CompactionSkipped']);
   });
 });
-
