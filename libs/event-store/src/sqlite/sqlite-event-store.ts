@@ -252,7 +252,7 @@ export class SqliteEventStore implements EventStore {
       );
       return BigInt(result.lastInsertRowid);
     } catch (error) {
-      if (error instanceof Error && error.message.includes('events.event_id')) {
+      if (isUniqueConstraintFailure(error) && this.statements.selectLocation.get(event.id) !== undefined) {
         throw new DuplicateEventIdError(streamId, event.id);
       }
       throw error;
@@ -283,6 +283,18 @@ export class SqliteEventStore implements EventStore {
       eventCount,
     };
   }
+}
+
+/**
+ * Recognised by its code, not by `instanceof`: the native addon builds its errors with the
+ * class registered when it was first loaded, which under Jest may belong to another realm.
+ */
+function isUniqueConstraintFailure(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { readonly code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
 }
 
 function locationFromRow(row: LocationRow): RecordedLocation {
