@@ -39,6 +39,8 @@ export interface WriteSessionImportOptions {
   readonly actor?: string;
   readonly tenant?: string;
   readonly onProgress?: (progress: ImportProgress) => void;
+  /** Events between two `prepared` reports; `PROGRESS_INTERVAL` by default. */
+  readonly progressInterval?: number;
   /** How events reach the store (the integrity layer's sealing appender by default). */
   readonly appender?: StreamAppender;
 }
@@ -130,6 +132,7 @@ export async function writeSessionImport(
 ): Promise<SessionImportReport> {
   const sessionId = prepared.header.id;
   const streamId = sessionStreamName(sessionId);
+  const progressInterval = options.progressInterval ?? PROGRESS_INTERVAL;
   options.onProgress?.({ kind: 'parsed', sessionId, entryCount: prepared.entries.length });
   const metadata = {
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
@@ -143,7 +146,7 @@ export async function writeSessionImport(
     {
       parseEvent: parseStoredSessionEvent,
       eventIdOf: (event, index) => {
-        if ((index + 1) % PROGRESS_INTERVAL === 0) {
+        if ((index + 1) % progressInterval === 0) {
           options.onProgress?.({ kind: 'prepared', sessionId, eventCount: index + 1 });
         }
         return importedEventId(sessionId, event);

@@ -17,6 +17,7 @@ import {
   exportSession,
   importSessionFile,
   loadSession,
+  PROGRESS_INTERVAL,
   type ImportProgress,
 } from '.';
 
@@ -99,6 +100,31 @@ describe('importSessionFile', () => {
         onProgress: (step) => progress.push(step),
       });
       expect(progress).toEqual([{ kind: 'parsed', sessionId: 'a1b2c3', entryCount: 5 }]);
+    });
+  });
+
+  describe('given a long session', () => {
+    it('reports progress every interval of events prepared (10,000 by default)', async () => {
+      expect(PROGRESS_INTERVAL).toBe(10_000);
+      const header = { ...builder.header, id: 'long-1' };
+      const entries: SessionEntry[] = Array.from({ length: 250 }, (_, index) => ({
+        type: 'custom',
+        customType: 'tick',
+        id: `t${index}`,
+        parentId: index === 0 ? null : `t${index - 1}`,
+        timestamp: '2025-01-01T00:00:00.000Z',
+      }));
+      const progress: ImportProgress[] = [];
+      const report = await importSessionFile(new InMemoryEventStore(), fileOf(header, entries), {
+        onProgress: (step) => progress.push(step),
+        progressInterval: 100,
+      });
+      expect(report.eventsWritten).toBe(251);
+      expect(progress).toEqual([
+        { kind: 'parsed', sessionId: 'long-1', entryCount: 250 },
+        { kind: 'prepared', sessionId: 'long-1', eventCount: 100 },
+        { kind: 'prepared', sessionId: 'long-1', eventCount: 200 },
+      ]);
     });
   });
 
