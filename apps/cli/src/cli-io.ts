@@ -24,7 +24,14 @@ export interface CliCommand {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
+/** Ends quietly when stdout is closed early (`strata export … | head`). */
+function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+}
+
 export function processIo(): CliIo {
+  process.stdout.on('error', exitOnClosedPipe);
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
