@@ -1,14 +1,54 @@
-// `npm start`: serves the engine on PORT (default 3000).
+// `npm start`: validates the configuration from the environment, serves the engine (port 3000,
+// the SQLite store in ./data and the offline summariser unless configured otherwise), and says
+// where the API and its documentation are.
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
+import {
+  ConfigurationError,
+  describeStore,
+  loadEngineConfig,
+  type EngineConfig,
+} from './config/engine-config';
+import { createEngineApplication } from './http/engine-application';
+import { SettingsValidationError } from './settings/settings-validation-error';
+import { TenantDirectory } from './tenancy/tenant-directory';
 
-async function bootstrap(): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
-  await app.listen(port);
-  process.stdout.write(`Strata engine listening on http://localhost:${port} (health: /health)\n`);
+function startupMessage(config: EngineConfig, url: string): string {
+  const directory = new TenantDirectory(config.apiKeys);
+  const tenancy = directory.isSingleTenant
+    ? 'single-tenant (no API keys configured: every request is tenant "default"; set STRATA_API_KEYS to require keys)'
+    : `${directory.tenants().length} tenant(s) by API key: ${directory.tenants().join(', ')}`;
+  return [
+    `Strata engine listening on ${url}`,
+    `  API:            ${url}/sessions`,
+    `  documentation:  ${url}/docs (OpenAPI: ${url}/docs/openapi.json)`,
+    `  event stream:   ${url}/events`,
+    `  health:         ${url}/health, ${url}/ready, metrics: ${url}/metrics`,
+    `  store:          ${describeStore(config.storeLocation)}`,
+    `  tenancy:        ${tenancy}`,
+    '',
+  ].join('\n');
 }
 
-void bootstrap();
+async function bootstrap(): Promise<void> {
+  const config = loadEngineConfig(process.env);
+  const app = await createEngineApplication(config);
+  app.enableShutdownHooks();
+  await (config.host !== undefined ? app.listen(config.port, config.host) : app.listen(config.port));
+  const shownHost =
+    config.host === undefined || config.host === '0.0.0.0' || config.host === '::'
+      ? 'localhost'
+      : config.host;
+  const port = Number(new URL(await app.getUrl()).port) || config.port;
+  process.stdout.write(startupMessage(config, `http://${shownHost}:${port}`));
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigurationError || error instanceof SettingsValidationError) {
+    process.stderr.write(`Strata engine: ${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `Strata engine failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exitCode = 1;
+});

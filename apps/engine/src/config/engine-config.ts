@@ -1,0 +1,164 @@
+// The engine's configuration, read from the environment once at start-up and validated with zod
+// (a trust boundary). Every problem is reported at once, each naming its variable, so a
+// misconfigured engine stops before it listens. The table of variables is in the README.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, type StoreLocation } from '@strata/event-store';
+import { z } from 'zod';
+import {
+  duplicateKeyProblems,
+  parseApiKeyPairs,
+  parseHashedKeyFile,
+  type ApiKeyRecord,
+} from '../tenancy/api-keys';
+import {
+  byteSizeVariable,
+  choiceVariable,
+  integerVariable,
+  optionalPositiveIntegerVariable,
+  optionalTextVariable,
+} from './environment-values';
+
+export const DEFAULT_PORT = 3000;
+export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+export type EngineLogLevel = (typeof logLevels)[number];
+
+export const engineEnvironmentSchema = z.object({
+  PORT: integerVariable({ min: 0, max: 65_535, default: DEFAULT_PORT }),
+  STRATA_HOST: optionalTextVariable(),
+  STRATA_STORE: optionalTextVariable(),
+  STRATA_PROJECTIONS_DB: optionalTextVariable(),
+  STRATA_SETTINGS: optionalTextVariable(),
+  STRATA_API_KEYS: optionalTextVariable(),
+  STRATA_API_KEYS_FILE: optionalTextVariable(),
+  STRATA_BODY_LIMIT: byteSizeVariable('8mb'),
+  STRATA_IMPORT_BODY_LIMIT: byteSizeVariable('64mb'),
+  STRATA_SSE_HEARTBEAT_MS: integerVariable({ min: 100, max: 300_000, default: 15_000 }),
+  STRATA_MAX_EVENT_STREAMS: integerVariable({ min: 1, max: 100_000, default: 256 }),
+  STRATA_READ_WAIT_MS: integerVariable({ min: 0, max: 60_000, default: 2_000 }),
+  STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
+  STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
+  STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
+});
+
+export interface EngineConfig {
+  readonly port: number;
+  /** The interface to listen on; every interface when undefined. */
+  readonly host: string | undefined;
+  readonly storeUrl: string;
+  readonly storeLocation: StoreLocation;
+  /** A SQLite file for the projection tables instead of the default place. */
+  readonly projectionsDatabase: string | undefined;
+  /** The engine settings file (validated by the engine module). */
+  readonly settingsFile: string | undefined;
+  /** Empty: single-tenant mode (tenant `default`, no key needed). */
+  readonly apiKeys: readonly ApiKeyRecord[];
+  readonly jsonBodyLimitBytes: number;
+  readonly importBodyLimitBytes: number;
+  readonly heartbeatMs: number;
+  readonly maxEventStreams: number;
+  /** How long a read waits for the projections to reach the store's head before answering. */
+  readonly readWaitMs: number;
+  readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
+  readonly logLevel: EngineLogLevel;
+  /** The working directory relative paths were resolved against. */
+  readonly cwd: string;
+}
+
+/** The configuration is unusable; `problems` names each variable and what is wrong. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  readonly code = 'validation';
+
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+function readKeyFile(file: string, cwd: string): { records: readonly ApiKeyRecord[]; problems: string[] } {
+  const resolved = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = fs.readFileSync(resolved, 'utf8');
+  } catch (error) {
+    return {
+      records: [],
+      problems: [`STRATA_API_KEYS_FILE: cannot read ${resolved}: ${(error as Error).message}`],
+    };
+  }
+  const parsed = parseHashedKeyFile(text, path.basename(resolved));
+  return { records: parsed.records, problems: [...parsed.problems] };
+}
+
+function storeLocationOf(url: string, cwd: string, problems: string[]): StoreLocation | undefined {
+  try {
+    return parseStoreUrl(url, cwd);
+  } catch (error) {
+    if (!(error instanceof StoreUrlError)) throw error;
+    problems.push(`STRATA_STORE: ${error.message}`);
+    return undefined;
+  }
+}
+
+/** Reads and checks the configuration; throws `ConfigurationError` listing every problem. */
+export function loadEngineConfig(environment: Environment, cwd: string = process.cwd()): EngineConfig {
+  const parsed = engineEnvironmentSchema.safeParse(environment);
+  const problems: string[] = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`);
+  const values = parsed.success ? parsed.data : undefined;
+  const storeUrl = values?.STRATA_STORE ?? DEFAULT_STORE_URL;
+  const storeLocation = storeLocationOf(storeUrl, cwd, problems);
+  const fromEnvironment = parseApiKeyPairs(values?.STRATA_API_KEYS ?? '');
+  const fromFile =
+    values?.STRATA_API_KEYS_FILE !== undefined
+      ? readKeyFile(values.STRATA_API_KEYS_FILE, cwd)
+      : { records: [], problems: [] };
+  const apiKeys = [...fromEnvironment.records, ...fromFile.records];
+  problems.push(...fromEnvironment.problems, ...fromFile.problems, ...duplicateKeyProblems(apiKeys));
+  if (values === undefined || storeLocation === undefined || problems.length > 0) {
+    throw new ConfigurationError(problems);
+  }
+  return {
+    port: values.PORT,
+    host: values.STRATA_HOST,
+    storeUrl,
+    storeLocation,
+    projectionsDatabase: values.STRATA_PROJECTIONS_DB,
+    settingsFile: values.STRATA_SETTINGS,
+    apiKeys,
+    jsonBodyLimitBytes: values.STRATA_BODY_LIMIT,
+    importBodyLimitBytes: values.STRATA_IMPORT_BODY_LIMIT,
+    heartbeatMs: values.STRATA_SSE_HEARTBEAT_MS,
+    maxEventStreams: values.STRATA_MAX_EVENT_STREAMS,
+    readWaitMs: values.STRATA_READ_WAIT_MS,
+    contextCache: {
+      ...(values.STRATA_CONTEXT_CACHE_SESSIONS !== undefined
+        ? { maxSessions: values.STRATA_CONTEXT_CACHE_SESSIONS }
+        : {}),
+      ...(values.STRATA_CONTEXT_CACHE_ENTRIES !== undefined
+        ? { maxEntries: values.STRATA_CONTEXT_CACHE_ENTRIES }
+        : {}),
+    },
+    logLevel: values.STRATA_LOG_LEVEL,
+    cwd,
+  };
+}
+
+/** Where the store is, for the start-up message (never credentials of an EventStoreDB URL). */
+export function describeStore(location: StoreLocation): string {
+  switch (location.kind) {
+    case 'sqlite':
+      return `SQLite ${location.filename}`;
+    case 'memory':
+      return 'in memory (nothing is kept after exit)';
+    case 'esdb':
+      return `EventStoreDB ${location.connectionString.replace(/\/\/[^@/]*@/, '//***@')}`;
+    default: {
+      const unhandled: never = location;
+      throw new Error(`unhandled store location ${JSON.stringify(unhandled)}`);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// The API's OpenAPI document: every operation of every controller, in the order of the tags.
+import { z } from 'zod';
+import { eventStreamOperations } from '../events-stream/event-stream.controller';
+import { metricsOperations } from '../observability/metrics.controller';
+import { healthOperations } from './health/readiness.controller';
+import type { ApiOperation } from './openapi/api-operation';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi-document';
+import { sessionCommandOperations } from './sessions/session-commands.controller';
+import { sessionFileOperations } from './sessions/session-files.controller';
+import { sessionQueryOperations } from './sessions/session-queries.controller';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const packageVersion = (require('../../../../package.json') as { version: string }).version;
+
+const docsOperations: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'docsPage',
+    tag: 'operations',
+    summary: 'This documentation (a self-contained HTML page)',
+    responses: { 200: { description: 'The page', schema: z.string(), mediaType: 'text/html' } },
+    problems: [],
+    public: true,
+  },
+  {
+    method: 'get',
+    path: '/docs/openapi.json',
+    operationId: 'openApiDocument',
+    tag: 'operations',
+    summary: 'The OpenAPI 3.1 document',
+    responses: { 200: { description: 'The document', schema: z.looseObject({ openapi: z.string() }) } },
+    problems: [],
+    public: true,
+  },
+];
+
+export const apiOperations: readonly ApiOperation[] = [
+  ...sessionCommandOperations,
+  ...sessionQueryOperations,
+  ...sessionFileOperations,
+  ...eventStreamOperations,
+  ...healthOperations,
+  ...metricsOperations,
+  ...docsOperations,
+];
+
+const tags = [
+  {
+    name: 'sessions',
+    description:
+      'Start sessions, append entries, read contexts, trees and entries, compact, navigate, label.',
+  },
+  { name: 'files', description: 'pi session files (JSON Lines) in and out.' },
+  { name: 'events', description: 'The live stream of session events (server-sent events).' },
+  { name: 'audit', description: 'Compaction and branch-summary attempts across sessions.' },
+  { name: 'integrity', description: 'Hash-chain verification of session histories.' },
+  { name: 'operations', description: 'Health, readiness, metrics and this documentation.' },
+];
+
+export function apiDocument(): OpenApiDocument {
+  return buildOpenApiDocument(apiOperations, { version: packageVersion, tags });
+}

@@ -1,0 +1,111 @@
+// GET /ready: whether the engine can serve — the store answers and the projections have caught
+// up with it. 503 with the same body while it cannot (load balancers read the status). Liveness
+// is GET /health.
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { EventStore } from '@strata/event-store';
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { EVENT_STORE } from '../../shared/injection-tokens';
+import type { ApiOperation } from '../openapi/api-operation';
+import { responseSchema } from '../openapi/api-schemas';
+import { ReadModels } from '../read-side/read-models.service';
+
+const STORE_CHECK_TIMEOUT_MS = 2_000;
+
+export const readinessResponse = responseSchema(
+  'Readiness',
+  z.object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({
+      store: z.object({ ok: z.boolean(), detail: z.string() }),
+      projections: z.object({
+        ok: z.boolean(),
+        state: z.string(),
+        appliedPosition: z.string().nullable(),
+        headPosition: z.string().nullable(),
+        positionsBehind: z.string().nullable(),
+      }),
+    }),
+  }),
+);
+
+export const healthResponse = responseSchema('Health', z.object({ status: z.literal('ok') }));
+
+async function withTimeout<Value>(work: Promise<Value>, milliseconds: number): Promise<Value> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${milliseconds} ms`)), milliseconds);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+@Controller()
+export class ReadinessController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly readModels: ReadModels,
+  ) {}
+
+  @Get('ready')
+  async ready(
+    @Res({ passthrough: true }) response: ServerResponse,
+  ): Promise<z.infer<typeof readinessResponse>> {
+    let store = { ok: true, detail: 'reachable' };
+    let lag: Awaited<ReturnType<ReadModels['lag']>> | undefined;
+    try {
+      await withTimeout(this.store.streamRevision('strata-readiness-probe'), STORE_CHECK_TIMEOUT_MS);
+      lag = await withTimeout(this.readModels.lag(), STORE_CHECK_TIMEOUT_MS);
+    } catch (error) {
+      store = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    const state = this.readModels.runner.status().state;
+    const projectionsOk = state === 'live';
+    const ready = store.ok && projectionsOk;
+    response.statusCode = ready ? 200 : 503;
+    return {
+      status: ready ? 'ready' : 'not_ready',
+      checks: {
+        store,
+        projections: {
+          ok: projectionsOk,
+          state,
+          appliedPosition: lag?.appliedPosition?.toString() ?? null,
+          headPosition: lag?.headPosition?.toString() ?? null,
+          positionsBehind: lag?.positionsBehind.toString() ?? null,
+        },
+      },
+    };
+  }
+}
+
+export const healthOperations: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'health',
+    tag: 'operations',
+    summary: 'Liveness: the process answers',
+    responses: { 200: { description: 'Alive', schema: healthResponse } },
+    problems: [],
+    public: true,
+  },
+  {
+    method: 'get',
+    path: '/ready',
+    operationId: 'ready',
+    tag: 'operations',
+    summary: 'Readiness: the store answers and the projections have caught up',
+    responses: {
+      200: { description: 'Ready', schema: readinessResponse },
+      503: { description: 'Not ready (same body)', schema: readinessResponse },
+    },
+    problems: [],
+    public: true,
+  },
+];

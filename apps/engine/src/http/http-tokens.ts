@@ -1,0 +1,8 @@
+// Injection tokens of the HTTP faces.
+
+/** The validated `EngineConfig`. */
+export const ENGINE_CONFIG = Symbol('ENGINE_CONFIG');
+/** The `ProjectionStorage` of the catalog, audit and checkpoints. */
+export const PROJECTION_STORAGE = Symbol('PROJECTION_STORAGE');
+/** The `TenantStampingEventStore` (the same object as EVENT_STORE, with its tenant lookups). */
+export const TENANT_STORE = Symbol('TENANT_STORE');

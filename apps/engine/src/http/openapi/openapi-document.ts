@@ -1,0 +1,187 @@
+// The OpenAPI 3.1 document of the API, built from the operations' descriptions and the named
+// zod schemas (components), with the problem responses of the closed set.
+import { z } from 'zod';
+import { PROBLEM_CONTENT_TYPE } from '../problem/problem-details';
+import { problemCodes, problemStatuses, problemTitles, type ProblemCode } from '../problem/api-errors';
+import type { ApiOperation } from './api-operation';
+import { requestSchemaRegistry, responseSchemaRegistry } from './api-schemas';
+
+type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0';
+  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+  readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly components: {
+    readonly schemas: Readonly<Record<string, JsonSchema>>;
+    readonly securitySchemes: Readonly<Record<string, unknown>>;
+  };
+  readonly security: readonly Readonly<Record<string, readonly string[]>>[];
+  readonly tags: readonly { readonly name: string; readonly description: string }[];
+}
+
+const componentUri = (id: string): string => `#/components/schemas/${id}`;
+
+const problemSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'Problem details (RFC 9457). `code` is stable; validation problems list `errors` as {path, message}.',
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    code: { type: 'string', enum: [...problemCodes] },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+        required: ['path', 'message'],
+      },
+    },
+  },
+  required: ['type', 'title', 'status', 'detail', 'code'],
+};
+
+function withoutDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+function componentSchemas(): Record<string, JsonSchema> {
+  const options = { uri: componentUri, unrepresentable: 'any', reused: 'inline' } as const;
+  const requests = z.toJSONSchema(requestSchemaRegistry, { ...options, io: 'input' }).schemas;
+  const responses = z.toJSONSchema(responseSchemaRegistry, { ...options, io: 'output' }).schemas;
+  const schemas: Record<string, JsonSchema> = { Problem: problemSchema };
+  for (const [id, schema] of Object.entries({ ...requests, ...responses }))
+    schemas[id] = withoutDialect(schema);
+  return schemas;
+}
+
+function schemaFor(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const registry = io === 'input' ? requestSchemaRegistry : responseSchemaRegistry;
+  const id = registry.get(schema)?.id;
+  if (id !== undefined) return { $ref: componentUri(id) };
+  return withoutDialect(z.toJSONSchema(schema, { io, unrepresentable: 'any' }));
+}
+
+function parametersOf(operation: ApiOperation): JsonSchema[] {
+  const parameters: JsonSchema[] = [];
+  for (const [name, schema] of Object.entries(operation.pathParameters ?? {})) {
+    parameters.push({ name, in: 'path', required: true, schema: schemaFor(schema, 'input') });
+  }
+  for (const [name, schema] of Object.entries(operation.query?.shape ?? {})) {
+    const field = schema as z.ZodType;
+    const rendered = schemaFor(field, 'input');
+    parameters.push({
+      name,
+      in: 'query',
+      required: !field.safeParse(undefined).success,
+      schema: rendered,
+      ...(field.description !== undefined ? { description: field.description } : {}),
+    });
+  }
+  for (const [name, header] of Object.entries(operation.headers ?? {})) {
+    parameters.push({
+      name,
+      in: 'header',
+      description: header.description,
+      schema: schemaFor(header.schema, 'input'),
+    });
+  }
+  return parameters;
+}
+
+function problemResponse(code: ProblemCode): JsonSchema {
+  return {
+    description: problemTitles[code],
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: componentUri('Problem') } } },
+  };
+}
+
+function operationObject(operation: ApiOperation): JsonSchema {
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, response] of Object.entries(operation.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.schema !== undefined
+        ? {
+            content: {
+              [response.mediaType ?? 'application/json']: { schema: schemaFor(response.schema, 'output') },
+            },
+          }
+        : {}),
+    };
+  }
+  const problems = new Set<ProblemCode>([...operation.problems, 'internal']);
+  if (operation.public !== true) problems.add('unauthorized');
+  for (const code of [...problems].sort((left, right) => problemStatuses[left] - problemStatuses[right])) {
+    responses[String(problemStatuses[code])] = problemResponse(code);
+  }
+  const body = operation.body;
+  return {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(operation.description !== undefined ? { description: operation.description } : {}),
+    ...(operation.public === true ? { security: [] } : {}),
+    parameters: parametersOf(operation),
+    ...(body !== undefined
+      ? {
+          requestBody: {
+            required: true,
+            ...(body.description !== undefined ? { description: body.description } : {}),
+            content: Object.fromEntries(
+              (body.mediaTypes ?? ['application/json']).map((mediaType) => [
+                mediaType,
+                { schema: body.schema !== undefined ? schemaFor(body.schema, 'input') : { type: 'string' } },
+              ]),
+            ),
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+export interface DocumentInfo {
+  readonly version: string;
+  readonly tags: readonly { readonly name: string; readonly description: string }[];
+}
+
+export function buildOpenApiDocument(
+  operations: readonly ApiOperation[],
+  info: DocumentInfo,
+): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of operations) {
+    const pathItem = (paths[operation.path] ??= {});
+    if (pathItem[operation.method] !== undefined) {
+      throw new Error(`two operations for ${operation.method.toUpperCase()} ${operation.path}`);
+    }
+    pathItem[operation.method] = operationObject(operation);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Strata',
+      version: info.version,
+      description:
+        'Event-sourced session engine for LLM agents. Revisions and positions are decimal strings. ' +
+        'Every session belongs to the tenant of the API key that started or imported it; another ' +
+        "tenant's session answers 404.",
+    },
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      },
+    },
+    security: [{ bearer: [] }, { apiKey: [] }],
+    tags: info.tags,
+  };
+}

@@ -1,0 +1,132 @@
+// Reading what a client sends — body, query string, path parameters — through zod schemas
+// (STYLE.md habit 15). Bodies are read by the API itself (no framework body parser), so the
+// size limit is enforced while reading and a JSON body is never used before it is validated.
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import { invalidInput, payloadTooLarge, type InputProblem } from '../problem/api-errors';
+
+/** Bytes read and dropped after the limit before the connection is cut. */
+const DISCARD_ALLOWANCE_FACTOR = 4;
+
+export function inputProblems(where: string, error: z.ZodError): InputProblem[] {
+  return error.issues.map((issue) => ({
+    path: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
+function mediaTypeOf(request: IncomingMessage): string | undefined {
+  return request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
+}
+
+/** The body as UTF-8 text; `payload_too_large` beyond `limitBytes` (checked against the header first). */
+export function readRequestText(request: IncomingMessage, limitBytes: number): Promise<string> {
+  const declared = Number(request.headers['content-length']);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let tooLarge = Number.isFinite(declared) && declared > limitBytes;
+    const finish = (): void => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limitBytes) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+      else if (received > limitBytes * DISCARD_ALLOWANCE_FACTOR) {
+        finish();
+        reject(payloadTooLarge(limitBytes));
+        request.resume();
+      }
+    };
+    const onEnd = (): void => {
+      finish();
+      if (tooLarge) reject(payloadTooLarge(limitBytes));
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onError = (error: Error): void => {
+      finish();
+      reject(error);
+    };
+    if (tooLarge && declared > limitBytes * DISCARD_ALLOWANCE_FACTOR) {
+      reject(payloadTooLarge(limitBytes));
+      request.resume();
+      return;
+    }
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
+}
+
+/** A JSON body checked against `schema`. An empty body counts as `{}`. */
+export async function readJsonBody<Schema extends z.ZodType>(
+  request: IncomingMessage,
+  schema: Schema,
+  limitBytes: number,
+): Promise<z.output<Schema>> {
+  const mediaType = mediaTypeOf(request);
+  const text = await readRequestText(request, limitBytes);
+  if (mediaType !== undefined && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
+    throw invalidInput(`the body must be application/json, not ${mediaType}`);
+  }
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw invalidInput(`the body is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidInput('the body is not valid', inputProblems('body', parsed.error));
+  return parsed.data;
+}
+
+/** The media types a session file may be sent as. */
+export const sessionFileMediaTypes = ['application/x-ndjson', 'application/jsonl', 'text/plain'] as const;
+
+/** A JSON Lines body (a pi session file). */
+export async function readJsonLinesBody(request: IncomingMessage, limitBytes: number): Promise<string> {
+  const mediaType = mediaTypeOf(request);
+  const text = await readRequestText(request, limitBytes);
+  if (mediaType !== undefined && !(sessionFileMediaTypes as readonly string[]).includes(mediaType)) {
+    throw invalidInput(`the body must be one of ${sessionFileMediaTypes.join(', ')}, not ${mediaType}`);
+  }
+  if (text.trim() === '') throw invalidInput('the body is empty; send a session file (JSON Lines)');
+  return text;
+}
+
+/** The query string as single values (a repeated name keeps its last value). */
+export function queryOf(request: IncomingMessage): Record<string, string> {
+  const search = new URL(request.url ?? '/', 'http://localhost').searchParams;
+  const values: Record<string, string> = {};
+  for (const [name, value] of search) values[name] = value;
+  return values;
+}
+
+export function parseQuery<Schema extends z.ZodType>(
+  request: IncomingMessage,
+  schema: Schema,
+): z.output<Schema> {
+  const parsed = schema.safeParse(queryOf(request));
+  if (!parsed.success) throw invalidInput('the query is not valid', inputProblems('query', parsed.error));
+  return parsed.data;
+}
+
+export function parseParameter<Schema extends z.ZodType>(
+  name: string,
+  value: unknown,
+  schema: Schema,
+): z.output<Schema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw invalidInput(
+      `the path parameter ${name} is not valid`,
+      inputProblems(`path.${name}`, parsed.error),
+    );
+  }
+  return parsed.data;
+}

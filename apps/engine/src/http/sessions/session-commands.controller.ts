@@ -1,0 +1,226 @@
+// The write side of the sessions API: start, append, compact, navigate, abort and label, each a
+// command of the engine run on behalf of the caller's tenant.
+import { Controller, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EngineConfig } from '../../config/engine-config';
+import { AbortCompactionCommand } from '../../sessions/abort-compaction/abort-compaction.command';
+import { AppendEntriesCommand } from '../../sessions/append-entries/append-entries.command';
+import { CompactSessionCommand } from '../../sessions/compact-session/compact-session.command';
+import { NavigateSessionCommand } from '../../sessions/navigate-session/navigate-session.command';
+import { SetLabelCommand } from '../../sessions/set-label/set-label.command';
+import { StartSessionCommand } from '../../sessions/start-session/start-session.command';
+import type { TenantPrincipal } from '../../tenancy/tenant-directory';
+import { Principal, TenantGuard } from '../../tenancy/tenant.guard';
+import { ENGINE_CONFIG } from '../http-tokens';
+import type { ApiOperation } from '../openapi/api-operation';
+import { parseParameter, readJsonBody } from '../request/request-input';
+import {
+  abortBody,
+  appendEntriesBody,
+  compactBody,
+  navigateBody,
+  sessionIdParameter,
+  setLabelBody,
+  startSessionBody,
+} from './session-requests.schemas';
+import {
+  abortResponse,
+  appendEntriesResponse,
+  compactionResponse,
+  navigationResponse,
+  setLabelResponse,
+  startSessionResponse,
+} from './session-responses.schemas';
+import { TenantSessions } from './tenant-sessions.service';
+
+const revisionText = (revision: bigint | null): string | null =>
+  revision === null ? null : revision.toString();
+const sessionPath = { sessionId: sessionIdParameter };
+
+@Controller('sessions')
+@UseGuards(TenantGuard)
+export class SessionCommandsController {
+  constructor(
+    private readonly sessions: TenantSessions,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+  ) {}
+
+  @Post()
+  async start(
+    @Principal() principal: TenantPrincipal,
+    @Req() request: IncomingMessage,
+    @Res({ passthrough: true }) response: ServerResponse,
+  ) {
+    const body = await readJsonBody(request, startSessionBody, this.config.jsonBodyLimitBytes);
+    if (body.sessionId !== undefined) await this.sessions.requireAvailable(principal, body.sessionId);
+    const result = await this.sessions.execute(principal, new StartSessionCommand(body));
+    await this.sessions.requireAvailable(principal, result.sessionId);
+    response.statusCode = result.alreadyStarted ? 200 : 201;
+    return { ...result, revision: revisionText(result.revision) };
+  }
+
+  @Post(':sessionId/entries')
+  async append(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const body = await readJsonBody(request, appendEntriesBody, this.config.jsonBodyLimitBytes);
+    await this.sessions.requireOwned(principal, sessionId);
+    const result = await this.sessions.execute(
+      principal,
+      new AppendEntriesCommand(sessionId, body.entries, {
+        ...(body.expectedRevision !== undefined ? { expectedRevision: BigInt(body.expectedRevision) } : {}),
+        ...(body.expectedLeafId !== undefined ? { expectedLeafId: body.expectedLeafId } : {}),
+        ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
+      }),
+    );
+    return { ...result, revision: revisionText(result.revision) };
+  }
+
+  @Post(':sessionId/compact')
+  async compact(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const body = await readJsonBody(request, compactBody, this.config.jsonBodyLimitBytes);
+    await this.sessions.requireOwned(principal, sessionId);
+    return this.sessions.execute(principal, new CompactSessionCommand(sessionId, body));
+  }
+
+  @Post(':sessionId/navigate')
+  async navigate(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const { targetId, ...options } = await readJsonBody(
+      request,
+      navigateBody,
+      this.config.jsonBodyLimitBytes,
+    );
+    await this.sessions.requireOwned(principal, sessionId);
+    return this.sessions.execute(principal, new NavigateSessionCommand(sessionId, targetId, options));
+  }
+
+  @Post(':sessionId/abort')
+  async abort(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const body = await readJsonBody(request, abortBody, this.config.jsonBodyLimitBytes);
+    await this.sessions.requireOwned(principal, sessionId);
+    const result = await this.sessions.execute(principal, new AbortCompactionCommand(sessionId, body));
+    return { sessionId, abortedAttemptIds: result.abortedAttemptIds };
+  }
+
+  @Post(':sessionId/labels')
+  async label(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const body = await readJsonBody(request, setLabelBody, this.config.jsonBodyLimitBytes);
+    await this.sessions.requireOwned(principal, sessionId);
+    const result = await this.sessions.execute(
+      principal,
+      new SetLabelCommand(
+        sessionId,
+        body.targetId,
+        body.label ?? undefined,
+        body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {},
+      ),
+    );
+    return { ...result, revision: revisionText(result.revision) };
+  }
+}
+
+export const sessionCommandOperations: readonly ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/sessions',
+    operationId: 'startSession',
+    tag: 'sessions',
+    summary: 'Start a session',
+    description: 'Opens the stream `session-<id>` with a v3 header. Starting the same id again answers 200.',
+    body: { schema: startSessionBody },
+    responses: {
+      201: { description: 'Started', schema: startSessionResponse },
+      200: { description: 'Already started with this id', schema: startSessionResponse },
+    },
+    problems: ['validation', 'forbidden', 'conflict', 'payload_too_large'],
+  },
+  {
+    method: 'post',
+    path: '/sessions/{sessionId}/entries',
+    operationId: 'appendEntries',
+    tag: 'sessions',
+    summary: 'Append entries',
+    description:
+      'Appends complete entries (ids, parents and timestamps chosen by the writer) as one atomic batch. ' +
+      '`expectedRevision` / `expectedLeafId` make it conditional (409 when the session moved).',
+    pathParameters: sessionPath,
+    body: { schema: appendEntriesBody },
+    responses: {
+      200: {
+        description: 'Appended (or already appended with this idempotency key)',
+        schema: appendEntriesResponse,
+      },
+    },
+    problems: ['validation', 'forbidden', 'not_found', 'conflict', 'payload_too_large'],
+  },
+  {
+    method: 'post',
+    path: '/sessions/{sessionId}/compact',
+    operationId: 'compactSession',
+    tag: 'sessions',
+    summary: 'Compact the session',
+    description:
+      'Runs one compaction attempt and answers its single outcome (completed, skipped, cancelled or failed).',
+    pathParameters: sessionPath,
+    body: { schema: compactBody },
+    responses: { 200: { description: 'The outcome of the attempt', schema: compactionResponse } },
+    problems: ['validation', 'forbidden', 'not_found', 'conflict', 'payload_too_large'],
+  },
+  {
+    method: 'post',
+    path: '/sessions/{sessionId}/navigate',
+    operationId: 'navigateSession',
+    tag: 'sessions',
+    summary: 'Move the leaf (optionally summarising the branch left behind)',
+    pathParameters: sessionPath,
+    body: { schema: navigateBody },
+    responses: { 200: { description: 'The outcome of the navigation', schema: navigationResponse } },
+    problems: ['validation', 'forbidden', 'not_found', 'conflict', 'payload_too_large'],
+  },
+  {
+    method: 'post',
+    path: '/sessions/{sessionId}/abort',
+    operationId: 'abortAttempts',
+    tag: 'sessions',
+    summary: 'Abort running compaction or branch-summary attempts',
+    description: 'Each aborted attempt ends as cancelled; the call that started it answers that outcome.',
+    pathParameters: sessionPath,
+    body: { schema: abortBody },
+    responses: { 200: { description: 'The attempts now aborting', schema: abortResponse } },
+    problems: ['validation', 'forbidden', 'not_found', 'payload_too_large'],
+  },
+  {
+    method: 'post',
+    path: '/sessions/{sessionId}/labels',
+    operationId: 'setLabel',
+    tag: 'sessions',
+    summary: 'Label an entry (an empty label clears it)',
+    pathParameters: sessionPath,
+    body: { schema: setLabelBody },
+    responses: { 200: { description: 'The label entry written', schema: setLabelResponse } },
+    problems: ['validation', 'forbidden', 'not_found', 'conflict', 'payload_too_large'],
+  },
+];

@@ -1,0 +1,240 @@
+// The read side of the sessions API: the sessions list (catalog), one session, its context
+// (current leaf, any leaf, or as of a global position), tree, entries, and the audit of its
+// compaction and branch-summary attempts. Reads wait for the projections to reach the latest
+// write, so a client reads what it has just written.
+import { Controller, Get, Inject, Param, Req, UseGuards } from '@nestjs/common';
+import { SessionNotFoundError } from '@strata/event-store';
+import { UnknownEntryError } from '@strata/projections';
+import { pathToEntry } from '@strata/session';
+import type { IncomingMessage } from 'node:http';
+import type { EngineTemplates } from '../../shared/engine-templates';
+import { ENGINE_TEMPLATES } from '../../shared/injection-tokens';
+import type { TenantPrincipal } from '../../tenancy/tenant-directory';
+import { Principal, TenantGuard } from '../../tenancy/tenant.guard';
+import type { ApiOperation } from '../openapi/api-operation';
+import { ReadModels } from '../read-side/read-models.service';
+import { parseParameter, parseQuery } from '../request/request-input';
+import {
+  attemptsQuery,
+  contextQuery,
+  entriesQuery,
+  listSessionsQuery,
+  sessionIdParameter,
+} from './session-requests.schemas';
+import {
+  attemptListResponse,
+  contextResponse,
+  entriesResponse,
+  sessionDetailResponse,
+  sessionListResponse,
+  treeResponse,
+} from './session-responses.schemas';
+import { auditAttemptView, catalogSessionView, contextView, treeView } from './session-views.mapper';
+import { TenantSessions } from './tenant-sessions.service';
+
+export const DEFAULT_ENTRY_PAGE = 100;
+const sessionPath = { sessionId: sessionIdParameter };
+
+@Controller()
+@UseGuards(TenantGuard)
+export class SessionQueriesController {
+  constructor(
+    private readonly sessions: TenantSessions,
+    private readonly readModels: ReadModels,
+    @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
+  ) {}
+
+  @Get('sessions')
+  async list(@Principal() principal: TenantPrincipal, @Req() request: IncomingMessage) {
+    const query = parseQuery(request, listSessionsQuery);
+    await this.readModels.requireReached(await this.readModels.storeHead());
+    const page = await this.readModels.projections.catalog.listSessions({
+      tenant: principal.tenant,
+      ...query,
+    });
+    return { ...page, items: page.items.map(catalogSessionView) };
+  }
+
+  @Get('sessions/:sessionId')
+  async detail(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
+    const sessionId = await this.ownedSession(principal, sessionIdText);
+    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    const { catalog, context } = this.readModels.projections;
+    const session = await catalog.findSession(principal.tenant, sessionId);
+    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    const tree = await context.sessionTree(sessionId);
+    return {
+      ...catalogSessionView(session),
+      header: tree.header,
+      labels: Object.fromEntries(tree.labels),
+      revision: tree.revision.toString(),
+      position: tree.position.toString(),
+    };
+  }
+
+  @Get('sessions/:sessionId/context')
+  async context(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const query = parseQuery(request, contextQuery);
+    const sessionId = await this.ownedSession(principal, sessionIdText);
+    const { context } = this.readModels.projections;
+    if (query.asOf !== undefined) {
+      const asOf = BigInt(query.asOf);
+      const projected = await context.contextAsOf(sessionId, asOf, query.leaf);
+      return contextView(projected, query.format, this.templates.context, asOf);
+    }
+    const head = await this.readModels.sessionHead(sessionId);
+    const projected =
+      (await this.readModels.reach(head)) === 'reached'
+        ? await context.contextAt(sessionId, query.leaf)
+        : await context.contextAsOf(sessionId, head, query.leaf);
+    return contextView(projected, query.format, this.templates.context, undefined);
+  }
+
+  @Get('sessions/:sessionId/tree')
+  async tree(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
+    const sessionId = await this.ownedSession(principal, sessionIdText);
+    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    return treeView(await this.readModels.projections.context.sessionTree(sessionId));
+  }
+
+  @Get('sessions/:sessionId/entries')
+  async entries(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const query = parseQuery(request, entriesQuery);
+    const sessionId = await this.ownedSession(principal, sessionIdText);
+    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    const tree = await this.readModels.projections.context.sessionTree(sessionId);
+    if (query.leaf !== undefined && !tree.byId.has(query.leaf))
+      throw new UnknownEntryError(sessionId, query.leaf);
+    const all = query.leaf !== undefined ? pathToEntry(tree.byId, query.leaf) : tree.entries;
+    const offset = query.offset ?? 0;
+    const limit = query.limit ?? DEFAULT_ENTRY_PAGE;
+    return {
+      sessionId,
+      items: all.slice(offset, offset + limit),
+      total: all.length,
+      offset,
+      limit,
+      leafId: tree.leafId,
+    };
+  }
+
+  @Get('sessions/:sessionId/attempts')
+  async sessionAttempts(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
+  ) {
+    const query = parseQuery(request, attemptsQuery);
+    const sessionId = await this.ownedSession(principal, sessionIdText);
+    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    const page = await this.readModels.projections.audit.listAttempts({
+      ...query,
+      tenant: principal.tenant,
+      sessionId,
+    });
+    return { ...page, items: page.items.map(auditAttemptView) };
+  }
+
+  @Get('attempts')
+  async attempts(@Principal() principal: TenantPrincipal, @Req() request: IncomingMessage) {
+    const query = parseQuery(request, attemptsQuery);
+    await this.readModels.requireReached(await this.readModels.storeHead());
+    const page = await this.readModels.projections.audit.listAttempts({ ...query, tenant: principal.tenant });
+    return { ...page, items: page.items.map(auditAttemptView) };
+  }
+
+  private async ownedSession(principal: TenantPrincipal, sessionIdText: string): Promise<string> {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    await this.sessions.requireOwned(principal, sessionId);
+    return sessionId;
+  }
+}
+
+export const sessionQueryOperations: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/sessions',
+    operationId: 'listSessions',
+    tag: 'sessions',
+    summary: "List the tenant's sessions",
+    description:
+      'Most recently active first; filter by text in the title or working directory; page by offset or cursor.',
+    query: listSessionsQuery,
+    responses: { 200: { description: 'A page of sessions', schema: sessionListResponse } },
+    problems: ['validation', 'unavailable'],
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}',
+    operationId: 'getSession',
+    tag: 'sessions',
+    summary: 'One session: header, sizes, token usage, labels, leaf',
+    pathParameters: sessionPath,
+    responses: { 200: { description: 'The session', schema: sessionDetailResponse } },
+    problems: ['validation', 'not_found', 'unavailable'],
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}/context',
+    operationId: 'getContext',
+    tag: 'sessions',
+    summary: 'The context sent to the model',
+    description:
+      'At the current leaf by default, at `leaf`, or as it was once the event at global position `asOf` was recorded. ' +
+      '`format=llm` converts the messages to user / assistant / toolResult messages for a provider.',
+    pathParameters: sessionPath,
+    query: contextQuery,
+    responses: { 200: { description: 'The context', schema: contextResponse } },
+    problems: ['validation', 'not_found'],
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}/tree',
+    operationId: 'getTree',
+    tag: 'sessions',
+    summary: 'The session tree (flat nodes with their children and labels)',
+    pathParameters: sessionPath,
+    responses: { 200: { description: 'The tree', schema: treeResponse } },
+    problems: ['validation', 'not_found', 'unavailable'],
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}/entries',
+    operationId: 'listEntries',
+    tag: 'sessions',
+    summary: 'The entries in append order, or the path from the root to `leaf`',
+    pathParameters: sessionPath,
+    query: entriesQuery,
+    responses: { 200: { description: 'A page of entries', schema: entriesResponse } },
+    problems: ['validation', 'not_found', 'unavailable'],
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}/attempts',
+    operationId: 'listSessionAttempts',
+    tag: 'audit',
+    summary: "The session's compaction and branch-summary attempts",
+    pathParameters: sessionPath,
+    query: attemptsQuery,
+    responses: { 200: { description: 'A page of attempts', schema: attemptListResponse } },
+    problems: ['validation', 'not_found', 'unavailable'],
+  },
+  {
+    method: 'get',
+    path: '/attempts',
+    operationId: 'listAttempts',
+    tag: 'audit',
+    summary: "Every compaction and branch-summary attempt of the tenant's sessions",
+    query: attemptsQuery,
+    responses: { 200: { description: 'A page of attempts', schema: attemptListResponse } },
+    problems: ['validation', 'unavailable'],
+  },
+];

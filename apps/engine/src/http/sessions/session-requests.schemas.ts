@@ -1,0 +1,136 @@
+// What clients send to the sessions endpoints: bodies, query strings and path parameters.
+import { compactionTriggers, sessionEntrySchema, sessionHeaderSchema } from '@strata/session';
+import { z } from 'zod';
+import {
+  booleanQuery,
+  decimalString,
+  pageQueryFields,
+  requestSchema,
+  sharedSchema,
+} from '../openapi/api-schemas';
+
+export const MAX_ENTRIES_PER_APPEND = 10_000;
+export const MAX_SESSION_PAGE = 500;
+export const MAX_ENTRY_PAGE = 1_000;
+
+export const sessionEntry = sharedSchema('SessionEntry', sessionEntrySchema, 'One pi session entry (v3).');
+export const sessionHeader = sharedSchema(
+  'SessionHeader',
+  sessionHeaderSchema,
+  'The header line of a pi v3 file.',
+);
+
+function hasControlCharacter(text: string): boolean {
+  return [...text].some((character) => {
+    const code = character.charCodeAt(0);
+    return code < 0x20 || code === 0x7f;
+  });
+}
+
+const identifier = z
+  .string()
+  .min(1)
+  .max(512)
+  .refine((text) => !hasControlCharacter(text), 'must not contain control characters');
+
+export const sessionIdParameter = identifier.describe('the session id');
+const entryId = identifier;
+const idempotencyKey = z.string().min(1).max(200);
+
+export const startSessionBody = requestSchema(
+  'StartSessionRequest',
+  z.strictObject({
+    sessionId: identifier
+      .optional()
+      .describe('chosen by the caller for an idempotent start; a UUID otherwise'),
+    cwd: z.string().min(1).describe("the agent's working directory"),
+    title: z.string().optional(),
+    parentSession: z.string().optional(),
+  }),
+);
+
+export const appendEntriesBody = requestSchema(
+  'AppendEntriesRequest',
+  z.strictObject({
+    entries: z.array(sessionEntry).min(1).max(MAX_ENTRIES_PER_APPEND),
+    expectedRevision: decimalString
+      .optional()
+      .describe("the stream's last revision as the writer saw it; another one answers 409"),
+    expectedLeafId: entryId
+      .nullable()
+      .optional()
+      .describe('the leaf as the writer saw it (null: empty session); another one answers 409'),
+    idempotencyKey: idempotencyKey.optional().describe('the same key writes the batch once'),
+  }),
+);
+
+export const compactBody = requestSchema(
+  'CompactRequest',
+  z.strictObject({
+    customInstructions: z.string().optional().describe('appended to the summary instructions'),
+    trigger: z
+      .enum(compactionTriggers)
+      .optional()
+      .describe('manual by default; threshold or overflow when the agent runtime reports them'),
+    attemptId: identifier
+      .optional()
+      .describe('names the attempt; a repeated id returns its recorded outcome'),
+  }),
+);
+
+export const navigateBody = requestSchema(
+  'NavigateRequest',
+  z.strictObject({
+    targetId: entryId,
+    summarize: z.boolean().optional().describe('summarise the branch left behind'),
+    customInstructions: z.string().optional(),
+    attemptId: identifier.optional(),
+  }),
+);
+
+export const abortBody = requestSchema(
+  'AbortRequest',
+  z.strictObject({
+    attemptId: identifier.optional(),
+    kind: z.enum(['compaction', 'branch_summary']).optional(),
+  }),
+);
+
+export const setLabelBody = requestSchema(
+  'SetLabelRequest',
+  z.strictObject({
+    targetId: entryId,
+    label: z.string().max(1_000).nullable().optional().describe('missing, null or empty clears the label'),
+    idempotencyKey: idempotencyKey.optional(),
+  }),
+);
+
+export const listSessionsQuery = z.strictObject({
+  text: z.string().max(500).optional().describe('case-insensitive text in the title or working directory'),
+  ...pageQueryFields(MAX_SESSION_PAGE),
+});
+
+export const contextQuery = z.strictObject({
+  format: z.enum(['agent', 'llm']).default('agent').describe('agent messages, or messages for a provider'),
+  leaf: entryId.optional().describe('the leaf to build for; the current leaf by default'),
+  asOf: decimalString
+    .optional()
+    .describe('the global position: the context as it was once this event was recorded'),
+});
+
+export const entriesQuery = z.strictObject({
+  leaf: entryId.optional().describe('only the path from the root to this entry'),
+  offset: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_ENTRY_PAGE).optional(),
+});
+
+export const importQuery = z.strictObject({
+  lenient: booleanQuery.describe('skip bad lines instead of refusing the file'),
+});
+
+export const attemptsQuery = z.strictObject({
+  kind: z.enum(['compaction', 'branch_summary']).optional(),
+  outcome: z.enum(['pending', 'completed', 'skipped', 'cancelled', 'failed']).optional(),
+  order: z.enum(['newest_first', 'oldest_first']).optional(),
+  ...pageQueryFields(MAX_SESSION_PAGE),
+});

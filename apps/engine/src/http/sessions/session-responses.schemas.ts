@@ -1,0 +1,248 @@
+// What the sessions endpoints answer, as zod schemas: they document the API (OpenAPI) and the
+// end-to-end tests check real answers against them. Revisions and positions are decimal strings.
+import { storedAuditAttemptSchema, storedCatalogSessionSchema } from '@strata/projections';
+import {
+  attemptErrorSchema,
+  branchSummaryEntrySchema,
+  compactionEntrySchema,
+  compactionTriggers,
+  labelEntrySchema,
+  thinkingLevelSchema,
+  usageSchema,
+} from '@strata/session';
+import { z } from 'zod';
+import { decimalString, responseSchema } from '../openapi/api-schemas';
+import { sessionEntry, sessionHeader } from './session-requests.schemas';
+
+const revision = decimalString.nullable();
+const trigger = z.enum(compactionTriggers);
+
+export const sessionSummaryResponse = responseSchema(
+  'SessionSummary',
+  storedCatalogSessionSchema.extend({ position: decimalString }),
+  'A session as the sessions list shows it.',
+);
+
+export const sessionListResponse = responseSchema(
+  'SessionList',
+  z.object({
+    items: z.array(sessionSummaryResponse),
+    total: z.number().int(),
+    nextCursor: z.string().nullable(),
+  }),
+);
+
+export const sessionDetailResponse = responseSchema(
+  'SessionDetail',
+  storedCatalogSessionSchema.extend({
+    header: sessionHeader,
+    labels: z.record(z.string(), z.string()),
+    revision: decimalString,
+    position: decimalString,
+  }),
+);
+
+export const startSessionResponse = responseSchema(
+  'StartSessionResponse',
+  z.object({ sessionId: z.string(), header: sessionHeader, revision, alreadyStarted: z.boolean() }),
+);
+
+export const appendEntriesResponse = responseSchema(
+  'AppendEntriesResponse',
+  z.object({
+    sessionId: z.string(),
+    entryIds: z.array(z.string()),
+    leafId: z.string().nullable(),
+    revision,
+    alreadyAppended: z.boolean(),
+  }),
+);
+
+export const contextResponse = responseSchema(
+  'SessionContext',
+  z.object({
+    sessionId: z.string(),
+    format: z.enum(['agent', 'llm']),
+    leafId: z.string().nullable(),
+    compactionId: z.string().nullable(),
+    messages: z.array(z.looseObject({ role: z.string() })),
+    entryIds: z.array(z.string().nullable()).describe('the entry behind each agent message'),
+    thinkingLevel: thinkingLevelSchema,
+    models: z.record(z.string(), z.string()),
+    tokens: z.number().int(),
+    messageTokens: z.array(z.number().int()),
+    tokenCounter: z.string(),
+    revision: decimalString,
+    position: decimalString,
+    asOf: decimalString.nullable(),
+  }),
+  'The context built for a leaf; `format=llm` converts the messages for a provider.',
+);
+
+export const treeResponse = responseSchema(
+  'SessionTree',
+  z.object({
+    sessionId: z.string(),
+    header: sessionHeader,
+    leafId: z.string().nullable(),
+    rootIds: z.array(z.string()),
+    nodes: z.array(
+      z.object({
+        id: z.string(),
+        parentId: z.string().nullable(),
+        type: z.string(),
+        timestamp: z.string(),
+        label: z.string().nullable(),
+        childIds: z.array(z.string()),
+      }),
+    ),
+    revision: decimalString,
+    position: decimalString,
+  }),
+);
+
+export const entriesResponse = responseSchema(
+  'SessionEntries',
+  z.object({
+    sessionId: z.string(),
+    items: z.array(sessionEntry),
+    total: z.number().int(),
+    offset: z.number().int(),
+    limit: z.number().int(),
+    leafId: z.string().nullable(),
+  }),
+);
+
+const outcomeBase = { sessionId: z.string(), attemptId: z.string(), trigger, redelivered: z.boolean() };
+
+export const compactionResponse = responseSchema(
+  'CompactionResult',
+  z.discriminatedUnion('outcome', [
+    z.object({
+      ...outcomeBase,
+      outcome: z.literal('completed'),
+      entry: compactionEntrySchema,
+      fromExtension: z.boolean(),
+      model: z.string().optional(),
+      usage: usageSchema.optional(),
+      durationMs: z.number(),
+      tokensBefore: z.number(),
+      estimatedTokensAfter: z.number(),
+    }),
+    z.object({ ...outcomeBase, outcome: z.literal('skipped'), reason: z.string() }),
+    z.object({ ...outcomeBase, outcome: z.literal('cancelled'), reason: z.string() }),
+    z.object({ ...outcomeBase, outcome: z.literal('failed'), error: attemptErrorSchema }),
+  ]),
+  'Exactly one terminal outcome; a failed summariser is an outcome, not an HTTP error.',
+);
+
+const navigationBase = {
+  sessionId: z.string(),
+  targetId: z.string(),
+  oldLeafId: z.string().nullable(),
+  leafId: z.string().nullable(),
+};
+
+export const navigationResponse = responseSchema(
+  'NavigationResult',
+  z.discriminatedUnion('outcome', [
+    z.object({
+      ...navigationBase,
+      outcome: z.literal('navigated'),
+      editorText: z.string().optional(),
+      summary: z
+        .object({
+          attemptId: z.string(),
+          entry: branchSummaryEntrySchema,
+          fromExtension: z.boolean(),
+          model: z.string().optional(),
+          usage: usageSchema.optional(),
+        })
+        .optional(),
+      summaryDeclined: z.enum(['disabled', 'nothing_to_summarize']).optional(),
+      redelivered: z.boolean().optional(),
+    }),
+    z.object({ ...navigationBase, outcome: z.literal('unchanged') }),
+    z.object({
+      ...navigationBase,
+      outcome: z.literal('cancelled'),
+      reason: z.string(),
+      attemptId: z.string().optional(),
+    }),
+    z.object({ ...navigationBase, outcome: z.literal('skipped'), reason: z.string(), attemptId: z.string() }),
+    z.object({
+      ...navigationBase,
+      outcome: z.literal('failed'),
+      error: attemptErrorSchema,
+      attemptId: z.string(),
+    }),
+  ]),
+);
+
+export const abortResponse = responseSchema(
+  'AbortResult',
+  z.object({ sessionId: z.string(), abortedAttemptIds: z.array(z.string()) }),
+);
+
+export const setLabelResponse = responseSchema(
+  'SetLabelResult',
+  z.object({ sessionId: z.string(), entry: labelEntrySchema, revision, alreadySet: z.boolean() }),
+);
+
+const fileProblem = z.object({ line: z.number().int(), code: z.string(), reason: z.string() });
+
+export const importResponse = responseSchema(
+  'ImportReport',
+  z.object({
+    sessionId: z.string(),
+    outcome: z.enum(['imported', 'unchanged']),
+    entryCount: z.number().int(),
+    eventsWritten: z.number().int(),
+    revision: decimalString,
+    sourceVersion: z.number().int(),
+    migrated: z.boolean(),
+    skipped: z.array(fileProblem),
+    repaired: z.array(fileProblem),
+  }),
+);
+
+const chainBreak = z.object({
+  revision: decimalString,
+  eventId: z.string(),
+  reason: z.enum(['missing_seal', 'revision_gap', 'previous_hash_mismatch', 'hash_mismatch']),
+});
+
+export const verifySessionResponse = responseSchema(
+  'SessionVerification',
+  z.object({
+    sessionId: z.string(),
+    ok: z.boolean(),
+    events: z.number().int().describe('events whose hash chain checked out'),
+    headHash: z.string().nullable(),
+    brokenAt: chainBreak.nullable(),
+  }),
+);
+
+export const verifyTenantResponse = responseSchema(
+  'TenantVerification',
+  z.object({
+    ok: z.boolean(),
+    sessions: z.number().int(),
+    events: z.number().int(),
+    broken: z.array(chainBreak.extend({ sessionId: z.string() })),
+  }),
+);
+
+export const auditAttemptResponse = responseSchema(
+  'AuditAttempt',
+  storedAuditAttemptSchema.extend({ position: decimalString, startPosition: decimalString }),
+);
+
+export const attemptListResponse = responseSchema(
+  'AttemptList',
+  z.object({
+    items: z.array(auditAttemptResponse),
+    total: z.number().int(),
+    nextCursor: z.string().nullable(),
+  }),
+);

@@ -1,0 +1,151 @@
+// The HTTP faces of the engine as one Nest module: the sessions API, the event stream, docs,
+// health, readiness and metrics, with tenancy (API keys → tenants) and the one problem-details
+// filter. `strataApplicationImports` wires it to the engine's use cases (EngineModule) over one
+// tenant-stamping store, opened from the configuration unless a test or embedder passes one.
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { openEventStore, type EventStore } from '@strata/event-store';
+import { openProjectionStorage, type ProjectionStorage } from '@strata/projections';
+import type { Summarizer } from '@strata/summarizer';
+import type { EngineConfig } from '../config/engine-config';
+import { EngineModule } from '../engine.module';
+import { EventStreamController } from '../events-stream/event-stream.controller';
+import { EventStreams } from '../events-stream/event-streams.service';
+import type { SessionHookHandlers } from '../hooks/session-hook.types';
+import { EngineMetrics } from '../observability/engine-metrics.service';
+import { MetricsController } from '../observability/metrics.controller';
+import { StoreActivityMetrics } from '../observability/store-activity-metrics.service';
+import type { EngineSettingsInput } from '../settings/engine-settings.schema';
+import type { Clock } from '../shared/clock';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { TenantGuard } from '../tenancy/tenant.guard';
+import { TenantStampingEventStore } from '../tenancy/tenant-stamping-event-store';
+import { DocsController } from './docs/docs.controller';
+import { ReadinessController } from './health/readiness.controller';
+import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from './http-tokens';
+import { ProblemDetailsFilter } from './problem/problem-details.filter';
+import { ReadModels } from './read-side/read-models.service';
+import { SessionCommandsController } from './sessions/session-commands.controller';
+import { SessionFilesController } from './sessions/session-files.controller';
+import { SessionQueriesController } from './sessions/session-queries.controller';
+import { TenantSessions } from './sessions/tenant-sessions.service';
+
+/** What tests and embedders may supply instead of what the configuration describes. */
+export interface StrataApplicationOptions {
+  /** A store to use (the caller closes it); by default the one `STRATA_STORE` names. */
+  readonly store?: EventStore;
+  /** Projection storage to use (the caller closes it); by default beside the store. */
+  readonly projectionStorage?: ProjectionStorage;
+  readonly summarizers?: readonly Summarizer[];
+  readonly settings?: EngineSettingsInput;
+  readonly hooks?: readonly SessionHookHandlers[];
+  readonly clock?: Clock;
+  /** Where the engine module reads settings files and provider keys; `process.env` by default. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+}
+
+interface HttpModuleOptions {
+  readonly config: EngineConfig;
+  readonly store: TenantStampingEventStore;
+  readonly ownsStore: boolean;
+  readonly projectionStorage: ProjectionStorage;
+  readonly ownsProjectionStorage: boolean;
+  readonly metrics: EngineMetrics;
+}
+
+const OWNED_RESOURCES = Symbol('OWNED_RESOURCES');
+
+interface OwnedResources {
+  readonly store: EventStore | undefined;
+  readonly projectionStorage: ProjectionStorage | undefined;
+}
+
+/** Closes what this module opened, after every module has stopped using it. */
+class OwnedResourcesLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(OWNED_RESOURCES) private readonly owned: OwnedResources) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.owned.projectionStorage?.close();
+    await this.owned.store?.close();
+  }
+}
+
+@Module({})
+export class StrataHttpModule {
+  static forRoot(options: HttpModuleOptions): DynamicModule {
+    return {
+      module: StrataHttpModule,
+      controllers: [
+        SessionCommandsController,
+        SessionQueriesController,
+        SessionFilesController,
+        EventStreamController,
+        ReadinessController,
+        MetricsController,
+        DocsController,
+      ],
+      providers: [
+        { provide: ENGINE_CONFIG, useValue: options.config },
+        { provide: TENANT_STORE, useValue: options.store },
+        { provide: PROJECTION_STORAGE, useValue: options.projectionStorage },
+        { provide: EngineMetrics, useValue: options.metrics },
+        { provide: TenantDirectory, useValue: new TenantDirectory(options.config.apiKeys) },
+        {
+          provide: OWNED_RESOURCES,
+          useValue: {
+            store: options.ownsStore ? options.store : undefined,
+            projectionStorage: options.ownsProjectionStorage ? options.projectionStorage : undefined,
+          } satisfies OwnedResources,
+        },
+        OwnedResourcesLifecycle,
+        TenantGuard,
+        TenantSessions,
+        ReadModels,
+        EventStreams,
+        StoreActivityMetrics,
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+    };
+  }
+}
+
+/** The engine module and the HTTP module over one tenant-stamping store. */
+export function strataApplicationImports(
+  config: EngineConfig,
+  options: StrataApplicationOptions = {},
+): DynamicModule[] {
+  const metrics = new EngineMetrics();
+  const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd });
+  const store = new TenantStampingEventStore(inner, (result, events, seconds) => {
+    metrics.appends.increment({ result });
+    metrics.appendDuration.observe({ result }, seconds);
+    if (result === 'ok') metrics.appendedEvents.increment({}, events);
+  });
+  const projectionStorage =
+    options.projectionStorage ??
+    openProjectionStorage(config.storeUrl, {
+      cwd: config.cwd,
+      ...(config.projectionsDatabase !== undefined
+        ? { projectionsDatabase: config.projectionsDatabase }
+        : {}),
+    });
+  return [
+    EngineModule.forRoot({
+      store,
+      cwd: config.cwd,
+      environment: options.environment ?? process.env,
+      ...(options.settings !== undefined ? { settings: options.settings } : {}),
+      ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
+      ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    }),
+    StrataHttpModule.forRoot({
+      config,
+      store,
+      ownsStore: options.store === undefined,
+      projectionStorage,
+      ownsProjectionStorage: options.projectionStorage === undefined,
+      metrics,
+    }),
+  ];
+}
