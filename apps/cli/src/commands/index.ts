@@ -6,6 +6,7 @@ import { exportCommand } from './export.command';
 import { importCommand } from './import.command';
 import { navigateCommand } from './navigate.command';
 import { prepareCompactionCommand } from './prepare-compaction.command';
+import { replayCommand } from './replay.command';
 import { verifyCommand } from './verify.command';
 
 export const commands: CliCommand[] = [
@@ -16,4 +17,5 @@ export const commands: CliCommand[] = [
   compactCommand,
   navigateCommand,
   verifyCommand,
+  replayCommand,
 ];
