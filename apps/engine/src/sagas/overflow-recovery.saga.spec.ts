@@ -1,0 +1,129 @@
+import { session, type SessionBuilder } from '@strata/testing';
+import { overflowRecoverySaga } from './overflow-recovery.saga';
+import { autoCompactionAttemptId } from './saga-ids';
+import type { SagaCommand } from './saga-messages';
+import { SPEC_SESSION_ID, SagaSpecification, appendedTrigger } from './saga-specification';
+
+const spec = SagaSpecification.for(overflowRecoverySaga);
+const OVERFLOW_ERROR = 'prompt is too long: 213000 tokens > 200000 maximum';
+
+function overflowing(builder: SessionBuilder = session().user('Summarise the logs')): SessionBuilder {
+  return builder.assistant('', {
+    stopReason: 'error',
+    errorMessage: OVERFLOW_ERROR,
+    usage: { input: 0, output: 0 },
+  });
+}
+
+function recoveryFor(entryId: string): SagaCommand {
+  return {
+    type: 'AutoCompact',
+    data: {
+      sessionId: SPEC_SESSION_ID,
+      causationEventId: `event-of-${entryId}`,
+      trigger: 'overflow',
+      attemptId: autoCompactionAttemptId(`event-of-${entryId}`, 'overflow'),
+    },
+  };
+}
+
+describe('overflow recovery', () => {
+  describe('given an answer that failed with a context overflow of the current model', () => {
+    const builder = overflowing();
+
+    it('asks for an overflow compaction named after the triggering event', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+
+    it('asks for nothing when compaction is disabled', () => {
+      spec
+        .given(builder.entries, { compaction: { enabled: false } })
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .thenNothing();
+    });
+
+    it('asks for nothing when the session has since moved to another model', () => {
+      spec
+        .given(builder.entries, { currentModel: 'openai/gpt-5' })
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .thenNothing();
+    });
+  });
+
+  describe('given an answer that failed for another reason', () => {
+    const builder = session()
+      .user('Hello')
+      .assistant('', { stopReason: 'error', errorMessage: '529 overloaded', usage: { input: 0, output: 0 } });
+
+    it('asks for nothing', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+  });
+
+  describe('given a completed answer whose input exceeded the window (a silent overflow)', () => {
+    const builder = session()
+      .user('Hello')
+      .assistant('Cut short', { usage: { input: 200001, output: 5 } });
+
+    it('recovers as from an overflow error', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an aborted answer whose input exceeded the window', () => {
+    const builder = session()
+      .user('Hello')
+      .assistant('', { stopReason: 'aborted', usage: { input: 200001, output: 0 } });
+
+    it('asks for nothing', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+  });
+
+  describe('given an overflow that an older compaction precedes but the latest compaction follows (reference defect 7)', () => {
+    const builder = session().user('First').assistant('One');
+    builder.compaction({ firstKeptEntryId: 'e0001', tokensBefore: 150000 });
+    overflowing(builder.user('Second'));
+    const failed = builder.lastId;
+    builder.compaction({ firstKeptEntryId: 'e0004', tokensBefore: 199000 });
+
+    it('asks for nothing: the latest compaction already rebuilt the context', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, failed)).thenNothing();
+    });
+  });
+
+  describe('given a turn that was already recovered once and whose retry overflowed again', () => {
+    const builder = overflowing();
+    builder.compaction({ firstKeptEntryId: 'e0001', tokensBefore: 200000 });
+    const recoveryId = builder.lastId;
+    overflowing(builder);
+
+    it('does not compact a second time for the same turn', () => {
+      spec
+        .given(builder.entries, { compactionTriggers: { [recoveryId]: 'overflow' } })
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .thenNothing();
+    });
+
+    it('still recovers when the compaction in between was not an overflow recovery', () => {
+      spec
+        .given(builder.entries, { compactionTriggers: { [recoveryId]: 'threshold' } })
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+
+    it('recovers again once a new turn overflows', () => {
+      overflowing(builder.user('Try something smaller'));
+      spec
+        .given(builder.entries, { compactionTriggers: { [recoveryId]: 'overflow' } })
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+  });
+});

@@ -1,0 +1,53 @@
+// Overflow recovery (reference §9, pure): when an assistant answer shows that the context
+// overflowed the current model's window, prune, then compact so the request can be retried
+// (the continuation saga asks for the retry once the compaction completes). Not when a
+// compaction newer than the answer is on the path — the LATEST one (defect 7: upstream looked at
+// the first) — and at most once per turn: an overflow compaction already made since the turn's
+// opening message means the retried request overflowed again, and a second recovery would loop.
+import { findTurnStartIndex } from '@strata/session';
+import {
+  appendsAssistantMessage,
+  isRecoverableOverflow,
+  liveAssistantTurn,
+  pruningStep,
+} from './assistant-turns';
+import { autoCompactionAttemptId } from './saga-ids';
+import type { SagaCommand, SagaSessionView, SagaTrigger, SessionSaga } from './saga-messages';
+
+/** Whether an overflow compaction lies between the opening of the answer's turn and the answer. */
+export function recoveredInThisTurn(view: SagaSessionView, answerIndex: number): boolean {
+  const turnStart = Math.max(0, findTurnStartIndex(view.path, answerIndex, 0));
+  return view.path
+    .slice(turnStart, answerIndex)
+    .some((entry) => entry.type === 'compaction' && view.compactionTriggers.get(entry.id) === 'overflow');
+}
+
+/** The commands after one stored event (see the module header). */
+export function overflowRecoveryCommands(
+  trigger: SagaTrigger,
+  view: SagaSessionView,
+): readonly SagaCommand[] {
+  if (!view.settings.compaction.enabled) return [];
+  const turn = liveAssistantTurn(trigger, view);
+  if (turn === undefined || !isRecoverableOverflow(turn.message, view)) return [];
+  if (recoveredInThisTurn(view, turn.pathIndex)) return [];
+  return [
+    ...pruningStep(trigger, view).commands,
+    {
+      type: 'AutoCompact',
+      data: {
+        sessionId: trigger.sessionId,
+        causationEventId: trigger.eventId,
+        trigger: 'overflow',
+        attemptId: autoCompactionAttemptId(trigger.eventId, 'overflow'),
+      },
+    },
+  ];
+}
+
+export const overflowRecoverySaga: SessionSaga = {
+  name: 'overflow-recovery',
+  eventTypes: ['EntryAppended'],
+  handles: appendsAssistantMessage,
+  react: overflowRecoveryCommands,
+};
