@@ -19,6 +19,7 @@ import { createTokenCounter } from '@strata/tokenizer';
 import { RunningAttempts } from './attempts/running-attempts.service';
 import { BranchSummaries } from './branch-summary/branch-summaries.service';
 import { NavigationService } from './branch-summary/navigation.service';
+import { CompactionProducer } from './compaction/compaction-producer.service';
 import { CompactionSummaries } from './compaction/compaction-summaries.service';
 import { CompactionService } from './compaction/compaction.service';
 import { SessionHooks } from './hooks/session-hooks.service';
@@ -82,6 +83,7 @@ const services = [
   SessionHooks,
   SummaryRunner,
   CompactionSummaries,
+  CompactionProducer,
   CompactionService,
   BranchSummaries,
   NavigationService,

@@ -12,11 +12,8 @@ import {
   collectEntriesForBranchSummary,
   notFound,
   type ActiveSessionState,
-  type BranchSummaryEntry,
-  type FileLists,
   type SessionCommand,
   type SessionState,
-  type Usage,
 } from '@strata/session';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { RunningAttempts } from '../attempts/running-attempts.service';
@@ -28,10 +25,10 @@ import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { isoTimestamp, type Clock } from '../shared/clock';
-import { newEntryId } from '../shared/entry-ids';
 import { CLOCK, ENGINE_SETTINGS } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { BranchSummaries } from './branch-summaries.service';
+import { recordBranchSummaryPlan, type BranchSummaryDraft } from './branch-summary-record';
 import { navigationTarget, type NavigationTarget } from './navigation-target';
 import { TREE_HOOK_CANCELLED_REASON, resultOfEndedSummary, type NavigationResult } from './navigation-result';
 
@@ -44,14 +41,6 @@ export interface NavigateRequest {
   readonly attemptId: string;
 }
 
-interface SummaryDraft {
-  readonly summary: string;
-  readonly details?: FileLists;
-  readonly fromExtension: boolean;
-  readonly model?: string;
-  readonly usage?: Usage;
-}
-
 interface Navigation {
   readonly request: NavigateRequest;
   readonly state: ActiveSessionState;
@@ -60,7 +49,6 @@ interface Navigation {
 }
 
 const ABORTED = 'aborted';
-const STALE = 'stale';
 const NEVER_ABORTED = new AbortController().signal;
 
 @Injectable()
@@ -156,7 +144,7 @@ export class NavigationService {
       { idSeed: `${attemptId}/start` },
     );
     try {
-      const draft: SummaryDraft = hookSummary
+      const draft: BranchSummaryDraft = hookSummary
         ? {
             summary: hookSummary.summary,
             ...(hookSummary.details ? { details: hookSummary.details } : {}),
@@ -191,35 +179,19 @@ export class NavigationService {
   /** Appends the summary at the destination while the leaf is still where navigation began. */
   private async record(
     navigation: Navigation,
-    draft: SummaryDraft,
+    draft: BranchSummaryDraft,
     startedAt: number,
   ): Promise<NavigationResult> {
     const { request, target, preparation } = navigation;
     const { attemptId } = request;
-    const timestamp = isoTimestamp(this.clock);
-    const durationMs = Math.max(0, this.clock.now() - startedAt);
-    const plan = (state: SessionState): SessionCommand[] => {
-      if (state.status !== 'active') return [];
-      if (state.leafId !== preparation.oldLeafId) return [skipSummary(attemptId, STALE)];
-      const entry: BranchSummaryEntry = {
-        type: 'branch_summary',
-        id: newEntryId((entryId) => state.hasEntry(entryId), `${attemptId}/branch-summary`),
-        parentId: target.newLeafId,
-        timestamp,
-        fromId: preparation.oldLeafId ?? 'root',
-        summary: draft.summary,
-        ...(draft.details !== undefined ? { details: draft.details } : {}),
-        ...(draft.fromExtension ? { fromExtension: true } : {}),
-      };
-      const data = {
-        attemptId,
-        entry,
-        ...(draft.model !== undefined ? { model: draft.model } : {}),
-        ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
-        durationMs,
-      };
-      return [{ type: 'RecordBranchSummary', data }];
-    };
+    const plan = recordBranchSummaryPlan({
+      attemptId,
+      draft,
+      oldLeafId: preparation.oldLeafId,
+      newLeafId: target.newLeafId,
+      timestamp: isoTimestamp(this.clock),
+      durationMs: Math.max(0, this.clock.now() - startedAt),
+    });
     const result = await this.endAttempt(navigation, plan);
     if (result.outcome === 'navigated' && result.summary && result.redelivered !== true) {
       await this.hooks.notify('session_tree', {
@@ -300,8 +272,4 @@ export class NavigationService {
 
 function cancelSummary(attemptId: string, reason: string): SessionCommand {
   return { type: 'CancelBranchSummary', data: { attemptId, reason } };
-}
-
-function skipSummary(attemptId: string, reason: string): SessionCommand {
-  return { type: 'SkipBranchSummary', data: { attemptId, reason } };
 }

@@ -1,5 +1,5 @@
-// What a compaction attempt comes to, as the CompactSession command returns it: exactly one of
-// the four terminal outcomes the session stream records.
+// A compaction attempt as the CompactSession command runs it: what to run, and what it comes to —
+// exactly one of the four terminal outcomes the session stream records.
 import type {
   ActiveSessionState,
   AttemptError,
@@ -8,6 +8,14 @@ import type {
   CompactionTrigger,
   Usage,
 } from '@strata/session';
+
+/** One compaction attempt to run. */
+export interface CompactRequest {
+  readonly sessionId: string;
+  readonly attemptId: string;
+  readonly trigger: CompactionTrigger;
+  readonly customInstructions?: string;
+}
 
 interface OutcomeBase {
   readonly sessionId: string;

@@ -10,50 +10,33 @@ import {
   SessionDomainError,
   prepareCompaction,
   type ActiveSessionState,
-  type CompactionReady,
-  type CompactionTrigger,
   type SessionCommand,
-  type SessionEntry,
   type SessionState,
   type TokenCounter,
 } from '@strata/session';
-import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
+import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
 import { SessionStreams } from '../sessions/session-streams.service';
-import { sessionModelOf, withPrunedOutputs } from '../sessions/session-views';
-import { contextWindowOf } from '../settings/engine-settings';
+import { withPrunedOutputs } from '../sessions/session-views';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
+import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { isoTimestamp, type Clock } from '../shared/clock';
 import { CLOCK, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
-import { CompactionSummaries } from './compaction-summaries.service';
-import {
-  hookCompactionDraft,
-  hookCompactionProblem,
-  recordCompactionPlan,
-  type CompactionDraft,
-} from './compaction-record';
+import { CompactionProducer } from './compaction-producer.service';
+import { recordCompactionPlan } from './compaction-record';
 import {
   ABORTED_REASON,
   DISABLED_REASON,
-  HOOK_CANCELLED_REASON,
   STALE_REASON,
   resultOfEndedAttempt,
+  type CompactRequest,
   type CompactionResult,
 } from './compaction-result';
 
-export interface CompactRequest {
-  readonly sessionId: string;
-  readonly attemptId: string;
-  readonly trigger: CompactionTrigger;
-  readonly customInstructions?: string;
-}
-
-type Produced =
-  | { readonly kind: 'draft'; readonly draft: CompactionDraft }
-  | { readonly kind: 'cancelled'; readonly reason: string };
+export type { CompactRequest };
 
 /** How many times an attempt prepares before it gives up as stale. */
 const PREPARATION_ROUNDS = 2;
@@ -64,7 +47,7 @@ export class CompactionService {
 
   constructor(
     private readonly streams: SessionStreams,
-    private readonly summaries: CompactionSummaries,
+    private readonly producer: CompactionProducer,
     private readonly runner: SummaryRunner,
     private readonly hooks: SessionHooks,
     private readonly attempts: RunningAttempts,
@@ -99,22 +82,7 @@ export class CompactionService {
         fromExtension: result.fromExtension,
       });
     }
-    if (reason) {
-      await this.hooks.notify('auto_compaction_end', {
-        sessionId,
-        attemptId,
-        reason,
-        ...(result.outcome === 'completed' ? { result: result.entry } : {}),
-        aborted: result.outcome === 'cancelled',
-        willRetry: result.outcome === 'completed' && reason === 'overflow',
-        ...(result.outcome === 'failed'
-          ? {
-              errorMessage: `${reason === 'overflow' ? 'Context overflow recovery failed' : 'Auto-compaction failed'}: ${result.error.message}`,
-            }
-          : {}),
-        ...(result.outcome === 'skipped' ? { skippedReason: result.reason } : {}),
-      });
-    }
+    if (reason) await this.hooks.notify('auto_compaction_end', autoCompactionEnd(result, reason));
     return result;
   }
 
@@ -161,7 +129,7 @@ export class CompactionService {
           await this.streams.execute(sessionId, start, { idSeed: `${attemptId}/start` });
           started = true;
         }
-        const produced = await this.produce(request, preparation, path, settings, signal);
+        const produced = await this.producer.produce(request, preparation, path, settings, signal);
         if (produced.kind === 'cancelled') {
           return await this.end(request, [cancel(attemptId, produced.reason)], true);
         }
@@ -194,62 +162,6 @@ export class CompactionService {
       if (!started) throw error;
       return this.endAfterError(request, error, signal);
     }
-  }
-
-  /** The hooks, then the default summary unless a hook cancelled or supplied a valid compaction. */
-  private async produce(
-    request: CompactRequest,
-    preparation: CompactionReady,
-    path: readonly SessionEntry[],
-    settings: EngineSettings,
-    signal: AbortSignal,
-  ): Promise<Produced> {
-    const { sessionId, attemptId, trigger, customInstructions } = request;
-    const before = await this.hooks.session_before_compact({
-      sessionId,
-      attemptId,
-      trigger,
-      preparation,
-      branchEntries: path,
-      ...(customInstructions !== undefined ? { customInstructions } : {}),
-      signal,
-    });
-    if (before?.cancel === true) return { kind: 'cancelled', reason: HOOK_CANCELLED_REASON };
-    if (before?.compaction) {
-      const problem = hookCompactionProblem(before.compaction, path);
-      if (problem === undefined) return { kind: 'draft', draft: hookCompactionDraft(before.compaction) };
-      this.logger.warn(
-        `session_before_compact supplied a compaction that was rejected (${problem}); compacting as usual`,
-      );
-    }
-    if (signal.aborted) return { kind: 'cancelled', reason: ABORTED_REASON };
-    const compacting = await this.hooks['session.compacting']({
-      sessionId,
-      attemptId,
-      messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
-    });
-    const generated = await this.summaries.summarize(preparation, {
-      reserveTokens: settings.compaction.reserveTokens,
-      contextWindow: contextWindowOf(settings, sessionModelOf(path)),
-      signal,
-      ...(customInstructions !== undefined ? { customInstructions } : {}),
-      ...(compacting?.prompt !== undefined ? { hookPrompt: compacting.prompt } : {}),
-      ...(compacting?.context !== undefined ? { hookContext: compacting.context } : {}),
-    });
-    return {
-      kind: 'draft',
-      draft: {
-        summary: generated.summary,
-        ...(generated.shortSummary !== undefined ? { shortSummary: generated.shortSummary } : {}),
-        firstKeptEntryId: preparation.firstKeptEntryId,
-        tokensBefore: preparation.tokensBefore,
-        details: generated.details,
-        ...(compacting?.preserveData !== undefined ? { preserveData: compacting.preserveData } : {}),
-        fromExtension: false,
-        ...(generated.model !== undefined ? { model: generated.model } : {}),
-        ...(generated.usage !== undefined ? { usage: generated.usage } : {}),
-      },
-    };
   }
 
   /** Writes a terminal decision; an attempt that another writer ended meanwhile reads back as such. */
@@ -309,4 +221,20 @@ function skip(attemptId: string, reason: string): SessionCommand {
 
 function cancel(attemptId: string, reason: string): SessionCommand {
   return { type: 'CancelCompaction', data: { attemptId, reason } };
+}
+
+/** The `auto_compaction_end` payload of an automatic attempt's result (reference §5.5, §9). */
+function autoCompactionEnd(result: CompactionResult, reason: AutoCompactionReason): AutoCompactionEndEvent {
+  const { sessionId, attemptId } = result;
+  const failure = reason === 'overflow' ? 'Context overflow recovery failed' : 'Auto-compaction failed';
+  return {
+    sessionId,
+    attemptId,
+    reason,
+    ...(result.outcome === 'completed' ? { result: result.entry } : {}),
+    aborted: result.outcome === 'cancelled',
+    willRetry: result.outcome === 'completed' && reason === 'overflow',
+    ...(result.outcome === 'failed' ? { errorMessage: `${failure}: ${result.error.message}` } : {}),
+    ...(result.outcome === 'skipped' ? { skippedReason: result.reason } : {}),
+  };
 }
