@@ -52,9 +52,16 @@ function groupSettings(quick: boolean): GroupSettings {
   return {
     parse: { warmupIterations: 1, iterations: 10, maxSeconds: 8, minIterations: 3 },
     context: { warmupIterations: 3, iterations: 30, maxSeconds: 5, minIterations: 5 },
-    tokens: { warmupIterations: 1, iterations: 5, maxSeconds: 8, minIterations: 3 },
-    preparation: { warmupIterations: 1, iterations: 10, maxSeconds: 10, minIterations: 3 },
+    tokens: { warmupIterations: 1, iterations: 5, maxSeconds: 5, minIterations: 3 },
+    preparation: { warmupIterations: 1, iterations: 8, maxSeconds: 6, minIterations: 3 },
   };
+}
+
+/** Files above 50 MB take seconds per parse: no warm-up (the parser is warm by then), two rounds. */
+function parseSettingsFor(session: HeldSession, settings: GroupSettings): MeasureSettings {
+  return session.megabytes > 50
+    ? { warmupIterations: 0, iterations: 2, maxSeconds: 0, minIterations: 2 }
+    : settings.parse;
 }
 
 function splitLines(text: string): unknown[] {
@@ -127,7 +134,12 @@ async function measureDataset(
   const strata = strataContext(session, templates, counts);
   const coldMilliseconds = Number(process.hrtime.bigint() - coldStarted) / 1e6;
   const results = [
-    ...(await measureCases('context', parseCases(session), settings.parse, context.progress)),
+    ...(await measureCases(
+      'context',
+      parseCases(session),
+      parseSettingsFor(session, settings),
+      context.progress,
+    )),
     ...(await measureCases(
       'context',
       contextCases(session, templates, counts),

@@ -22,15 +22,16 @@ interface StorePlanSizes {
 
 interface StoreSettings {
   readonly append: MeasureSettings;
+  readonly esdbAppend: MeasureSettings;
   readonly read: MeasureSettings;
   readonly esdbRead: MeasureSettings;
 }
 
 const fullSizes: StorePlanSizes = {
-  sqliteAppendEvents: { 1: 2_000, 10: 5_000, 100: 10_000 },
-  sqliteSmallEvents: 20_000,
+  sqliteAppendEvents: { 1: 1_000, 10: 5_000, 100: 10_000 },
+  sqliteSmallEvents: 10_000,
   sqliteReadEvents: 20_000,
-  esdbAppendEvents: { 1: 300, 10: 1_500, 100: 3_000 },
+  esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
   esdbReadEvents: 3_000,
 };
 
@@ -43,13 +44,15 @@ const quickSizes: StorePlanSizes = {
 };
 
 const fullSettings: StoreSettings = {
-  append: { warmupIterations: 1, iterations: 11, maxSeconds: 25, minIterations: 5 },
+  append: { warmupIterations: 1, iterations: 11, maxSeconds: 15, minIterations: 5 },
+  esdbAppend: { warmupIterations: 1, iterations: 6, maxSeconds: 10, minIterations: 4 },
   read: { warmupIterations: 2, iterations: 20, maxSeconds: 10, minIterations: 5 },
   esdbRead: { warmupIterations: 1, iterations: 7, maxSeconds: 12, minIterations: 4 },
 };
 
 const quickSettings: StoreSettings = {
   append: { warmupIterations: 1, iterations: 3, maxSeconds: 3, minIterations: 2 },
+  esdbAppend: { warmupIterations: 1, iterations: 2, maxSeconds: 2, minIterations: 2 },
   read: { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 },
   esdbRead: { warmupIterations: 1, iterations: 3, maxSeconds: 2, minIterations: 2 },
 };
@@ -123,7 +126,7 @@ export const storeSuite: BenchSuite = {
         EVENTS_PER_STREAM,
         10 + batchSize,
       );
-      cases.push(...(await measureCases('store', esdbAppendCases(plan), settings.append, progress)));
+      cases.push(...(await measureCases('store', esdbAppendCases(plan), settings.esdbAppend, progress)));
     }
     const esdbPlan = planEvents(payloads, sizes.esdbReadEvents, 100, EVENTS_PER_STREAM, 2);
     const esdbReads = await esdbReadFixture(esdbPlan);
