@@ -1,0 +1,98 @@
+import {
+  charsPerFourCounter,
+  foldSessionEvents,
+  type SessionEvent,
+  type SessionState,
+} from '@strata/session';
+import { session } from '@strata/testing';
+import {
+  hookCompactionProblem,
+  isStale,
+  recordCompactionPlan,
+  type CompactionDraft,
+} from './compaction-record';
+
+// e0001 user ─ e0002 assistant ─ e0003 user ─ e0004 assistant ─ e0005 user (leaf)
+//                              └ e0006 user (another branch)
+const builder = session().user('one').assistant('two').user('three').assistant('four').user('five');
+builder.branchFrom('e0002').user('elsewhere');
+const stateAt = (leafId: string): SessionState => {
+  const events: SessionEvent[] = [
+    { type: 'SessionStarted', data: { header: builder.header } },
+    ...builder.entries.map((entry): SessionEvent => ({ type: 'EntryAppended', data: { entry } })),
+    { type: 'LeafMoved', data: { leafId, previousLeafId: 'e0006' } },
+    {
+      type: 'CompactionStarted',
+      data: { attemptId: 'a', trigger: 'manual', preparedAtLeafId: 'e0005', tokensBefore: 10, startedAt: 0 },
+    },
+  ];
+  return foldSessionEvents(events);
+};
+const draft: CompactionDraft = {
+  summary: 'S',
+  firstKeptEntryId: 'e0003',
+  tokensBefore: 10,
+  fromExtension: false,
+};
+const input = {
+  attemptId: 'a',
+  draft,
+  timestamp: '2026-01-01T00:00:00.000Z',
+  durationMs: 5,
+  counter: charsPerFourCounter,
+};
+
+describe('recording a prepared compaction', () => {
+  describe('given the first kept entry is still on the current path', () => {
+    const state = stateAt('e0005');
+    const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+
+    it('attaches the entry under the current leaf with the estimate after', () => {
+      expect(isStale(state, prepared)).toBe(false);
+      const [command] = recordCompactionPlan({ ...input, preparedAgainst: prepared })(state);
+      expect(command).toMatchObject({
+        type: 'RecordCompaction',
+        data: { attemptId: 'a', entry: { parentId: 'e0005', firstKeptEntryId: 'e0003' }, durationMs: 5 },
+      });
+      expect(command?.type === 'RecordCompaction' && command.data.estimatedTokensAfter).toBeGreaterThan(0);
+    });
+  });
+
+  describe('given the leaf moved to a branch without the first kept entry', () => {
+    it('is stale and decides nothing', () => {
+      const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+      expect(isStale(stateAt('e0006'), prepared)).toBe(true);
+      expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0006'))).toEqual([]);
+    });
+  });
+
+  describe('given a newer compaction than the one it was prepared against', () => {
+    it('is stale', () => {
+      expect(isStale(stateAt('e0005'), { firstKeptEntryId: 'e0003', previousCompactionId: 'older' })).toBe(
+        true,
+      );
+    });
+  });
+});
+
+describe('a hook-supplied compaction (reference defect 23)', () => {
+  const withResult = session()
+    .user('go')
+    .assistantToolCalls([{ name: 'read' }])
+    .toolResult('read', 'ok')
+    .assistant('done');
+
+  it('is usable when its first kept entry is on the path and not a tool result', () => {
+    expect(
+      hookCompactionProblem({ summary: 'S', firstKeptEntryId: 'e0004', tokensBefore: 3 }, withResult.entries),
+    ).toBeUndefined();
+  });
+
+  it.each([
+    [{ summary: 'S', firstKeptEntryId: 'e0003', tokensBefore: 3 }, 'is a tool result'],
+    [{ summary: 'S', firstKeptEntryId: 'nope', tokensBefore: 3 }, 'is not on the compacted path'],
+    [{ summary: 'S', firstKeptEntryId: 'e0004', tokensBefore: -1 }, 'is not a non-negative integer'],
+  ])('is refused when %o', (compaction, problem) => {
+    expect(hookCompactionProblem(compaction, withResult.entries)).toContain(problem);
+  });
+});
