@@ -1,6 +1,6 @@
 // The write side of the sessions API: start, append, compact, navigate, abort and label, each a
 // command of the engine run on behalf of the caller's tenant.
-import { Controller, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineConfig } from '../../config/engine-config';
 import { AbortCompactionCommand } from '../../sessions/abort-compaction/abort-compaction.command';
@@ -60,6 +60,7 @@ export class SessionCommandsController {
   }
 
   @Post(':sessionId/entries')
+  @HttpCode(200)
   async append(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,
@@ -80,6 +81,7 @@ export class SessionCommandsController {
   }
 
   @Post(':sessionId/compact')
+  @HttpCode(200)
   async compact(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,
@@ -92,6 +94,7 @@ export class SessionCommandsController {
   }
 
   @Post(':sessionId/navigate')
+  @HttpCode(200)
   async navigate(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,
@@ -108,6 +111,7 @@ export class SessionCommandsController {
   }
 
   @Post(':sessionId/abort')
+  @HttpCode(200)
   async abort(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,
@@ -121,6 +125,7 @@ export class SessionCommandsController {
   }
 
   @Post(':sessionId/labels')
+  @HttpCode(200)
   async label(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,

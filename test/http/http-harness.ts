@@ -1,0 +1,149 @@
+// End-to-end harness for the HTTP faces: the whole engine (AppModule) listening on a loopback
+// port, configured through `loadEngineConfig` like `npm start`, with its SQLite store and
+// projection tables in a temporary directory. Requests go over real HTTP with fetch.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import type { Summarizer } from '@strata/summarizer';
+import type { SessionEntry, SessionHeader } from '@strata/session';
+import { loadEngineConfig, type EngineConfig } from '../../apps/engine/src/config/engine-config';
+import { createEngineApplication } from '../../apps/engine/src/http/engine-application';
+import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
+
+export const ALPHA_KEY = 'alpha-key-0123456789abcdef';
+export const BETA_KEY = 'beta-key-0123456789abcdef0';
+export const AUDITOR_KEY = 'alpha-auditor-0123456789ab';
+/** Two tenants, and a read-only key of the first. */
+export const TWO_TENANT_KEYS = `alpha:${ALPHA_KEY},beta:${BETA_KEY},alpha:${AUDITOR_KEY}:read`;
+
+export interface HttpHarnessOptions {
+  /** Extra environment (STRATA_API_KEYS, limits…). */
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly summarizers?: readonly Summarizer[];
+  readonly settings?: EngineSettingsInput;
+  /** Reuse a directory (and so the store) of an earlier harness. */
+  readonly directory?: string;
+  /** Listen on this port (to restart an engine where a client expects it). */
+  readonly port?: number;
+}
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The body parsed as JSON (undefined when it is not JSON). */
+  readonly body: unknown;
+}
+
+export interface RequestOptions {
+  readonly body?: unknown;
+  /** A raw body sent as is (with `contentType`). */
+  readonly rawBody?: string;
+  readonly contentType?: string;
+  readonly key?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface HttpHarness {
+  readonly app: INestApplication;
+  readonly config: EngineConfig;
+  readonly url: string;
+  readonly port: number;
+  readonly directory: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  /** Starts a session and appends its entries through the API; fails the test on any error. */
+  seed(header: SessionHeader, entries: readonly SessionEntry[], key?: string): Promise<void>;
+  /** Closes the engine; the directory is kept when `keepDirectory`. */
+  close(options?: { readonly keepDirectory?: boolean }): Promise<void>;
+}
+
+export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise<HttpHarness> {
+  const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'strata-http-'));
+  const config = loadEngineConfig(
+    {
+      STRATA_STORE: `sqlite:${join(directory, 'strata.db')}`,
+      STRATA_LOG_LEVEL: 'silent',
+      STRATA_SSE_HEARTBEAT_MS: '250',
+      ...options.environment,
+    },
+    directory,
+  );
+  const app = await createEngineApplication(config, {
+    environment: {},
+    settings: { tokenizer: 'chars4', ...options.settings },
+    ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
+  });
+  await app.listen(options.port ?? 0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const port = Number(new URL(url).port);
+
+  async function request(
+    method: string,
+    path: string,
+    requestOptions: RequestOptions = {},
+  ): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    if (requestOptions.key !== undefined) headers['authorization'] = `Bearer ${requestOptions.key}`;
+    let body: string | undefined;
+    if (requestOptions.rawBody !== undefined) {
+      body = requestOptions.rawBody;
+      if (requestOptions.contentType !== undefined) headers['content-type'] = requestOptions.contentType;
+    } else if (requestOptions.body !== undefined) {
+      body = JSON.stringify(requestOptions.body);
+      headers['content-type'] = requestOptions.contentType ?? 'application/json';
+    }
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+
+  return {
+    app,
+    config,
+    url,
+    port,
+    directory,
+    request,
+    async seed(header, entries, key) {
+      const started = await request('POST', '/sessions', {
+        body: { sessionId: header.id, cwd: header.cwd },
+        ...(key !== undefined ? { key } : {}),
+      });
+      if (started.status !== 201) throw new Error(`start answered ${started.status}: ${started.text}`);
+      if (entries.length === 0) return;
+      const appended = await request('POST', `/sessions/${header.id}/entries`, {
+        body: { entries },
+        ...(key !== undefined ? { key } : {}),
+      });
+      if (appended.status !== 200) throw new Error(`append answered ${appended.status}: ${appended.text}`);
+    },
+    async close(closeOptions = {}) {
+      await app.close();
+      if (closeOptions.keepDirectory !== true && options.directory === undefined) {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The problem document of an error response (checks the media type). */
+export function problemOf(
+  response: ApiResponse,
+): { code: string; status: number; detail: string } & Record<string, unknown> {
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('application/problem+json')) {
+    throw new Error(`expected application/problem+json, got ${contentType}: ${response.text}`);
+  }
+  return response.body as { code: string; status: number; detail: string } & Record<string, unknown>;
+}
