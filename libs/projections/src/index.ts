@@ -4,6 +4,7 @@
 export * from './runner/projected-event';
 export * from './runner/projection';
 export * from './runner/projection-runner';
+export * from './runner/projection-runner-types';
 export { sessionHeadPosition, storeHeadPosition } from './runner/store-head';
 export * from './documents/document-projection';
 export * from './documents/paging';
@@ -15,6 +16,7 @@ export * from './catalog/catalog-projection';
 export * from './catalog/in-memory-catalog-storage';
 export * from './catalog/sqlite-catalog-storage';
 export * from './audit/audit-attempt';
+export * from './audit/audit-evolve';
 export * from './audit/audit-storage';
 export * from './audit/audit-projection';
 export * from './audit/in-memory-audit-storage';

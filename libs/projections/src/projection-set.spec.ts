@@ -8,7 +8,7 @@ import { generatedSessionArbitrary } from '@strata/testing';
 import type { AuditAttempt } from './audit/audit-attempt';
 import type { CatalogSession } from './catalog/catalog-session';
 import { createProjectionSet, type ProjectionSet } from './projection-set';
-import { checkpointIdOf } from './runner/projection-runner';
+import { checkpointIdOf } from './runner/projection-runner-types';
 import {
   inMemoryProjectionStorage,
   openProjectionStorage,

@@ -6,7 +6,8 @@ import { AuditProjection } from './audit/audit-projection';
 import { CatalogProjection } from './catalog/catalog-projection';
 import { ContextProjection, type ContextProjectionOptions } from './context/context-projection';
 import type { Projection } from './runner/projection';
-import { ProjectionRunner, type ProjectionRunnerOptions } from './runner/projection-runner';
+import { ProjectionRunner } from './runner/projection-runner';
+import type { ProjectionRunnerOptions } from './runner/projection-runner-types';
 import type { ProjectionStorage } from './storage/projection-storage';
 
 export const projectionNames = ['context', 'catalog', 'audit'] as const;

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@strata/session';
 import { DocumentSpecification, projected } from '../testing/document-specification';
-import { auditDocumentId, auditProjectionDefinition } from './audit-attempt';
+import { auditDocumentId, auditProjectionDefinition } from './audit-evolve';
 
 const spec = DocumentSpecification.for(auditProjectionDefinition);
 const startedAt = Date.UTC(2026, 0, 1, 10, 0, 0);

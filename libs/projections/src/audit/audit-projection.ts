@@ -2,7 +2,8 @@
 // one document per attempt, kept in an AuditStorage and queried by tenant and session.
 import { DocumentProjection } from '../documents/document-projection';
 import type { Page } from '../documents/paging';
-import { auditProjectionDefinition, type AuditAttempt } from './audit-attempt';
+import type { AuditAttempt } from './audit-attempt';
+import { auditProjectionDefinition } from './audit-evolve';
 import type { AuditQuery, AuditStorage } from './audit-storage';
 
 export class AuditProjection extends DocumentProjection<AuditAttempt> {

@@ -2,13 +2,13 @@ import { InMemoryCheckpointStore, InMemoryEventStore, type CheckpointStore } fro
 import { sessionEventTypes, sessionStreamName, type SessionEventType } from '@strata/session';
 import type { Projection, ProjectionDurability } from './projection';
 import type { InvalidEventReport, ProjectedEvent } from './projected-event';
+import { ProjectionRunner } from './projection-runner';
 import {
   checkpointIdOf,
-  ProjectionRunner,
   RESET_CHECKPOINT,
   UnknownProjectionError,
   type ProjectionRunnerOptions,
-} from './projection-runner';
+} from './projection-runner-types';
 
 class RecordingProjection implements Projection {
   readonly applied: ProjectedEvent[] = [];

@@ -1,0 +1,209 @@
+// The audit's pure `evolve` (STYLE.md habit 8): a start event creates the attempt, the first
+// outcome of its kind ends it, a continuation request marks it; and the document each event
+// belongs to.
+import type { Usage } from '@strata/session';
+import type { DocumentProjectionDefinition } from '../documents/document-projection';
+import type { ProjectedEvent } from '../runner/projected-event';
+import {
+  AUDIT_PROJECTION_NAME,
+  auditEventTypes,
+  type AuditAttempt,
+  type AuditAttemptKind,
+  type AuditUsage,
+} from './audit-attempt';
+
+function isoOfMillis(millis: number): string {
+  const date = new Date(millis);
+  return Number.isFinite(date.getTime()) ? date.toISOString() : new Date(0).toISOString();
+}
+
+function recordedDuration(attempt: AuditAttempt, endedAt: string): number | null {
+  const duration = Date.parse(endedAt) - Date.parse(attempt.startRecordedAt);
+  return Number.isFinite(duration) ? Math.max(0, duration) : null;
+}
+
+function usageOf(usage: Usage): AuditUsage {
+  return {
+    input: usage.input,
+    output: usage.output,
+    totalTokens: usage.totalTokens ?? null,
+    cost: usage.cost?.total ?? null,
+  };
+}
+
+type StartFields = Pick<AuditAttempt, 'kind' | 'attemptId' | 'startedAt'> & Partial<AuditAttempt>;
+
+function started(projected: ProjectedEvent, fields: StartFields): AuditAttempt {
+  return {
+    sessionId: projected.sessionId,
+    tenant: projected.tenant,
+    trigger: null,
+    outcome: 'pending',
+    reason: null,
+    error: null,
+    model: null,
+    tokensBefore: null,
+    estimatedTokensAfter: null,
+    usage: null,
+    durationMs: null,
+    startRecordedAt: projected.recordedAt,
+    endedAt: null,
+    entryId: null,
+    preparedAtLeafId: null,
+    firstKeptEntryId: null,
+    targetId: null,
+    oldLeafId: null,
+    newLeafId: null,
+    continuation: null,
+    startPosition: projected.position,
+    position: projected.position,
+    ...fields,
+  };
+}
+
+/** An outcome ends a pending attempt of its own kind once; later or mismatched ones change nothing. */
+function ended(
+  attempt: AuditAttempt | null,
+  projected: ProjectedEvent,
+  kind: AuditAttemptKind,
+  fields: Partial<AuditAttempt> & Pick<AuditAttempt, 'outcome'>,
+): AuditAttempt | null {
+  if (attempt === null || attempt.kind !== kind || attempt.outcome !== 'pending') return attempt;
+  const endedAt = projected.recordedAt;
+  return {
+    ...attempt,
+    durationMs: recordedDuration(attempt, endedAt),
+    endedAt,
+    ...fields,
+    position: projected.position,
+  };
+}
+
+/**
+ * The audit's evolve: a start event creates the attempt (a repeated start changes nothing), the
+ * first outcome of the same kind ends it, and a continuation request marks its compaction.
+ */
+export function evolveAuditAttempt(
+  attempt: AuditAttempt | null,
+  projected: ProjectedEvent,
+): AuditAttempt | null {
+  const { event } = projected;
+  switch (event.type) {
+    case 'CompactionStarted': {
+      if (attempt !== null) return attempt;
+      const data = event.data;
+      return started(projected, {
+        kind: 'compaction',
+        attemptId: data.attemptId,
+        trigger: data.trigger,
+        model: data.model ?? null,
+        tokensBefore: data.tokensBefore,
+        preparedAtLeafId: data.preparedAtLeafId,
+        firstKeptEntryId: data.firstKeptEntryId ?? null,
+        startedAt: isoOfMillis(data.startedAt),
+      });
+    }
+    case 'BranchSummaryStarted': {
+      if (attempt !== null) return attempt;
+      const data = event.data;
+      return started(projected, {
+        kind: 'branch_summary',
+        attemptId: data.attemptId,
+        model: data.model ?? null,
+        targetId: data.targetId,
+        oldLeafId: data.oldLeafId,
+        startedAt: isoOfMillis(data.startedAt),
+      });
+    }
+    case 'CompactionCompleted': {
+      const data = event.data;
+      return ended(attempt, projected, 'compaction', {
+        outcome: 'completed',
+        entryId: data.entryId,
+        model: data.model ?? attempt?.model ?? null,
+        usage: data.usage !== undefined ? usageOf(data.usage) : null,
+        durationMs: data.durationMs,
+        tokensBefore: data.tokensBefore,
+        estimatedTokensAfter: data.estimatedTokensAfter,
+      });
+    }
+    case 'BranchSummaryCompleted': {
+      const data = event.data;
+      return ended(attempt, projected, 'branch_summary', {
+        outcome: 'completed',
+        entryId: data.entryId,
+        newLeafId: data.newLeafId,
+        model: data.model ?? attempt?.model ?? null,
+        usage: data.usage !== undefined ? usageOf(data.usage) : null,
+        durationMs: data.durationMs,
+      });
+    }
+    case 'CompactionSkipped':
+      return ended(attempt, projected, 'compaction', { outcome: 'skipped', reason: event.data.reason });
+    case 'CompactionCancelled':
+      return ended(attempt, projected, 'compaction', { outcome: 'cancelled', reason: event.data.reason });
+    case 'CompactionFailed':
+      return ended(attempt, projected, 'compaction', { outcome: 'failed', error: errorOf(event.data.error) });
+    case 'BranchSummarySkipped':
+      return ended(attempt, projected, 'branch_summary', { outcome: 'skipped', reason: event.data.reason });
+    case 'BranchSummaryCancelled':
+      return ended(attempt, projected, 'branch_summary', { outcome: 'cancelled', reason: event.data.reason });
+    case 'BranchSummaryFailed':
+      return ended(attempt, projected, 'branch_summary', {
+        outcome: 'failed',
+        error: errorOf(event.data.error),
+      });
+    case 'ContinuationRequested':
+      if (attempt === null || attempt.kind !== 'compaction' || attempt.continuation !== null) return attempt;
+      return { ...attempt, continuation: event.data.reason, position: projected.position };
+    case 'SessionStarted':
+    case 'EntryAppended':
+    case 'LeafMoved':
+    case 'ToolOutputsPruned':
+      return attempt;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`unhandled session event ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function errorOf(error: { message: string; code?: string }): { message: string; code: string | null } {
+  return { message: error.message, code: error.code ?? null };
+}
+
+/** The document an audit event belongs to: `<sessionId>/<attemptId>`. */
+export function auditDocumentId(projected: ProjectedEvent): string {
+  const { event } = projected;
+  switch (event.type) {
+    case 'ContinuationRequested':
+      return `${projected.sessionId}/${event.data.causationAttemptId}`;
+    case 'CompactionStarted':
+    case 'CompactionCompleted':
+    case 'CompactionSkipped':
+    case 'CompactionCancelled':
+    case 'CompactionFailed':
+    case 'BranchSummaryStarted':
+    case 'BranchSummaryCompleted':
+    case 'BranchSummarySkipped':
+    case 'BranchSummaryCancelled':
+    case 'BranchSummaryFailed':
+      return `${projected.sessionId}/${event.data.attemptId}`;
+    case 'SessionStarted':
+    case 'EntryAppended':
+    case 'LeafMoved':
+    case 'ToolOutputsPruned':
+      return `${projected.sessionId}/`;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`unhandled session event ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+export const auditProjectionDefinition: DocumentProjectionDefinition<AuditAttempt> = {
+  name: AUDIT_PROJECTION_NAME,
+  eventTypes: auditEventTypes,
+  documentId: auditDocumentId,
+  evolve: evolveAuditAttempt,
+};
