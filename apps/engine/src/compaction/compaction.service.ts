@@ -73,7 +73,17 @@ export class CompactionService {
     }
     const reason = trigger === 'manual' ? undefined : trigger;
     if (reason) await this.hooks.notify('auto_compaction_start', { sessionId, attemptId, reason });
-    const result = await this.attempt(request, state, existing !== undefined, signal);
+    let result: CompactionResult;
+    try {
+      result = await this.attempt(request, state, existing !== undefined, signal);
+    } catch (error) {
+      if (reason) {
+        const errorMessage = `${autoFailure(reason)}: ${describeError(error)}`;
+        const end = { sessionId, attemptId, reason, aborted: false, willRetry: false, errorMessage };
+        await this.hooks.notify('auto_compaction_end', end);
+      }
+      throw error;
+    }
     if (result.outcome === 'completed' && !result.redelivered) {
       await this.hooks.notify('session_compact', {
         sessionId,
@@ -226,7 +236,7 @@ function cancel(attemptId: string, reason: string): SessionCommand {
 /** The `auto_compaction_end` payload of an automatic attempt's result (reference §5.5, §9). */
 function autoCompactionEnd(result: CompactionResult, reason: AutoCompactionReason): AutoCompactionEndEvent {
   const { sessionId, attemptId } = result;
-  const failure = reason === 'overflow' ? 'Context overflow recovery failed' : 'Auto-compaction failed';
+  const failure = autoFailure(reason);
   return {
     sessionId,
     attemptId,
@@ -237,4 +247,8 @@ function autoCompactionEnd(result: CompactionResult, reason: AutoCompactionReaso
     ...(result.outcome === 'failed' ? { errorMessage: `${failure}: ${result.error.message}` } : {}),
     ...(result.outcome === 'skipped' ? { skippedReason: result.reason } : {}),
   };
+}
+
+function autoFailure(reason: AutoCompactionReason): string {
+  return reason === 'overflow' ? 'Context overflow recovery failed' : 'Auto-compaction failed';
 }
