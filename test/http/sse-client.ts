@@ -123,7 +123,11 @@ export function openEventStream(
         },
       });
     };
-    const client: ClientRequest = request(url, { headers: { accept: 'text/event-stream', ...headers } }, onResponse);
+    const client: ClientRequest = request(
+      url,
+      { headers: { accept: 'text/event-stream', ...headers } },
+      onResponse,
+    );
     client.on('error', reject);
     client.end();
   });
