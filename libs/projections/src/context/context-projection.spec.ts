@@ -2,6 +2,7 @@ import * as fc from 'fast-check';
 import { InMemoryCheckpointStore, InMemoryEventStore, SessionNotFoundError } from '@strata/event-store';
 import {
   buildSessionContext,
+  buildSessionTree,
   charsPerFourCounter,
   estimateMessageTokens,
   evolve,
@@ -84,6 +85,13 @@ describe('ContextProjection', () => {
           expect((await projection.contextAt(sessionId, null)).context).toEqual(
             expectedContext(events, null),
           );
+          const state = foldedSession(events);
+          const tree = await projection.sessionTree(sessionId);
+          const expectedTree = buildSessionTree(state.entries());
+          expect(tree.entries).toEqual(expectedTree.entries);
+          expect(tree.children).toEqual(expectedTree.children);
+          expect(tree.labels).toEqual(expectedTree.labels);
+          expect(tree.leafId).toBe(state.leafId);
           expect(projection.stats().hydrations).toBe(1);
         }),
         { numRuns: 40 },
@@ -280,6 +288,25 @@ describe('ContextProjection', () => {
       await expect(projection.contextAt(sessionId, 'no-such-entry')).rejects.toBeInstanceOf(
         UnknownEntryError,
       );
+    });
+  });
+
+  describe('given sessions of two tenants', () => {
+    it('answers a tenant only about its own sessions', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 5 }), { numRuns: 1, seed: 17 })[0]!;
+      const positions = await appendEvents(store, sessionId, sessionEventsOf(session), { tenant: 'acme' });
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+      const globex = { tenant: 'globex' };
+
+      expect((await projection.contextAt(sessionId, undefined, { tenant: 'acme' })).tenant).toBe('acme');
+      await expect(projection.contextAt(sessionId, undefined, globex)).rejects.toBeInstanceOf(
+        SessionNotFoundError,
+      );
+      await expect(projection.sessionTree(sessionId, globex)).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(
+        projection.contextAsOf(sessionId, positions[0]!, undefined, globex),
+      ).rejects.toBeInstanceOf(SessionNotFoundError);
     });
   });
 

@@ -33,6 +33,11 @@ export interface ContextProjectionOptions {
   readonly onInvalidEvent?: (report: InvalidEventReport) => void;
 }
 
+/** Restricts a question to one tenant: another tenant's session is not found. */
+export interface TenantScope {
+  readonly tenant: string;
+}
+
 export interface ContextCacheStats {
   readonly sessions: number;
   readonly entries: number;
@@ -42,6 +47,11 @@ export interface ContextCacheStats {
   readonly evictions: number;
   /** Times the context of a current leaf was built from its path instead of extended. */
   readonly currentLeafBuilds: number;
+}
+
+function inScope(view: SessionView, scope: TenantScope | undefined): SessionView {
+  if (scope !== undefined && view.tenant !== scope.tenant) throw new SessionNotFoundError(view.sessionId);
+  return view;
 }
 
 export class ContextProjection implements Projection {
@@ -98,10 +108,10 @@ export class ContextProjection implements Projection {
 
   /**
    * The context at `leafId` (the current leaf when undefined; null gives the empty context).
-   * Throws `SessionNotFoundError` or `UnknownEntryError`.
+   * Throws `SessionNotFoundError` (also for another tenant's session) or `UnknownEntryError`.
    */
-  async contextAt(sessionId: string, leafId?: string | null): Promise<ProjectedContext> {
-    const view = await this.view(sessionId);
+  async contextAt(sessionId: string, leafId?: string | null, scope?: TenantScope): Promise<ProjectedContext> {
+    const view = inScope(await this.view(sessionId), scope);
     return view.contextAt(leafId);
   }
 
@@ -109,14 +119,19 @@ export class ContextProjection implements Projection {
    * The context as it was once every event at or below `position` had been recorded: the
    * stream read up to there, at the leaf of that moment (or `leafId`). Nothing is cached.
    */
-  async contextAsOf(sessionId: string, position: bigint, leafId?: string | null): Promise<ProjectedContext> {
-    const view = await this.readStream(sessionId, position);
+  async contextAsOf(
+    sessionId: string,
+    position: bigint,
+    leafId?: string | null,
+    scope?: TenantScope,
+  ): Promise<ProjectedContext> {
+    const view = inScope(await this.readStream(sessionId, position), scope);
     return view.contextAt(leafId);
   }
 
   /** The session's tree, entries, labels and current leaf. Throws `SessionNotFoundError`. */
-  async sessionTree(sessionId: string): Promise<SessionTreeView> {
-    const view = await this.view(sessionId);
+  async sessionTree(sessionId: string, scope?: TenantScope): Promise<SessionTreeView> {
+    const view = inScope(await this.view(sessionId), scope);
     return view.tree();
   }
 

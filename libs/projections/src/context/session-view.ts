@@ -27,6 +27,8 @@ import type { CountedMessage } from './pairing-cursor';
 /** The context of one leaf with its token count, as the context projection answers it. */
 export interface ProjectedContext {
   readonly sessionId: string;
+  /** The tenant of the event that started the session. */
+  readonly tenant: string;
   /** Exactly what `buildSessionContext` gives for the leaf. */
   readonly context: SessionContext;
   /** Estimated tokens of `context.messages` with the projection's counter. */
@@ -43,6 +45,7 @@ export interface ProjectedContext {
 /** The session tree of `buildSessionTree`, with the header and the current leaf. */
 export interface SessionTreeView extends SessionTree {
   readonly sessionId: string;
+  readonly tenant: string;
   readonly header: SessionHeader;
   readonly leafId: string | null;
   readonly revision: bigint;
@@ -79,6 +82,8 @@ function prunedView(message: ToolResultMessage, pruned: PrunedResult): ToolResul
 
 export class SessionView implements MessageSource {
   header: SessionHeader | null = null;
+  /** The tenant of the event that started the session (null before it). */
+  tenant: string | null = null;
   leafId: string | null = null;
   /** The last applied event's stream revision (−1: none) and global position. */
   revision = -1n;
@@ -114,7 +119,10 @@ export class SessionView implements MessageSource {
     this.position = projected.position;
     const { event } = projected;
     if (this.header === null) {
-      if (event.type === 'SessionStarted') this.header = event.data.header;
+      if (event.type === 'SessionStarted') {
+        this.header = event.data.header;
+        this.tenant = projected.tenant;
+      }
       return 'applied';
     }
     switch (event.type) {
@@ -168,6 +176,7 @@ export class SessionView implements MessageSource {
     const counted = target === this.leafId ? this.currentContext() : this.builtContext(target);
     return {
       sessionId: this.sessionId,
+      tenant: this.tenant ?? '',
       ...counted,
       tokenCounter: this.counter.name,
       revision: this.revision,
@@ -177,11 +186,13 @@ export class SessionView implements MessageSource {
 
   /** A copy of the tree, as `buildSessionTree` would give it. */
   tree(): SessionTreeView {
-    if (this.header === null) throw new Error(`session ${this.sessionId} has not started`);
+    if (this.header === null || this.tenant === null)
+      throw new Error(`session ${this.sessionId} has not started`);
     const children = new Map<string | null, readonly string[]>();
     for (const [parentId, childIds] of this.children) children.set(parentId, [...childIds]);
     return {
       sessionId: this.sessionId,
+      tenant: this.tenant,
       header: this.header,
       entries: [...this.entries],
       byId: new Map(this.byId),
