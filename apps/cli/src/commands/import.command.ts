@@ -19,9 +19,10 @@ import { parseCommandLine } from '../shared/options';
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';
 
-function readText(path: string, cwd: string): string {
+/** The file's bytes: the parser checks that each line is UTF-8 instead of replacing bad bytes. */
+function readBytes(path: string, cwd: string): Buffer {
   try {
-    return readFileSync(resolve(cwd, path), 'utf8');
+    return readFileSync(resolve(cwd, path));
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
     throw new CliError(`cannot read ${path}: ${reason}`);
@@ -30,7 +31,7 @@ function readText(path: string, cwd: string): string {
 
 function prepare(path: string, io: CliIo, lenient: boolean): PreparedSessionImport {
   try {
-    return prepareSessionImport(readText(path, io.cwd), { lenient });
+    return prepareSessionImport(readBytes(path, io.cwd), { lenient });
   } catch (error) {
     if (error instanceof SessionImportError) {
       throw new CliError(`${path}:${error.line}: ${error.reason} (${error.code}); nothing was imported`);

@@ -5,15 +5,15 @@ import { parseSessionFile, SessionFileError, type ParsedSessionFile } from '@str
 import { CliError } from '../cli-io';
 
 export function readSessionFile(path: string, lenient = false): ParsedSessionFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
     throw new CliError(`cannot read ${path}: ${reason}`);
   }
   try {
-    return parseSessionFile(text, { mode: lenient ? 'lenient' : 'strict' });
+    return parseSessionFile(bytes, { mode: lenient ? 'lenient' : 'strict' });
   } catch (error) {
     if (error instanceof SessionFileError)
       throw new CliError(`${path}:${error.line}: ${error.reason} (${error.code})`);

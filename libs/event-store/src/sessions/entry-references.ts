@@ -3,16 +3,21 @@
 // broken reference, naming its line; lenient imports keep an orphan as a root (the context pi
 // builds from it is the same: its path ends at the orphan either way) and leave out a label
 // whose target is missing, reporting each line.
-import type { SessionEntry, SessionFileProblem } from '@strata/session';
+import type { SessionEntry, SessionFileContent, SessionFileProblem } from '@strata/session';
 import { SessionImportError } from './session-store-errors';
 
 /**
  * The 1-based line of each entry: the non-blank lines of the file that were not skipped, after
  * the header. Exact because a parse keeps every other line as an entry, in file order.
  */
-export function entryLineNumbers(text: string, skipped: readonly SessionFileProblem[]): number[] {
+export function entryLineNumbers(
+  content: SessionFileContent,
+  skipped: readonly SessionFileProblem[],
+): number[] {
   const skippedLines = new Set(skipped.map((problem) => problem.line));
   const lines: number[] = [];
+  // Lossy decoding keeps every newline where it was, so the line numbers are those of the bytes.
+  const text = typeof content === 'string' ? content : Buffer.from(content).toString('utf8');
   text.split('\n').forEach((content, index) => {
     if (content.trim() !== '' && !skippedLines.has(index + 1)) lines.push(index + 1);
   });

@@ -8,6 +8,7 @@ import {
   sessionStreamName,
   type SessionEntry,
   type SessionEvent,
+  type SessionFileContent,
   type SessionHeader,
   type SessionFileProblem,
   type SessionFileVersion,
@@ -75,7 +76,7 @@ export function importedEventId(sessionId: string, event: SessionEvent): string 
   throw new Error(`an import does not write ${event.type} events`);
 }
 
-function parseFile(text: string, options: PrepareSessionImportOptions) {
+function parseFile(text: SessionFileContent, options: PrepareSessionImportOptions) {
   try {
     return parseSessionFile(text, {
       mode: options.lenient ? 'lenient' : 'strict',
@@ -100,9 +101,11 @@ export interface PreparedSessionImport {
 /**
  * Parses and checks a session file without touching a store, so that a caller importing several
  * files can refuse them all before writing any. Throws `SessionImportError` (line and why).
+ * Given bytes, a line that is not UTF-8 is a problem (`invalid-utf8`) instead of being decoded
+ * with replacement characters.
  */
 export function prepareSessionImport(
-  text: string,
+  text: SessionFileContent,
   options: PrepareSessionImportOptions = {},
 ): PreparedSessionImport {
   const parsed = parseFile(text, options);
@@ -176,7 +179,7 @@ export async function writeSessionImport(
  */
 export async function importSessionFile(
   store: EventStore,
-  text: string,
+  text: SessionFileContent,
   options: ImportSessionOptions = {},
 ): Promise<SessionImportReport> {
   return writeSessionImport(store, prepareSessionImport(text, options), options);

@@ -1,5 +1,6 @@
 // Pi session files (JSONL, versions 1 to 3): parsing with migration, and writing v3.
 export * from './session-file-error';
+export * from './json-depth';
 export * from './legacy-entry-ids';
 export * from './parse-session-file';
 export * from './serialize-session-file';

@@ -10,7 +10,14 @@ import {
   type SessionEntry,
   type SessionHeader,
 } from '../entries/entries';
-import { isJsonObject, readJsonLines, withKey, type JsonLine, type JsonObject } from './json-lines';
+import {
+  isJsonObject,
+  readJsonLines,
+  withKey,
+  type JsonLine,
+  type JsonObject,
+  type SessionFileContent,
+} from './json-lines';
 import { legacyEntryId } from './legacy-entry-ids';
 import {
   migrateHeader,
@@ -20,6 +27,7 @@ import {
 } from './migrate-entries';
 import { SessionFileError, type SessionFileProblem } from './session-file-error';
 
+export type { SessionFileContent } from './json-lines';
 export type SessionFileVersion = 1 | 2 | 3;
 export type SessionFileParseMode = 'strict' | 'lenient';
 
@@ -86,7 +94,7 @@ function readHeader(
 ): { header: SessionHeader; sourceVersion: SessionFileVersion; position: number } {
   const position = lines.findIndex((line) => line.kind === 'value');
   lines.slice(0, position === -1 ? lines.length : position).forEach((line) => {
-    if (line.kind === 'bad-json') problems.report({ line: line.line, code: 'bad-json', reason: line.reason });
+    if (line.kind === 'bad-json') problems.report({ line: line.line, code: line.code, reason: line.reason });
   });
   const headerLine = lines[position];
   if (headerLine?.kind !== 'value') {
@@ -123,7 +131,7 @@ function entryCandidates(lines: readonly JsonLine[], problems: ProblemLog): Entr
   const candidates: EntryCandidate[] = [];
   for (const line of lines) {
     if (line.kind === 'bad-json') {
-      problems.report({ line: line.line, code: 'bad-json', reason: line.reason });
+      problems.report({ line: line.line, code: line.code, reason: line.reason });
     } else if (!isJsonObject(line.value)) {
       problems.report({
         line: line.line,
@@ -158,9 +166,13 @@ function legacyIds(candidates: readonly EntryCandidate[], sessionId: string): Ma
   return ids;
 }
 
-export function parseSessionFile(text: string, options: ParseSessionFileOptions): ParsedSessionFile {
+/** Reads a session file given as text, or as bytes (then a line that is not UTF-8 is a problem). */
+export function parseSessionFile(
+  content: SessionFileContent,
+  options: ParseSessionFileOptions,
+): ParsedSessionFile {
   const problems = new ProblemLog(options.mode);
-  const lines = readJsonLines(text);
+  const lines = readJsonLines(content);
   const { header, sourceVersion, position } = readHeader(lines, problems, options.sessionIdFallback);
   const candidates = entryCandidates(lines.slice(position + 1), problems);
   const ids = sourceVersion === 1 ? legacyIds(candidates, header.id) : undefined;

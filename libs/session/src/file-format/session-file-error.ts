@@ -7,8 +7,10 @@ export type SessionFileProblemCode =
   | 'missing-header'
   /** The header's `version` is newer than this engine understands. */
   | 'unsupported-version'
-  /** The line is not valid JSON. */
+  /** The line is not valid JSON (or nests deeper than MAX_JSON_DEPTH). */
   | 'bad-json'
+  /** The line's bytes are not UTF-8 text (files read as bytes only). */
+  | 'invalid-utf8'
   /** The line is JSON but not an object, or the object breaks the entry schema. */
   | 'schema-violation'
   /** `type` names no known entry type (a second session header included). */
