@@ -57,6 +57,8 @@ export interface ProjectionRunnerStatus {
 }
 
 export interface ProjectionLag {
+  /** The last session event the runner has read (applied or not yet flushed). */
+  readonly lastSeenPosition: bigint | null;
   readonly appliedPosition: bigint | null;
   /** The last session event in the store. */
   readonly headPosition: bigint | null;

@@ -225,7 +225,12 @@ export class ProjectionRunner {
     const headPosition = await sessionHeadPosition(this.options.store);
     const appliedPosition = this.applied;
     const behind = headPosition === null ? 0n : headPosition - (appliedPosition ?? 0n);
-    return { appliedPosition, headPosition, positionsBehind: behind > 0n ? behind : 0n };
+    return {
+      lastSeenPosition: this.lastSeen,
+      appliedPosition,
+      headPosition,
+      positionsBehind: behind > 0n ? behind : 0n,
+    };
   }
 
   private selectSlots(projectionNames: readonly string[] | undefined): Slot[] {
