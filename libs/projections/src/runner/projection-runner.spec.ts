@@ -163,6 +163,7 @@ describe('ProjectionRunner', () => {
       expect(projection.applied).toHaveLength(2);
       expect(await checkpoints.load(checkpointIdOf('live'))).toBe(moved.position);
       expect(await runner.lag()).toEqual({
+        lastSeenPosition: moved.position,
         appliedPosition: moved.position,
         headPosition: 2n,
         positionsBehind: 0n,
