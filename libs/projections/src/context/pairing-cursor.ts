@@ -67,12 +67,15 @@ export class PairingCursor {
     }
   }
 
-  /** The paired messages as they stand, with the open assistant message closed (nothing changes). */
+  /**
+   * The paired messages as they stand, with the open assistant message closed (nothing changes).
+   * Copies the lists of references (the caller keeps them), but walks and counts nothing again.
+   */
   snapshot(): PairedSnapshot {
-    const messages = [...this.messages];
-    const sourceIds = [...this.sourceIds];
-    const messageTokens = [...this.messageTokens];
-    const synthesizedResults = [...this.synthesizedResults];
+    const messages = this.messages.slice();
+    const sourceIds = this.sourceIds.slice();
+    const messageTokens = this.messageTokens.slice();
+    const synthesizedResults = this.synthesizedResults.slice();
     let tokens = this.tokens;
     const add = (counted: CountedMessage): void => {
       messages.push(counted.message);
@@ -92,7 +95,7 @@ export class PairingCursor {
       sourceIds,
       messageTokens,
       tokens,
-      droppedOrphanResults: [...this.droppedOrphanResults],
+      droppedOrphanResults: this.droppedOrphanResults.slice(),
       synthesizedResults,
     };
   }
