@@ -1,0 +1,27 @@
+// Adapter: RequestContinuation → the session decider through the generic command handler.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { SessionStreams } from '../../sessions/session-streams.service';
+import { RequestContinuationCommand, type RequestContinuationResult } from './request-continuation.command';
+
+@CommandHandler(RequestContinuationCommand)
+export class RequestContinuationHandler implements ICommandHandler<RequestContinuationCommand> {
+  constructor(private readonly streams: SessionStreams) {}
+
+  async execute({
+    sessionId,
+    request,
+    options,
+  }: RequestContinuationCommand): Promise<RequestContinuationResult> {
+    const written = await this.streams.execute(
+      sessionId,
+      { type: 'RequestContinuation', data: request },
+      {
+        ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
+        ...(options.causationEventId !== undefined
+          ? { metadata: { causationId: options.causationEventId } }
+          : {}),
+      },
+    );
+    return { recorded: written.events.length > 0 };
+  }
+}
