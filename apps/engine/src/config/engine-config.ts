@@ -109,13 +109,12 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     ? []
     : parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`);
   const values = parsed.success ? parsed.data : undefined;
-  const storeUrl = values?.STRATA_STORE ?? DEFAULT_STORE_URL;
+  const text = (name: string): string | undefined => environment[name]?.trim() || undefined;
+  const storeUrl = text('STRATA_STORE') ?? DEFAULT_STORE_URL;
   const storeLocation = storeLocationOf(storeUrl, cwd, problems);
-  const fromEnvironment = parseApiKeyPairs(values?.STRATA_API_KEYS ?? '');
-  const fromFile =
-    values?.STRATA_API_KEYS_FILE !== undefined
-      ? readKeyFile(values.STRATA_API_KEYS_FILE, cwd)
-      : { records: [], problems: [] };
+  const fromEnvironment = parseApiKeyPairs(text('STRATA_API_KEYS') ?? '');
+  const keyFile = text('STRATA_API_KEYS_FILE');
+  const fromFile = keyFile !== undefined ? readKeyFile(keyFile, cwd) : { records: [], problems: [] };
   const apiKeys = [...fromEnvironment.records, ...fromFile.records];
   problems.push(...fromEnvironment.problems, ...fromFile.problems, ...duplicateKeyProblems(apiKeys));
   if (values === undefined || storeLocation === undefined || problems.length > 0) {
