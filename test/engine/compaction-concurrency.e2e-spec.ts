@@ -7,7 +7,7 @@ import { AbortCompactionCommand } from '../../apps/engine/src/sessions/abort-com
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
 import { CompactSessionCommand } from '../../apps/engine/src/sessions/compact-session/compact-session.command';
 import { NavigateSessionCommand } from '../../apps/engine/src/sessions/navigate-session/navigate-session.command';
-import { startEngine, typesOf, type EngineHarness } from './engine-harness';
+import { ManualClock, startEngine, typesOf, type EngineHarness } from './engine-harness';
 
 const TIMESTAMP = '2026-02-01T00:00:00.000Z';
 
@@ -61,14 +61,33 @@ function twoBranches() {
 describe('given a compaction whose summariser is slow', () => {
   const { builder, leafA, leafB } = twoBranches();
   const sessionId = builder.header.id;
+  const callUsage = { input: 1_000, output: 100 };
   let engine: EngineHarness;
   let summarizer: ScriptedSummarizer;
+  let clock: ManualClock;
+
+  /** The usage of `calls` summariser calls, added up as the session records it. */
+  const usageOf = (calls: number) => ({
+    input: callUsage.input * calls,
+    output: callUsage.output * calls,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: (callUsage.input + callUsage.output) * calls,
+  });
+
+  /** The data of the session's last event of this type. */
+  async function lastData(type: string): Promise<Record<string, unknown> | undefined> {
+    const event = (await engine.events(sessionId)).filter((candidate) => candidate.type === type).at(-1);
+    return event?.data as Record<string, unknown> | undefined;
+  }
 
   beforeEach(async () => {
-    summarizer = new ScriptedSummarizer();
+    clock = new ManualClock();
+    summarizer = new ScriptedSummarizer({ usage: callUsage });
     engine = await startEngine({
       summarizers: [summarizer],
       settings: { compaction: { keepRecentTokens: 250 } },
+      clock,
     });
     await engine.seed(builder.header, builder.entries);
     summarizer.hold();
@@ -81,6 +100,7 @@ describe('given a compaction whose summariser is slow', () => {
       const before = (await engine.events(sessionId)).length;
       const running = engine.commands.execute(new CompactSessionCommand(sessionId, { attemptId: 'slow' }));
       await summarizer.whenCalled(1);
+      clock.advance(2_500);
       const aborted = await engine.commands.execute(new AbortCompactionCommand(sessionId));
       const result = await running;
 
@@ -90,6 +110,18 @@ describe('given a compaction whose summariser is slow', () => {
         'CompactionStarted',
         'CompactionCancelled',
       ]);
+      const tokensBefore = (await lastData('CompactionStarted'))?.['tokensBefore'];
+      expect(tokensBefore).toEqual(expect.any(Number));
+      expect(tokensBefore).toBeGreaterThan(0);
+      expect(await lastData('CompactionCancelled')).toEqual({
+        attemptId: 'slow',
+        reason: 'aborted',
+        trigger: 'manual',
+        model: 'scripted',
+        durationMs: 2_500,
+        tokensBefore,
+        estimatedTokensAfter: tokensBefore,
+      });
       expect(summarizer.calls.every((call) => call.aborted)).toBe(true);
       expect((await engine.load(sessionId)).leafId).toBe(leafB);
     });
@@ -133,13 +165,16 @@ describe('given a compaction whose summariser is slow', () => {
       const loaded = await engine.load(sessionId);
       expect(loaded.state.isOnPathTo(result.entry.firstKeptEntryId, leafA)).toBe(true);
       expect(summarizer.requestsFor('history').length).toBe(2);
+      expect(result.usage).toEqual(usageOf(summarizer.calls.length));
       expect(summarizer.requestsFor('history')[1]?.prompt).toContain('a step 0');
     });
 
     it('ends skipped as stale when the leaf moves away again while it prepares the second time', async () => {
       summarizer.release();
       const navigator = new ScriptedSummarizer({
+        usage: callUsage,
         reply: async (request, index) => {
+          clock.advance(1_000);
           if (request.purpose === 'history') {
             const target = index === 0 ? leafA : leafB;
             await engine.commands.execute(new NavigateSessionCommand(sessionId, target));
@@ -148,9 +183,11 @@ describe('given a compaction whose summariser is slow', () => {
         },
       });
       await engine.close();
+      clock = new ManualClock();
       engine = await startEngine({
         summarizers: [navigator],
         settings: { compaction: { keepRecentTokens: 250 } },
+        clock,
       });
       await engine.seed(builder.header, builder.entries);
       const before = (await engine.events(sessionId)).length;
@@ -160,6 +197,17 @@ describe('given a compaction whose summariser is slow', () => {
       expect(result).toMatchObject({ outcome: 'skipped', reason: 'stale' });
       const types = typesOf(await engine.events(sessionId), before);
       expect(types).toEqual(['CompactionStarted', 'LeafMoved', 'LeafMoved', 'CompactionSkipped']);
+      const started = await lastData('CompactionStarted');
+      expect(await lastData('CompactionSkipped')).toEqual({
+        attemptId: started?.['attemptId'],
+        reason: 'stale',
+        trigger: 'manual',
+        model: 'scripted',
+        usage: usageOf(navigator.calls.length),
+        durationMs: 1_000 * navigator.calls.length,
+        tokensBefore: started?.['tokensBefore'],
+        estimatedTokensAfter: started?.['tokensBefore'],
+      });
       expect((await engine.load(sessionId)).entries.some((entry) => entry.type === 'compaction')).toBe(false);
     });
   });

@@ -61,10 +61,19 @@ describe('compaction hooks', () => {
         outcome: 'cancelled',
         reason: 'cancelled by a session_before_compact hook',
       });
-      expect(typesOf(await engine.events(sessionId), before)).toEqual([
-        'CompactionStarted',
-        'CompactionCancelled',
-      ]);
+      const events = await engine.events(sessionId);
+      expect(typesOf(events, before)).toEqual(['CompactionStarted', 'CompactionCancelled']);
+      const started = events[before]?.data as { tokensBefore?: unknown } | undefined;
+      expect(started?.tokensBefore).toBeGreaterThan(0);
+      expect(events[before + 1]?.data).toEqual({
+        attemptId: result.attemptId,
+        reason: 'cancelled by a session_before_compact hook',
+        trigger: 'manual',
+        model: 'scripted',
+        durationMs: expect.any(Number),
+        tokensBefore: started?.tokensBefore,
+        estimatedTokensAfter: started?.tokensBefore,
+      });
       expect(summarizer.calls).toHaveLength(0);
       expect(later.session_before_compact).not.toHaveBeenCalled();
     });

@@ -1,6 +1,6 @@
 // End to end: CompactSession through the command bus on a SQLite store, with a scripted
 // summariser standing in for the model.
-import { TURN_CONTEXT_HEADING } from '@strata/session';
+import { TURN_CONTEXT_HEADING, charsPerFourCounter, estimateMessageTokens } from '@strata/session';
 import { SummarizerError } from '@strata/summarizer';
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import type { CompactionResult } from '../../apps/engine/src/compaction/compaction-result';
@@ -206,5 +206,20 @@ describe('given a session that fits the keep budget', () => {
     expect(summarizer.calls).toHaveLength(0);
     const events = await engine.events(sessionId);
     expect(typesOf(events, before)).toEqual(['CompactionStarted', 'CompactionSkipped']);
+    const contextTokens = (await engine.context(sessionId)).messages.reduce(
+      (total, message) => total + estimateMessageTokens(message, charsPerFourCounter),
+      0,
+    );
+    expect(contextTokens).toBeGreaterThan(0);
+    expect(events[before]?.data).toMatchObject({ trigger: 'manual', tokensBefore: contextTokens });
+    expect(events[before + 1]?.data).toEqual({
+      attemptId: result.attemptId,
+      reason: 'nothing_to_summarize',
+      trigger: 'manual',
+      model: 'scripted',
+      durationMs: expect.any(Number),
+      tokensBefore: contextTokens,
+      estimatedTokensAfter: contextTokens,
+    });
   });
 });

@@ -21,6 +21,7 @@ import {
 import type { Summarizer } from '@strata/summarizer';
 import { EngineModule } from '../../apps/engine/src/engine.module';
 import type { SessionHookHandlers } from '../../apps/engine/src/hooks/session-hook.types';
+import type { Clock } from '../../apps/engine/src/shared/clock';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
 import { StartSessionCommand } from '../../apps/engine/src/sessions/start-session/start-session.command';
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /** Further modules (hook providers, for instance). */
   readonly imports?: ModuleImports;
+  /** The engine's clock (the system clock by default). */
+  readonly clock?: Clock;
 }
 
 type ModuleImports = NonNullable<Parameters<typeof Test.createTestingModule>[0]['imports']>;
@@ -66,6 +69,7 @@ export async function startEngine(options: HarnessOptions = {}): Promise<EngineH
         environment: options.environment ?? {},
         ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
         ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
+        ...(options.clock !== undefined ? { clock: options.clock } : {}),
       }),
       ...(options.imports ?? []),
     ],
@@ -99,6 +103,19 @@ export async function startEngine(options: HarnessOptions = {}): Promise<EngineH
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** A clock that stands still until the test moves it. */
+export class ManualClock implements Clock {
+  constructor(private millis = Date.parse('2026-02-15T09:00:00.000Z')) {}
+
+  now(): number {
+    return this.millis;
+  }
+
+  advance(milliseconds: number): void {
+    this.millis += milliseconds;
+  }
 }
 
 /** The event types of a stream from revision `from` on. */

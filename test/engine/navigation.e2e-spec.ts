@@ -6,7 +6,7 @@ import type { SessionTreeEvent } from '../../apps/engine/src/hooks/session-hook.
 import { AbortCompactionCommand } from '../../apps/engine/src/sessions/abort-compaction/abort-compaction.command';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
 import { NavigateSessionCommand } from '../../apps/engine/src/sessions/navigate-session/navigate-session.command';
-import { startEngine, typesOf, type EngineHarness, type HarnessOptions } from './engine-harness';
+import { ManualClock, startEngine, typesOf, type EngineHarness, type HarnessOptions } from './engine-harness';
 
 // e0001 user ─ e0002 assistant ─┬─ e0003 user ─ e0004 assistant(read) ─ e0005 toolResult ─ e0006 assistant (branch A)
 //                               └─ e0007 user ─ e0008 assistant (branch B, the leaf)
@@ -22,18 +22,36 @@ builder.branchFrom('e0002').user('Try Go instead').assistant('Go it is.');
 const branchB = builder.lastId;
 const sessionId = builder.header.id;
 
+/** Each summariser call takes this long on the engine's clock. */
+const CALL_MILLIS = 1_200;
+const callUsage = { input: 2_000, output: 150, cacheRead: 0, cacheWrite: 0, totalTokens: 2_150 };
+
 describe('navigation', () => {
   let engine: EngineHarness;
   let summarizer: ScriptedSummarizer;
+  let clock: ManualClock;
 
   async function start(options: HarnessOptions = {}): Promise<void> {
-    summarizer = new ScriptedSummarizer();
+    clock = new ManualClock();
+    summarizer = new ScriptedSummarizer({
+      usage: { input: callUsage.input, output: callUsage.output },
+      reply: (request, index) => {
+        clock.advance(CALL_MILLIS);
+        return `Scripted ${request.purpose} summary ${index + 1}`;
+      },
+    });
     engine = await startEngine({
       summarizers: [summarizer],
       settings: { branchSummary: { enabled: true } },
+      clock,
       ...options,
     });
     await engine.seed(builder.header, builder.entries);
+  }
+
+  /** The data of the session's last event of this type. */
+  async function lastData(type: string): Promise<unknown> {
+    return (await engine.events(sessionId)).filter((event) => event.type === type).at(-1)?.data;
   }
 
   afterEach(() => engine.close());
@@ -58,6 +76,16 @@ describe('navigation', () => {
         'EntryAppended',
         'BranchSummaryCompleted',
       ]);
+      expect(await lastData('BranchSummaryCompleted')).toEqual({
+        attemptId: result.summary?.attemptId,
+        entryId: entry?.id,
+        newLeafId: branchA,
+        targetId: branchA,
+        oldLeafId: branchB,
+        model: 'scripted',
+        usage: callUsage,
+        durationMs: CALL_MILLIS,
+      });
       const [request] = summarizer.requestsFor('branch');
       expect(request?.prompt).toContain('[User]: Try Go instead');
       expect(entry?.summary).toContain('Scripted branch summary 1');
@@ -116,6 +144,7 @@ describe('navigation', () => {
           new NavigateSessionCommand(sessionId, branchA, { summarize: true }),
         );
         await summarizer.whenCalled(1);
+        clock.advance(700);
         await engine.commands.execute(new AbortCompactionCommand(sessionId, { kind: 'branch_summary' }));
         const result = await running;
 
@@ -124,6 +153,14 @@ describe('navigation', () => {
           'BranchSummaryStarted',
           'BranchSummaryCancelled',
         ]);
+        expect(await lastData('BranchSummaryCancelled')).toEqual({
+          attemptId: result.outcome === 'cancelled' ? result.attemptId : undefined,
+          reason: 'aborted',
+          targetId: branchA,
+          oldLeafId: branchB,
+          model: 'scripted',
+          durationMs: 700,
+        });
         expect((await engine.load(sessionId)).leafId).toBe(branchB);
       });
     });
@@ -147,6 +184,15 @@ describe('navigation', () => {
         const result = await running;
 
         expect(result).toMatchObject({ outcome: 'skipped', reason: 'stale', leafId: 'late' });
+        expect(await lastData('BranchSummarySkipped')).toEqual({
+          attemptId: result.outcome === 'skipped' ? result.attemptId : undefined,
+          reason: 'stale',
+          targetId: branchA,
+          oldLeafId: branchB,
+          model: 'scripted',
+          usage: callUsage,
+          durationMs: CALL_MILLIS,
+        });
         const loaded = await engine.load(sessionId);
         expect(loaded.entries.some((entry) => entry.type === 'branch_summary')).toBe(false);
       });

@@ -138,8 +138,19 @@ describe('summaries over HTTP', () => {
       const result = await engine.commands.execute(new CompactSessionCommand(sessionId));
 
       expect(result).toMatchObject({ outcome: 'failed', error: { code: 'malformed_response' } });
-      const types = (await engine.events(sessionId)).slice(before).map((event) => event.type);
-      expect(types).toEqual(['CompactionStarted', 'CompactionFailed']);
+      const events = (await engine.events(sessionId)).slice(before);
+      expect(events.map((event) => event.type)).toEqual(['CompactionStarted', 'CompactionFailed']);
+      const started = events[0]?.data as { model?: unknown; tokensBefore?: unknown } | undefined;
+      expect(started?.model).toEqual(expect.stringContaining('local-model'));
+      expect(events[1]?.data).toEqual({
+        attemptId: result.attemptId,
+        error: { message: expect.any(String), code: 'malformed_response' },
+        trigger: 'manual',
+        model: started?.model,
+        durationMs: expect.any(Number),
+        tokensBefore: started?.tokensBefore,
+        estimatedTokensAfter: started?.tokensBefore,
+      });
     });
   });
 

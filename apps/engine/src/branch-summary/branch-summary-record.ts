@@ -1,6 +1,7 @@
 // Writing a branch summary that was made while the session could move on (issue 4 part 3): it
 // is attached at the destination only while the leaf is still the one navigation started from;
-// otherwise the attempt ends skipped as stale and nothing is attached.
+// otherwise the attempt ends skipped as stale and nothing is attached (recording what the
+// summariser spent on it all the same).
 import type { BranchSummaryEntry, FileLists, SessionCommand, SessionState, Usage } from '@strata/session';
 import { newEntryId } from '../shared/entry-ids';
 
@@ -35,10 +36,15 @@ export function recordBranchSummaryPlan(
   input: RecordBranchSummaryInput,
 ): (state: SessionState) => SessionCommand[] {
   const { attemptId, draft } = input;
+  const spent = {
+    ...(draft.model !== undefined ? { model: draft.model } : {}),
+    ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
+    durationMs: input.durationMs,
+  };
   return (state) => {
     if (state.status !== 'active') return [];
     if (state.leafId !== input.oldLeafId) {
-      return [{ type: 'SkipBranchSummary', data: { attemptId, reason: STALE_SUMMARY_REASON } }];
+      return [{ type: 'SkipBranchSummary', data: { attemptId, reason: STALE_SUMMARY_REASON, ...spent } }];
     }
     const entry: BranchSummaryEntry = {
       type: 'branch_summary',
@@ -50,13 +56,6 @@ export function recordBranchSummaryPlan(
       ...(draft.details !== undefined ? { details: draft.details } : {}),
       ...(draft.fromExtension ? { fromExtension: true } : {}),
     };
-    const data = {
-      attemptId,
-      entry,
-      ...(draft.model !== undefined ? { model: draft.model } : {}),
-      ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
-      durationMs: input.durationMs,
-    };
-    return [{ type: 'RecordBranchSummary', data }];
+    return [{ type: 'RecordBranchSummary', data: { attemptId, entry, ...spent } }];
   };
 }

@@ -2,10 +2,11 @@
 // part 3). The `session_before_tree` hook always runs; it may cancel or supply the summary.
 // A summary is written only when asked for and `branchSummary.enabled`, as an attempt:
 // `BranchSummaryStarted` → summariser → `RecordBranchSummary` (leaf moved to the destination,
-// summary appended there). An abort ends it `BranchSummaryCancelled` and the leaf stays put; a
-// leaf that moved while the summary was made ends it skipped (`stale`), so a summary is never
-// attached to the wrong branch. Without a summary the move is persisted as `LeafMoved`
-// (defect 22). The summary's `fromId` names the abandoned leaf (defect 21).
+// summary appended there). Every ending records its duration on the engine's clock and, once
+// the summariser answered, its model and usage. An abort ends it `BranchSummaryCancelled` and
+// the leaf stays put; a leaf that moved while the summary was made ends it skipped (`stale`),
+// so a summary is never attached to the wrong branch. Without a summary the move is persisted
+// as `LeafMoved` (defect 22). The summary's `fromId` names the abandoned leaf (defect 21).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   SessionDomainError,
@@ -14,6 +15,7 @@ import {
   type ActiveSessionState,
   type SessionCommand,
   type SessionState,
+  type SkipBranchSummary,
 } from '@strata/session';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { RunningAttempts } from '../attempts/running-attempts.service';
@@ -50,6 +52,9 @@ interface Navigation {
 
 const ABORTED = 'aborted';
 const NEVER_ABORTED = new AbortController().signal;
+
+/** How an attempt that attached no summary ends, besides its reason or error. */
+type Ending = Pick<SkipBranchSummary['data'], 'durationMs' | 'model' | 'usage'>;
 
 @Injectable()
 export class NavigationService {
@@ -162,18 +167,32 @@ export class NavigationService {
             })),
             fromExtension: false,
           };
-      if (signal.aborted) return await this.endAttempt(navigation, cancelSummary(attemptId, ABORTED));
+      if (signal.aborted) {
+        const spent = {
+          ...(draft.model !== undefined ? { model: draft.model } : {}),
+          ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
+        };
+        return await this.endAttempt(
+          navigation,
+          cancelSummary(attemptId, ABORTED, { ...this.ending(startedAt), ...spent }),
+        );
+      }
       return await this.record(navigation, draft, startedAt);
     } catch (error) {
       if (isAbort(error, signal)) {
-        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED));
+        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED, this.ending(startedAt)));
       }
       this.logger.warn(`branch summary ${attemptId} of ${sessionId} failed: ${describeError(error)}`);
       return this.endAttempt(navigation, {
         type: 'FailBranchSummary',
-        data: { attemptId, error: attemptErrorOf(error) },
+        data: { attemptId, error: attemptErrorOf(error), ...this.ending(startedAt) },
       });
     }
+  }
+
+  /** The duration of an attempt started at `startedAt`, on the engine's clock. */
+  private ending(startedAt: number): Ending {
+    return { durationMs: Math.max(0, this.clock.now() - startedAt) };
   }
 
   /** Appends the summary at the destination while the leaf is still where navigation began. */
@@ -190,7 +209,7 @@ export class NavigationService {
       oldLeafId: preparation.oldLeafId,
       newLeafId: target.newLeafId,
       timestamp: isoTimestamp(this.clock),
-      durationMs: Math.max(0, this.clock.now() - startedAt),
+      durationMs: this.ending(startedAt).durationMs,
     });
     const result = await this.endAttempt(navigation, plan);
     if (result.outcome === 'navigated' && result.summary && result.redelivered !== true) {
@@ -270,6 +289,6 @@ export class NavigationService {
   }
 }
 
-function cancelSummary(attemptId: string, reason: string): SessionCommand {
-  return { type: 'CancelBranchSummary', data: { attemptId, reason } };
+function cancelSummary(attemptId: string, reason: string, ending: Ending): SessionCommand {
+  return { type: 'CancelBranchSummary', data: { attemptId, reason, ...ending } };
 }

@@ -2,7 +2,8 @@
 // (pruned outputs as their notices) → a skip ends at once as `CompactionStarted` +
 // `CompactionSkipped` with no model call (defect 17) → otherwise `CompactionStarted` → hooks →
 // summaries under the attempt's abort signal → record under the current leaf, preparing once
-// more when the session moved under it. Every attempt ends in exactly one terminal event. An
+// more when the session moved under it. Every attempt ends in exactly one terminal event, with
+// the duration on the engine's clock and what the summarisers spent (all rounds added up). An
 // attempt id that already ended returns its recorded outcome and writes nothing, so callers
 // (sagas) derive it from the triggering event and redelivery never compacts twice.
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -12,21 +13,24 @@ import {
   type ActiveSessionState,
   type SessionCommand,
   type SessionState,
+  type SkipCompaction,
   type TokenCounter,
+  type Usage,
 } from '@strata/session';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
 import { SessionStreams } from '../sessions/session-streams.service';
-import { withPrunedOutputs } from '../sessions/session-views';
+import { estimateContextTokens, withPrunedOutputs } from '../sessions/session-views';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { isoTimestamp, type Clock } from '../shared/clock';
 import { CLOCK, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
+import { addUsage } from '../summarizers/summary-request-adapter';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { CompactionProducer } from './compaction-producer.service';
-import { recordCompactionPlan } from './compaction-record';
+import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 import {
   ABORTED_REASON,
   DISABLED_REASON,
@@ -40,6 +44,15 @@ export type { CompactRequest };
 
 /** How many times an attempt prepares before it gives up as stale. */
 const PREPARATION_ROUNDS = 2;
+
+/** What an attempt's summarisers spent so far: the latest model, the usage of every round added up. */
+interface Spent {
+  readonly model?: string;
+  readonly usage?: Usage;
+}
+
+/** How an attempt that did not compact ends, besides its reason or error. */
+type Ending = Pick<SkipCompaction['data'], 'durationMs' | 'model' | 'usage'>;
 
 @Injectable()
 export class CompactionService {
@@ -107,6 +120,8 @@ export class CompactionService {
     const settings = resolveSessionSettings(this.settings, loaded.entries()).settings;
     let state = loaded;
     let started = alreadyStarted;
+    let spent: Spent = {};
+    const ending = (): Ending => ({ durationMs: Math.max(0, this.clock.now() - startedAt), ...spent });
     try {
       for (let round = 1; ; round += 1) {
         const path = withPrunedOutputs(state.currentPath(), state.prunedResults());
@@ -124,7 +139,15 @@ export class CompactionService {
                   trigger,
                   preparedAtLeafId: state.leafId,
                   ...(preparation.kind === 'ready' ? { firstKeptEntryId: preparation.firstKeptEntryId } : {}),
-                  tokensBefore: preparation.kind === 'ready' ? preparation.tokensBefore : 0,
+                  tokensBefore:
+                    preparation.kind === 'ready'
+                      ? preparation.tokensBefore
+                      : estimateContextTokens(
+                          state.entries(),
+                          state.leafId,
+                          state.prunedResults(),
+                          this.counter,
+                        ),
                   ...(this.runner.intendedSummarizer !== undefined
                     ? { model: this.runner.intendedSummarizer }
                     : {}),
@@ -133,7 +156,7 @@ export class CompactionService {
               },
             ];
         if (preparation.kind === 'skip') {
-          return await this.end(request, [...start, skip(attemptId, preparation.reason)], started);
+          return await this.end(request, [...start, skip(attemptId, preparation.reason, ending())], started);
         }
         if (!started) {
           await this.streams.execute(sessionId, start, { idSeed: `${attemptId}/start` });
@@ -141,14 +164,17 @@ export class CompactionService {
         }
         const produced = await this.producer.produce(request, preparation, path, settings, signal);
         if (produced.kind === 'cancelled') {
-          return await this.end(request, [cancel(attemptId, produced.reason)], true);
+          return await this.end(request, [cancel(attemptId, produced.reason, ending())], true);
         }
-        if (signal.aborted) return await this.end(request, [cancel(attemptId, ABORTED_REASON)], true);
+        spent = spentWith(spent, produced.draft);
+        if (signal.aborted) {
+          return await this.end(request, [cancel(attemptId, ABORTED_REASON, ending())], true);
+        }
         const written = await this.streams.execute(
           sessionId,
           recordCompactionPlan({
             attemptId,
-            draft: produced.draft,
+            draft: { ...produced.draft, ...(spent.usage !== undefined ? { usage: spent.usage } : {}) },
             preparedAgainst: {
               firstKeptEntryId: produced.draft.firstKeptEntryId,
               previousCompactionId: preparation.previousCompactionId,
@@ -163,14 +189,14 @@ export class CompactionService {
           return this.endedResult(request, written.state, written.alreadyHandled);
         }
         if (round >= PREPARATION_ROUNDS) {
-          return await this.end(request, [skip(attemptId, STALE_REASON)], true);
+          return await this.end(request, [skip(attemptId, STALE_REASON, ending())], true);
         }
         this.logger.log(`compaction ${attemptId} of ${sessionId} is stale; preparing again`);
         state = (await this.streams.load(sessionId)).state;
       }
     } catch (error) {
       if (!started) throw error;
-      return this.endAfterError(request, error, signal);
+      return this.endAfterError(request, error, signal, ending());
     }
   }
 
@@ -198,10 +224,11 @@ export class CompactionService {
     request: CompactRequest,
     error: unknown,
     signal: AbortSignal,
+    ending: Ending,
   ): Promise<CompactionResult> {
     const { attemptId } = request;
     if (isAbort(error, signal)) {
-      return this.end(request, [cancel(attemptId, ABORTED_REASON)], true);
+      return this.end(request, [cancel(attemptId, ABORTED_REASON, ending)], true);
     }
     if (error instanceof SessionDomainError && error.code === 'already_exists') {
       return this.endedResult(request, (await this.streams.load(request.sessionId)).state, true);
@@ -209,7 +236,7 @@ export class CompactionService {
     this.logger.warn(`compaction ${attemptId} of ${request.sessionId} failed: ${describeError(error)}`);
     return this.end(
       request,
-      [{ type: 'FailCompaction', data: { attemptId, error: attemptErrorOf(error) } }],
+      [{ type: 'FailCompaction', data: { attemptId, error: attemptErrorOf(error), ...ending } }],
       true,
     );
   }
@@ -225,12 +252,21 @@ export class CompactionService {
   }
 }
 
-function skip(attemptId: string, reason: string): SessionCommand {
-  return { type: 'SkipCompaction', data: { attemptId, reason } };
+function skip(attemptId: string, reason: string, ending: Ending): SessionCommand {
+  return { type: 'SkipCompaction', data: { attemptId, reason, ...ending } };
 }
 
-function cancel(attemptId: string, reason: string): SessionCommand {
-  return { type: 'CancelCompaction', data: { attemptId, reason } };
+function cancel(attemptId: string, reason: string, ending: Ending): SessionCommand {
+  return { type: 'CancelCompaction', data: { attemptId, reason, ...ending } };
+}
+
+function spentWith(spent: Spent, draft: CompactionDraft): Spent {
+  const model = draft.model ?? spent.model;
+  const usage =
+    spent.usage === undefined || draft.usage === undefined
+      ? (draft.usage ?? spent.usage)
+      : addUsage([spent.usage, draft.usage]);
+  return { ...(model !== undefined ? { model } : {}), ...(usage !== undefined ? { usage } : {}) };
 }
 
 /** The `auto_compaction_end` payload of an automatic attempt's result (reference §5.5, §9). */

@@ -1,7 +1,9 @@
 // Decisions about compaction and branch-summary attempts (the sagas' commands) and the
 // continuation that may follow a compaction. An attempt starts once (a repeated start is a
 // no-op) and ends exactly once: a second outcome is refused with `already_exists`, which is
-// what makes a redelivered saga command harmless.
+// what makes a redelivered saga command harmless. Every outcome carries what the audit needs
+// (trigger, model, usage, duration, tokens before and after; a branch summary's navigation),
+// the facts of the attempt's start copied here so callers cannot record them differently.
 import type { Usage } from '../entries/messages';
 import type {
   CancelBranchSummary,
@@ -17,8 +19,13 @@ import type {
   StartCompaction,
 } from './session-commands';
 import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
-import type { SessionEvent } from './session-events';
-import type { ActiveSessionState, SessionAttempt } from './session-state';
+import type { AttemptError, SessionEvent } from './session-events';
+import type {
+  ActiveSessionState,
+  BranchSummaryAttempt,
+  CompactionAttempt,
+  SessionAttempt,
+} from './session-state';
 
 type AttemptKind = SessionAttempt['kind'];
 type AttemptOfKind<Kind extends AttemptKind> = Extract<SessionAttempt, { kind: Kind }>;
@@ -82,6 +89,40 @@ function requireEntryOrNull(state: ActiveSessionState, entryId: string | null, r
 
 function summariserFields(model: string | undefined, usage: Usage | undefined) {
   return { ...(model !== undefined ? { model } : {}), ...(usage !== undefined ? { usage } : {}) };
+}
+
+type CompactionEnding = Pick<
+  SkipCompaction['data'],
+  'durationMs' | 'model' | 'usage' | 'estimatedTokensAfter'
+>;
+
+/** The outcome fields of a compaction that did not compact: the context stays as it was unless told. */
+function compactionEndingFields(attempt: CompactionAttempt, ending: CompactionEnding) {
+  const { trigger, tokensBefore } = attempt.started;
+  const estimatedTokensAfter = ending.estimatedTokensAfter ?? tokensBefore;
+  requireTime('durationMs', ending.durationMs);
+  requireCount('estimatedTokensAfter', estimatedTokensAfter);
+  return {
+    trigger,
+    ...summariserFields(ending.model ?? attempt.started.model, ending.usage),
+    durationMs: ending.durationMs,
+    tokensBefore,
+    estimatedTokensAfter,
+  };
+}
+
+type BranchSummaryEnding = Pick<SkipBranchSummary['data'], 'durationMs' | 'model' | 'usage'>;
+
+/** The outcome fields of a branch summary: its navigation, summariser and duration. */
+function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: BranchSummaryEnding) {
+  const { targetId, oldLeafId } = attempt.started;
+  requireTime('durationMs', ending.durationMs);
+  return {
+    targetId,
+    oldLeafId,
+    ...summariserFields(ending.model ?? attempt.started.model, ending.usage),
+    durationMs: ending.durationMs,
+  };
 }
 
 export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
@@ -151,23 +192,25 @@ export function recordCompaction(command: RecordCompaction, state: ActiveSession
 
 export function skipCompaction(command: SkipCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
-  openAttempt(state, attemptId, 'compaction');
+  const attempt = openAttempt(state, attemptId, 'compaction');
   requireReason(reason);
-  return [{ type: 'CompactionSkipped', data: { attemptId, reason } }];
+  const fields = compactionEndingFields(attempt, command.data);
+  return [{ type: 'CompactionSkipped', data: { attemptId, reason, ...fields } }];
 }
 
 export function cancelCompaction(command: CancelCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
-  openAttempt(state, attemptId, 'compaction');
+  const attempt = openAttempt(state, attemptId, 'compaction');
   requireReason(reason);
-  return [{ type: 'CompactionCancelled', data: { attemptId, reason } }];
+  const fields = compactionEndingFields(attempt, command.data);
+  return [{ type: 'CompactionCancelled', data: { attemptId, reason, ...fields } }];
 }
 
 export function failCompaction(command: FailCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, error } = command.data;
-  openAttempt(state, attemptId, 'compaction');
-  const recorded = { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
-  return [{ type: 'CompactionFailed', data: { attemptId, error: recorded } }];
+  const attempt = openAttempt(state, attemptId, 'compaction');
+  const fields = compactionEndingFields(attempt, command.data);
+  return [{ type: 'CompactionFailed', data: { attemptId, error: recordedError(error), ...fields } }];
 }
 
 export function startBranchSummary(command: StartBranchSummary, state: ActiveSessionState): SessionEvent[] {
@@ -188,7 +231,7 @@ export function recordBranchSummary(command: RecordBranchSummary, state: ActiveS
     throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
   requireEntryOrNull(state, entry.parentId, 'branch summary parent');
   if (entry.fromId !== 'root') requireEntryOrNull(state, entry.fromId, 'branch summary origin');
-  requireTime('durationMs', durationMs);
+  const fields = branchSummaryEndingFields(attempt, { model, usage, durationMs });
   const newLeafId = entry.parentId;
   const events: SessionEvent[] = [];
   if (state.leafId !== newLeafId) {
@@ -198,13 +241,7 @@ export function recordBranchSummary(command: RecordBranchSummary, state: ActiveS
     { type: 'EntryAppended', data: { entry } },
     {
       type: 'BranchSummaryCompleted',
-      data: {
-        attemptId,
-        entryId: entry.id,
-        newLeafId,
-        ...summariserFields(model ?? attempt.started.model, usage),
-        durationMs,
-      },
+      data: { attemptId, entryId: entry.id, newLeafId, ...fields },
     },
   );
   return events;
@@ -212,23 +249,29 @@ export function recordBranchSummary(command: RecordBranchSummary, state: ActiveS
 
 export function skipBranchSummary(command: SkipBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
-  openAttempt(state, attemptId, 'branch_summary');
+  const attempt = openAttempt(state, attemptId, 'branch_summary');
   requireReason(reason);
-  return [{ type: 'BranchSummarySkipped', data: { attemptId, reason } }];
+  const fields = branchSummaryEndingFields(attempt, command.data);
+  return [{ type: 'BranchSummarySkipped', data: { attemptId, reason, ...fields } }];
 }
 
 export function cancelBranchSummary(command: CancelBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, reason } = command.data;
-  openAttempt(state, attemptId, 'branch_summary');
+  const attempt = openAttempt(state, attemptId, 'branch_summary');
   requireReason(reason);
-  return [{ type: 'BranchSummaryCancelled', data: { attemptId, reason } }];
+  const fields = branchSummaryEndingFields(attempt, command.data);
+  return [{ type: 'BranchSummaryCancelled', data: { attemptId, reason, ...fields } }];
 }
 
 export function failBranchSummary(command: FailBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, error } = command.data;
-  openAttempt(state, attemptId, 'branch_summary');
-  const recorded = { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
-  return [{ type: 'BranchSummaryFailed', data: { attemptId, error: recorded } }];
+  const attempt = openAttempt(state, attemptId, 'branch_summary');
+  const fields = branchSummaryEndingFields(attempt, command.data);
+  return [{ type: 'BranchSummaryFailed', data: { attemptId, error: recordedError(error), ...fields } }];
+}
+
+function recordedError(error: AttemptError): AttemptError {
+  return { message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) };
 }
 
 const triggerOfReason = { auto_continue: 'threshold', overflow_retry: 'overflow' } as const;

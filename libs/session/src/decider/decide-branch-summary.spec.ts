@@ -70,6 +70,8 @@ describe('a session where the user navigates with a summary', () => {
             attemptId: 'b1',
             entryId: 's1',
             newLeafId: 't1',
+            targetId: 'u2',
+            oldLeafId: 't2',
             model: 'anthropic/claude-haiku-4-5',
             durationMs: 900,
           },
@@ -93,6 +95,8 @@ describe('a session where the user navigates with a summary', () => {
             attemptId: 'b1',
             entryId: 's1',
             newLeafId: 't1',
+            targetId: 'u2',
+            oldLeafId: 't2',
             model: 'anthropic/claude-haiku-4-5',
             durationMs: 900,
           },
@@ -113,6 +117,8 @@ describe('a session where the user navigates with a summary', () => {
             attemptId: 'b1',
             entryId: 's1',
             newLeafId: null,
+            targetId: 'u2',
+            oldLeafId: 't2',
             model: 'anthropic/claude-haiku-4-5',
             durationMs: 900,
           },
@@ -135,19 +141,35 @@ describe('a session where the user navigates with a summary', () => {
       .thenThrows(SessionDomainError, withCode('already_exists'));
   });
 
-  it('ends with a skipped, cancelled or failed outcome, once', () => {
+  it('ends skipped, cancelled or failed, once, with the navigation, model and duration', () => {
+    const navigation = {
+      targetId: 'u2',
+      oldLeafId: 't2',
+      model: 'anthropic/claude-haiku-4-5',
+      durationMs: 40,
+    };
     spec
       .given(branchOpen)
-      .when({ type: 'CancelBranchSummary', data: { attemptId: 'b1', reason: 'hook' } })
-      .then([{ type: 'BranchSummaryCancelled', data: { attemptId: 'b1', reason: 'hook' } }]);
+      .when({ type: 'CancelBranchSummary', data: { attemptId: 'b1', reason: 'hook', durationMs: 40 } })
+      .then([{ type: 'BranchSummaryCancelled', data: { attemptId: 'b1', reason: 'hook', ...navigation } }]);
     spec
       .given(branchOpen)
-      .when({ type: 'SkipBranchSummary', data: { attemptId: 'b1', reason: 'no_entries' } })
-      .then([{ type: 'BranchSummarySkipped', data: { attemptId: 'b1', reason: 'no_entries' } }]);
+      .when({ type: 'SkipBranchSummary', data: { attemptId: 'b1', reason: 'no_entries', durationMs: 40 } })
+      .then([
+        { type: 'BranchSummarySkipped', data: { attemptId: 'b1', reason: 'no_entries', ...navigation } },
+      ]);
     spec
       .given(branchOpen)
-      .when({ type: 'FailBranchSummary', data: { attemptId: 'b1', error: { message: 'no API key' } } })
-      .then([{ type: 'BranchSummaryFailed', data: { attemptId: 'b1', error: { message: 'no API key' } } }]);
+      .when({
+        type: 'FailBranchSummary',
+        data: { attemptId: 'b1', error: { message: 'no API key' }, durationMs: 40 },
+      })
+      .then([
+        {
+          type: 'BranchSummaryFailed',
+          data: { attemptId: 'b1', error: { message: 'no API key' }, ...navigation },
+        },
+      ]);
     spec
       .given([
         ...branchOpen,
@@ -157,14 +179,64 @@ describe('a session where the user navigates with a summary', () => {
       .thenThrows(SessionDomainError, withCode('already_exists'));
   });
 
+  it('records what a summariser spent on a summary that came too late to attach', () => {
+    const usage = { input: 4_000, output: 300, cacheRead: 0, cacheWrite: 0 };
+    spec
+      .given(branchOpen)
+      .when({
+        type: 'SkipBranchSummary',
+        data: { attemptId: 'b1', reason: 'stale', durationMs: 2_000, model: 'openai/gpt-5-mini', usage },
+      })
+      .then([
+        {
+          type: 'BranchSummarySkipped',
+          data: {
+            attemptId: 'b1',
+            reason: 'stale',
+            targetId: 'u2',
+            oldLeafId: 't2',
+            model: 'openai/gpt-5-mini',
+            usage,
+            durationMs: 2_000,
+          },
+        },
+      ]);
+  });
+
+  it('keeps a null old leaf and leaves the model out when none was known', () => {
+    spec
+      .given([
+        ...startedChain,
+        { type: 'LeafMoved', data: { leafId: null, previousLeafId: 't2' } },
+        {
+          type: 'BranchSummaryStarted',
+          data: { attemptId: 'b1', targetId: 'u1', oldLeafId: null, startedAt: 1 },
+        },
+      ])
+      .when({ type: 'CancelBranchSummary', data: { attemptId: 'b1', reason: 'aborted', durationMs: 0 } })
+      .then([
+        {
+          type: 'BranchSummaryCancelled',
+          data: { attemptId: 'b1', reason: 'aborted', targetId: 'u1', oldLeafId: null, durationMs: 0 },
+        },
+      ]);
+  });
+
+  it('refuses a negative duration', () => {
+    spec
+      .given(branchOpen)
+      .when({ type: 'CancelBranchSummary', data: { attemptId: 'b1', reason: 'aborted', durationMs: -5 } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
   it('refuses to end a branch summary through compaction commands, and a compaction through branch ones', () => {
     spec
       .given(branchOpen)
-      .when({ type: 'SkipCompaction', data: { attemptId: 'b1', reason: 'x' } })
+      .when({ type: 'SkipCompaction', data: { attemptId: 'b1', reason: 'x', durationMs: 1 } })
       .thenThrows(SessionDomainError, withCode('not_found'));
     spec
       .given(compactionOpen)
-      .when({ type: 'SkipBranchSummary', data: { attemptId: 'c1', reason: 'x' } })
+      .when({ type: 'SkipBranchSummary', data: { attemptId: 'c1', reason: 'x', durationMs: 1 } })
       .thenThrows(SessionDomainError, withCode('not_found'));
   });
 

@@ -45,6 +45,17 @@ const compactionCompleted = (attemptId = 'c1'): SessionEvent => ({
   },
 });
 
+/** How a compaction that did not compact ends: the context stays as it was prepared. */
+const endedWithout = <Fields extends object>(fields: Fields) => ({
+  attemptId: 'c1',
+  ...fields,
+  trigger: 'threshold' as const,
+  model: 'anthropic/claude-sonnet-4-5',
+  durationMs: 1_500,
+  tokensBefore: 120_000,
+  estimatedTokensAfter: 120_000,
+});
+
 const compactionOpen = [...startedChain, compactionStarted()];
 const compactionDone = [...compactionOpen, appended(compaction('k1', 't2', 'u2')), compactionCompleted()];
 
@@ -68,7 +79,10 @@ describe('a session without attempts', () => {
     spec.given(startedChain).when(recordCompaction()).thenThrows(SessionDomainError, withCode('not_found'));
     spec
       .given(startedChain)
-      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'nothing_to_summarize' } })
+      .when({
+        type: 'SkipCompaction',
+        data: { attemptId: 'c1', reason: 'nothing_to_summarize', durationMs: 0 },
+      })
       .thenThrows(SessionDomainError, withCode('not_found'));
   });
 });
@@ -135,25 +149,89 @@ describe('a session with an open compaction attempt', () => {
       .thenThrows(SessionDomainError, withCode('invalid'));
   });
 
-  it('ends with a skipped, cancelled or failed outcome', () => {
+  it('ends skipped, cancelled or failed with the trigger, model and tokens of its start', () => {
     spec
       .given(compactionOpen)
-      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'already_compacted' } })
-      .then([{ type: 'CompactionSkipped', data: { attemptId: 'c1', reason: 'already_compacted' } }]);
+      .when({
+        type: 'SkipCompaction',
+        data: { attemptId: 'c1', reason: 'already_compacted', durationMs: 1_500 },
+      })
+      .then([{ type: 'CompactionSkipped', data: endedWithout({ reason: 'already_compacted' }) }]);
     spec
       .given(compactionOpen)
-      .when({ type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'user' } })
-      .then([{ type: 'CompactionCancelled', data: { attemptId: 'c1', reason: 'user' } }]);
+      .when({ type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'user', durationMs: 1_500 } })
+      .then([{ type: 'CompactionCancelled', data: endedWithout({ reason: 'user' }) }]);
     spec
       .given(compactionOpen)
       .when({
         type: 'FailCompaction',
-        data: { attemptId: 'c1', error: { message: 'overloaded', code: '529' } },
+        data: { attemptId: 'c1', error: { message: 'overloaded', code: '529' }, durationMs: 1_500 },
       })
       .then([
         {
           type: 'CompactionFailed',
-          data: { attemptId: 'c1', error: { message: 'overloaded', code: '529' } },
+          data: endedWithout({ error: { message: 'overloaded', code: '529' } }),
+        },
+      ]);
+  });
+
+  it('records the model and usage of a summariser that answered before the attempt ended, and a known estimate after', () => {
+    const usage = { input: 30_000, output: 900, cacheRead: 0, cacheWrite: 0, totalTokens: 30_900 };
+    spec
+      .given(compactionOpen)
+      .when({
+        type: 'SkipCompaction',
+        data: {
+          attemptId: 'c1',
+          reason: 'stale',
+          durationMs: 8_000,
+          model: 'openai/gpt-5-mini',
+          usage,
+          estimatedTokensAfter: 125_000,
+        },
+      })
+      .then([
+        {
+          type: 'CompactionSkipped',
+          data: {
+            attemptId: 'c1',
+            reason: 'stale',
+            trigger: 'threshold',
+            model: 'openai/gpt-5-mini',
+            usage,
+            durationMs: 8_000,
+            tokensBefore: 120_000,
+            estimatedTokensAfter: 125_000,
+          },
+        },
+      ]);
+  });
+
+  it('leaves the model out when neither the start nor the ending knew it', () => {
+    const withoutModel: SessionEvent = {
+      type: 'CompactionStarted',
+      data: {
+        attemptId: 'c1',
+        trigger: 'manual',
+        preparedAtLeafId: 't2',
+        tokensBefore: 120_000,
+        startedAt: 1,
+      },
+    };
+    spec
+      .given([...startedChain, withoutModel])
+      .when({ type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'aborted', durationMs: 3 } })
+      .then([
+        {
+          type: 'CompactionCancelled',
+          data: {
+            attemptId: 'c1',
+            reason: 'aborted',
+            trigger: 'manual',
+            durationMs: 3,
+            tokensBefore: 120_000,
+            estimatedTokensAfter: 120_000,
+          },
         },
       ]);
   });
@@ -161,7 +239,21 @@ describe('a session with an open compaction attempt', () => {
   it('refuses a skip without a reason', () => {
     spec
       .given(compactionOpen)
-      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: '' } })
+      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: '', durationMs: 0 } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses a negative duration or an estimate after that is not a whole number', () => {
+    spec
+      .given(compactionOpen)
+      .when({ type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'aborted', durationMs: -1 } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionOpen)
+      .when({
+        type: 'FailCompaction',
+        data: { attemptId: 'c1', error: { message: 'x' }, durationMs: 1, estimatedTokensAfter: 1.5 },
+      })
       .thenThrows(SessionDomainError, withCode('invalid'));
   });
 });
@@ -169,9 +261,9 @@ describe('a session with an open compaction attempt', () => {
 describe('a session whose compaction attempt has ended', () => {
   const redelivered: readonly SessionCommand[] = [
     recordCompaction(),
-    { type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'already_compacted' } },
-    { type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'user' } },
-    { type: 'FailCompaction', data: { attemptId: 'c1', error: { message: 'late' } } },
+    { type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'already_compacted', durationMs: 1 } },
+    { type: 'CancelCompaction', data: { attemptId: 'c1', reason: 'user', durationMs: 1 } },
+    { type: 'FailCompaction', data: { attemptId: 'c1', error: { message: 'late' }, durationMs: 1 } },
   ];
 
   it.each(redelivered.map((command) => [command.type, command] as const))(

@@ -58,9 +58,32 @@ export type RecordCompaction = CommandOf<
   }
 >;
 
-export type SkipCompaction = CommandOf<'SkipCompaction', { attemptId: string; reason: string }>;
-export type CancelCompaction = CommandOf<'CancelCompaction', { attemptId: string; reason: string }>;
-export type FailCompaction = CommandOf<'FailCompaction', { attemptId: string; error: AttemptError }>;
+/**
+ * What the caller knows when an attempt ends without compacting. The trigger and the tokens
+ * before come from the attempt's start; the model recorded at start stands unless one is given.
+ */
+interface CompactionEnding {
+  /** Measured by the caller's clock since the attempt started. */
+  durationMs: number;
+  model?: string;
+  /** What the summariser spent before the attempt ended, when it was called. */
+  usage?: Usage;
+  /** The context as it stays; the attempt's tokens before when not given. */
+  estimatedTokensAfter?: number;
+}
+
+export type SkipCompaction = CommandOf<
+  'SkipCompaction',
+  { attemptId: string; reason: string } & CompactionEnding
+>;
+export type CancelCompaction = CommandOf<
+  'CancelCompaction',
+  { attemptId: string; reason: string } & CompactionEnding
+>;
+export type FailCompaction = CommandOf<
+  'FailCompaction',
+  { attemptId: string; error: AttemptError } & CompactionEnding
+>;
 
 export type StartBranchSummary = CommandOf<
   'StartBranchSummary',
@@ -79,9 +102,30 @@ export type RecordBranchSummary = CommandOf<
   }
 >;
 
-export type SkipBranchSummary = CommandOf<'SkipBranchSummary', { attemptId: string; reason: string }>;
-export type CancelBranchSummary = CommandOf<'CancelBranchSummary', { attemptId: string; reason: string }>;
-export type FailBranchSummary = CommandOf<'FailBranchSummary', { attemptId: string; error: AttemptError }>;
+/**
+ * What the caller knows when a branch summary ends without being attached. The navigation
+ * (target, old leaf) comes from the attempt's start, and so does the model unless one is given.
+ */
+interface BranchSummaryEnding {
+  /** Measured by the caller's clock since the attempt started. */
+  durationMs: number;
+  model?: string;
+  /** What the summariser spent before the attempt ended, when it was called. */
+  usage?: Usage;
+}
+
+export type SkipBranchSummary = CommandOf<
+  'SkipBranchSummary',
+  { attemptId: string; reason: string } & BranchSummaryEnding
+>;
+export type CancelBranchSummary = CommandOf<
+  'CancelBranchSummary',
+  { attemptId: string; reason: string } & BranchSummaryEnding
+>;
+export type FailBranchSummary = CommandOf<
+  'FailBranchSummary',
+  { attemptId: string; error: AttemptError } & BranchSummaryEnding
+>;
 
 export type RequestContinuation = CommandOf<
   'RequestContinuation',

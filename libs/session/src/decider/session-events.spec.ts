@@ -70,6 +70,88 @@ describe('an event read back from a store', () => {
     ).toBe(false);
   });
 
+  it('parses attempt outcomes with everything the audit needs', () => {
+    const usage = { input: 30_000, output: 900, cacheRead: 0, cacheWrite: 0 };
+    const compactionFacts = {
+      trigger: 'overflow' as const,
+      model: 'anthropic/claude-sonnet-4-5',
+      usage,
+      durationMs: 2_500,
+      tokensBefore: 180_000,
+      estimatedTokensAfter: 180_000,
+    };
+    const navigation = {
+      targetId: 'u1',
+      oldLeafId: null,
+      model: 'openai/gpt-5-mini',
+      usage,
+      durationMs: 700,
+    };
+    const events: SessionEvent[] = [
+      { type: 'CompactionSkipped', data: { attemptId: 'c1', reason: 'stale', ...compactionFacts } },
+      { type: 'CompactionCancelled', data: { attemptId: 'c2', reason: 'aborted', ...compactionFacts } },
+      { type: 'CompactionFailed', data: { attemptId: 'c3', error: { message: 'down' }, ...compactionFacts } },
+      {
+        type: 'BranchSummaryCompleted',
+        data: { attemptId: 'b1', entryId: 's1', newLeafId: 'u0', ...navigation },
+      },
+      { type: 'BranchSummarySkipped', data: { attemptId: 'b2', reason: 'stale', ...navigation } },
+      { type: 'BranchSummaryCancelled', data: { attemptId: 'b3', reason: 'aborted', ...navigation } },
+      { type: 'BranchSummaryFailed', data: { attemptId: 'b4', error: { message: 'down' }, ...navigation } },
+    ];
+    for (const event of events)
+      expect(parseSessionEvent(JSON.parse(JSON.stringify(event)) as SessionEvent)).toEqual(event);
+  });
+
+  it('still parses attempt outcomes stored before they carried those facts', () => {
+    const stored = [
+      { type: 'CompactionSkipped', data: { attemptId: 'c1', reason: 'nothing_to_summarize' } },
+      { type: 'CompactionCancelled', data: { attemptId: 'c2', reason: 'aborted' } },
+      { type: 'CompactionFailed', data: { attemptId: 'c3', error: { message: 'down', code: '529' } } },
+      {
+        type: 'BranchSummaryCompleted',
+        data: { attemptId: 'b1', entryId: 's1', newLeafId: null, durationMs: 9 },
+      },
+      { type: 'BranchSummarySkipped', data: { attemptId: 'b2', reason: 'stale' } },
+      { type: 'BranchSummaryCancelled', data: { attemptId: 'b3', reason: 'aborted' } },
+      { type: 'BranchSummaryFailed', data: { attemptId: 'b4', error: { message: 'down' } } },
+    ];
+    for (const event of stored) expect(parseSessionEvent(event)).toEqual(event);
+  });
+
+  it('refuses an outcome whose facts have the wrong shape', () => {
+    expect(() =>
+      parseSessionEvent({
+        type: 'CompactionSkipped',
+        data: { attemptId: 'c1', reason: 'x', durationMs: -1 },
+      }),
+    ).toThrow();
+    expect(() =>
+      parseSessionEvent({
+        type: 'CompactionCancelled',
+        data: { attemptId: 'c1', reason: 'x', trigger: 'often' },
+      }),
+    ).toThrow();
+    expect(() =>
+      parseSessionEvent({
+        type: 'CompactionFailed',
+        data: { attemptId: 'c1', error: { message: 'x' }, estimatedTokensAfter: 2.5 },
+      }),
+    ).toThrow();
+    expect(() =>
+      parseSessionEvent({
+        type: 'BranchSummarySkipped',
+        data: { attemptId: 'b1', reason: 'x', targetId: '' },
+      }),
+    ).toThrow();
+    expect(() =>
+      parseSessionEvent({
+        type: 'BranchSummaryCompleted',
+        data: { attemptId: 'b1', entryId: 's1', newLeafId: null },
+      }),
+    ).toThrow();
+  });
+
   it('drops unknown fields of the event data itself', () => {
     const parsed = parseSessionEvent({
       type: 'LeafMoved',

@@ -82,19 +82,37 @@ export const compactionCompletedSchema = z.object({
   }),
 });
 
+/**
+ * What every terminal event of a compaction attempt carries besides its outcome (issue 4 part
+ * 2): the attempt's trigger, the summariser's model and usage when known, the duration the
+ * engine measured, the context estimate before, and the estimate after. For an attempt that did
+ * not compact, the estimate after is the context as it stays: `tokensBefore` unless the engine
+ * knew otherwise. The decider always writes trigger, duration and both estimates (trigger and
+ * tokens before are copied from the attempt's `CompactionStarted`); they are optional here only
+ * so outcomes stored before they existed still parse — read those through the attempt's start.
+ */
+const compactionOutcomeFields = {
+  trigger: compactionTriggerSchema.optional(),
+  model: z.string().optional(),
+  usage: usageSchema.optional(),
+  durationMs: millis.optional(),
+  tokensBefore: count.optional(),
+  estimatedTokensAfter: count.optional(),
+};
+
 export const compactionSkippedSchema = z.object({
   type: z.literal('CompactionSkipped'),
-  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+  data: z.object({ attemptId: id, reason: z.string().min(1), ...compactionOutcomeFields }),
 });
 
 export const compactionCancelledSchema = z.object({
   type: z.literal('CompactionCancelled'),
-  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+  data: z.object({ attemptId: id, reason: z.string().min(1), ...compactionOutcomeFields }),
 });
 
 export const compactionFailedSchema = z.object({
   type: z.literal('CompactionFailed'),
-  data: z.object({ attemptId: id, error: attemptErrorSchema }),
+  data: z.object({ attemptId: id, error: attemptErrorSchema, ...compactionOutcomeFields }),
 });
 
 export const branchSummaryStartedSchema = z.object({
@@ -110,33 +128,47 @@ export const branchSummaryStartedSchema = z.object({
   }),
 });
 
+/**
+ * What every terminal event of a branch-summary attempt carries besides its outcome: the
+ * navigation it belonged to (copied by the decider from `BranchSummaryStarted`), the
+ * summariser's model and usage when known, and the duration the engine measured. Optional here
+ * only so outcomes stored before they existed still parse; the decider always writes
+ * `targetId`, `oldLeafId` and `durationMs`.
+ */
+const branchSummaryOutcomeFields = {
+  targetId: id.optional(),
+  oldLeafId: id.nullable().optional(),
+  model: z.string().optional(),
+  usage: usageSchema.optional(),
+  durationMs: millis.optional(),
+};
+
 export const branchSummaryCompletedSchema = z.object({
   type: z.literal('BranchSummaryCompleted'),
   data: z.object({
     attemptId: id,
     /** The id of the `branch_summary` entry appended with this outcome. */
     entryId: id,
-    /** Where navigation landed: the summary entry's parent (null = before the first entry). */
+    /** Where navigation landed: the summary's parent (null = before the first entry). */
     newLeafId: id.nullable(),
-    model: z.string().optional(),
-    usage: usageSchema.optional(),
+    ...branchSummaryOutcomeFields,
     durationMs: millis,
   }),
 });
 
 export const branchSummarySkippedSchema = z.object({
   type: z.literal('BranchSummarySkipped'),
-  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+  data: z.object({ attemptId: id, reason: z.string().min(1), ...branchSummaryOutcomeFields }),
 });
 
 export const branchSummaryCancelledSchema = z.object({
   type: z.literal('BranchSummaryCancelled'),
-  data: z.object({ attemptId: id, reason: z.string().min(1) }),
+  data: z.object({ attemptId: id, reason: z.string().min(1), ...branchSummaryOutcomeFields }),
 });
 
 export const branchSummaryFailedSchema = z.object({
   type: z.literal('BranchSummaryFailed'),
-  data: z.object({ attemptId: id, error: attemptErrorSchema }),
+  data: z.object({ attemptId: id, error: attemptErrorSchema, ...branchSummaryOutcomeFields }),
 });
 
 export const continuationRequestedSchema = z.object({

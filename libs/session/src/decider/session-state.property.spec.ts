@@ -104,7 +104,7 @@ function commandFor(step: Step, state: SessionState, newId: string): SessionComm
       return (
         attempt && {
           type: step.position < 0.5 ? 'SkipCompaction' : 'CancelCompaction',
-          data: { attemptId: attempt.attemptId, reason: 'generated' },
+          data: { attemptId: attempt.attemptId, reason: 'generated', durationMs: 7 },
         }
       );
     }
@@ -133,7 +133,7 @@ function commandFor(step: Step, state: SessionState, newId: string): SessionComm
       return (
         attempt && {
           type: 'FailBranchSummary',
-          data: { attemptId: attempt.attemptId, error: { message: 'generated' } },
+          data: { attemptId: attempt.attemptId, error: { message: 'generated' }, durationMs: 8 },
         }
       );
     }
@@ -222,6 +222,48 @@ describe('folding generated session histories', () => {
     fc.assert(
       fc.property(historyArbitrary, (events) => {
         for (const event of events) expect(sessionEventSchema.parse(event)).toEqual(event);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('ends every attempt with the facts of its start, its duration and the estimate after', () => {
+    fc.assert(
+      fc.property(historyArbitrary, (events) => {
+        const starts = new Map<string, SessionEvent>();
+        for (const event of events) {
+          if (event.type === 'CompactionStarted' || event.type === 'BranchSummaryStarted') {
+            starts.set(event.data.attemptId, event);
+          }
+          const start = 'attemptId' in event.data ? starts.get(event.data.attemptId) : undefined;
+          if (
+            start?.type === 'CompactionStarted' &&
+            /^Compaction(Completed|Skipped|Cancelled|Failed)$/.test(event.type)
+          ) {
+            expect(event.data).toMatchObject({
+              trigger: start.data.trigger,
+              durationMs: expect.any(Number),
+              tokensBefore: expect.any(Number),
+              estimatedTokensAfter: expect.any(Number),
+            });
+            if (event.type !== 'CompactionCompleted') {
+              expect(event.data).toMatchObject({
+                tokensBefore: start.data.tokensBefore,
+                estimatedTokensAfter: start.data.tokensBefore,
+              });
+            }
+          }
+          if (
+            start?.type === 'BranchSummaryStarted' &&
+            /^BranchSummary(Completed|Skipped|Cancelled|Failed)$/.test(event.type)
+          ) {
+            expect(event.data).toMatchObject({
+              targetId: start.data.targetId,
+              oldLeafId: start.data.oldLeafId,
+              durationMs: expect.any(Number),
+            });
+          }
+        }
       }),
       { numRuns: 30 },
     );
