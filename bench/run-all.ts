@@ -18,10 +18,11 @@ import {
   type MeasureSettings,
   type SuiteResult,
 } from './harness';
+import { projectionSuite } from './projection/projection-suite';
 import { storeSuite } from './store/store-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
-const suites: readonly BenchSuite[] = [contextSuite, storeSuite];
+const suites: readonly BenchSuite[] = [contextSuite, storeSuite, projectionSuite];
 
 const defaultSettings: MeasureSettings = {
   warmupIterations: 2,
