@@ -18,11 +18,12 @@ import {
   type MeasureSettings,
   type SuiteResult,
 } from './harness';
+import { httpSuite } from './http/http-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { storeSuite } from './store/store-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
-const suites: readonly BenchSuite[] = [contextSuite, storeSuite, projectionSuite];
+const suites: readonly BenchSuite[] = [contextSuite, storeSuite, projectionSuite, httpSuite];
 
 const defaultSettings: MeasureSettings = {
   warmupIterations: 2,
