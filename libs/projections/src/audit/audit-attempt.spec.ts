@@ -117,7 +117,7 @@ describe('the audit document', () => {
         });
     });
 
-    it('records a skip with its reason and the time between the recorded start and end', () => {
+    it('records a skip stored before outcomes carried their facts with the time between the recorded start and end', () => {
       spec
         .given(history)
         .when(
@@ -129,7 +129,52 @@ describe('the audit document', () => {
             },
           ),
         )
-        .thenMatches({ outcome: 'skipped', reason: 'nothing to compact', durationMs: 2000, endedAt: at(2) });
+        .thenMatches({
+          outcome: 'skipped',
+          reason: 'nothing to compact',
+          durationMs: 2000,
+          endedAt: at(2),
+          trigger: 'threshold',
+          model: 'anthropic/claude-sonnet-4-5',
+          tokensBefore: 180_000,
+          estimatedTokensAfter: null,
+          usage: null,
+        });
+    });
+
+    it('records a skip with the facts it carries: measured duration, estimate after, model and usage', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionSkipped',
+              data: {
+                attemptId: 'a1',
+                reason: 'stale',
+                trigger: 'threshold',
+                model: 'openai/gpt-5-mini',
+                usage: { input: 12_000, output: 800, cacheRead: 0, cacheWrite: 0, totalTokens: 12_800 },
+                durationMs: 1_500,
+                tokensBefore: 180_000,
+                estimatedTokensAfter: 180_000,
+              },
+            },
+            1,
+            { recordedAt: at(2) },
+          ),
+        )
+        .thenMatches({
+          outcome: 'skipped',
+          reason: 'stale',
+          durationMs: 1_500,
+          endedAt: at(2),
+          trigger: 'threshold',
+          model: 'openai/gpt-5-mini',
+          usage: { input: 12_000, output: 800, totalTokens: 12_800, cost: null },
+          tokensBefore: 180_000,
+          estimatedTokensAfter: 180_000,
+        });
     });
 
     it('records a failure with its error', () => {
@@ -145,6 +190,37 @@ describe('the audit document', () => {
           ),
         )
         .thenMatches({ outcome: 'failed', error: { message: 'overloaded', code: 'rate_limited' } });
+    });
+
+    it('records a failure with its duration and the context as it stays', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionFailed',
+              data: {
+                attemptId: 'a1',
+                error: { message: 'overloaded' },
+                trigger: 'threshold',
+                model: 'anthropic/claude-sonnet-4-5',
+                durationMs: 30_000,
+                tokensBefore: 180_000,
+                estimatedTokensAfter: 180_000,
+              },
+            },
+            1,
+            { recordedAt: at(31) },
+          ),
+        )
+        .thenMatches({
+          outcome: 'failed',
+          error: { message: 'overloaded', code: null },
+          durationMs: 30_000,
+          tokensBefore: 180_000,
+          estimatedTokensAfter: 180_000,
+          usage: null,
+        });
     });
 
     it('keeps the first outcome: a later one, or one of a branch summary, changes nothing', () => {
@@ -189,6 +265,39 @@ describe('the audit document', () => {
           reason: 'user aborted',
           targetId: 'e3',
           oldLeafId: 'e9',
+        });
+    });
+
+    it('records what a stale summary cost, with the duration the engine measured', () => {
+      spec
+        .given([projected(branchStarted, 0, { recordedAt: at(0) })])
+        .when(
+          projected(
+            {
+              type: 'BranchSummarySkipped',
+              data: {
+                attemptId: 'b1',
+                reason: 'stale',
+                targetId: 'e3',
+                oldLeafId: 'e9',
+                model: 'openai/gpt-5-mini',
+                usage: { input: 3_000, output: 200, cacheRead: 0, cacheWrite: 0 },
+                durationMs: 900,
+              },
+            },
+            1,
+            { recordedAt: at(4) },
+          ),
+        )
+        .thenMatches({
+          outcome: 'skipped',
+          reason: 'stale',
+          targetId: 'e3',
+          oldLeafId: 'e9',
+          model: 'openai/gpt-5-mini',
+          usage: { input: 3_000, output: 200, totalTokens: null, cost: null },
+          durationMs: 900,
+          endedAt: at(4),
         });
     });
   });

@@ -41,12 +41,12 @@ export interface AuditAttempt extends ProjectionDocument {
   readonly error: { readonly message: string; readonly code: string | null } | null;
   /** "provider/modelId": the completed attempt's, else the one known at start. */
   readonly model: string | null;
-  /** Compactions: the context size when prepared, and the estimate after. */
+  /** Compactions: the context size when prepared, and the estimate after (as it stays, when not compacted). */
   readonly tokensBefore: number | null;
   readonly estimatedTokensAfter: number | null;
-  /** Usage of the summariser's request (completed attempts). */
+  /** What the summariser spent (every outcome after it answered; none for older non-completed ones). */
   readonly usage: AuditUsage | null;
-  /** Completed: as measured by the engine; other outcomes: between the store's records of start and end. */
+  /** As the engine measured it; for outcomes stored before they carried it, between the store's records. */
   readonly durationMs: number | null;
   /** When the engine started the attempt (ISO). */
   readonly startedAt: string;

@@ -1,7 +1,8 @@
 // The audit's pure `evolve` (STYLE.md habit 8): a start event creates the attempt, the first
-// outcome of its kind ends it, a continuation request marks it; and the document each event
-// belongs to.
-import type { Usage } from '@strata/session';
+// outcome of its kind ends it with the facts it carries (outcomes stored before they carried
+// them keep what the start recorded, and the duration between the store's records), a
+// continuation request marks it; and the document each event belongs to.
+import type { CompactionTrigger, Usage } from '@strata/session';
 import type { DocumentProjectionDefinition } from '../documents/document-projection';
 import type { ProjectedEvent } from '../runner/projected-event';
 import {
@@ -28,6 +29,32 @@ function usageOf(usage: Usage): AuditUsage {
     output: usage.output,
     totalTokens: usage.totalTokens ?? null,
     cost: usage.cost?.total ?? null,
+  };
+}
+
+/** What a terminal event may carry about its attempt, whichever kind and outcome. */
+interface OutcomeFacts {
+  readonly trigger?: CompactionTrigger;
+  readonly model?: string;
+  readonly usage?: Usage;
+  readonly durationMs?: number;
+  readonly tokensBefore?: number;
+  readonly estimatedTokensAfter?: number;
+  readonly targetId?: string;
+  readonly oldLeafId?: string | null;
+}
+
+/** The facts an outcome carries; those it lacks stay as the start recorded them. */
+function factsOf(data: OutcomeFacts): Partial<AuditAttempt> {
+  return {
+    ...(data.trigger !== undefined ? { trigger: data.trigger } : {}),
+    ...(data.model !== undefined ? { model: data.model } : {}),
+    ...(data.usage !== undefined ? { usage: usageOf(data.usage) } : {}),
+    ...(data.durationMs !== undefined ? { durationMs: data.durationMs } : {}),
+    ...(data.tokensBefore !== undefined ? { tokensBefore: data.tokensBefore } : {}),
+    ...(data.estimatedTokensAfter !== undefined ? { estimatedTokensAfter: data.estimatedTokensAfter } : {}),
+    ...(data.targetId !== undefined ? { targetId: data.targetId } : {}),
+    ...(data.oldLeafId !== undefined ? { oldLeafId: data.oldLeafId } : {}),
   };
 }
 
@@ -115,41 +142,52 @@ export function evolveAuditAttempt(
         startedAt: isoOfMillis(data.startedAt),
       });
     }
-    case 'CompactionCompleted': {
-      const data = event.data;
+    case 'CompactionCompleted':
       return ended(attempt, projected, 'compaction', {
+        ...factsOf(event.data),
         outcome: 'completed',
-        entryId: data.entryId,
-        model: data.model ?? attempt?.model ?? null,
-        usage: data.usage !== undefined ? usageOf(data.usage) : null,
-        durationMs: data.durationMs,
-        tokensBefore: data.tokensBefore,
-        estimatedTokensAfter: data.estimatedTokensAfter,
+        entryId: event.data.entryId,
       });
-    }
-    case 'BranchSummaryCompleted': {
-      const data = event.data;
+    case 'BranchSummaryCompleted':
       return ended(attempt, projected, 'branch_summary', {
+        ...factsOf(event.data),
         outcome: 'completed',
-        entryId: data.entryId,
-        newLeafId: data.newLeafId,
-        model: data.model ?? attempt?.model ?? null,
-        usage: data.usage !== undefined ? usageOf(data.usage) : null,
-        durationMs: data.durationMs,
+        entryId: event.data.entryId,
+        newLeafId: event.data.newLeafId,
       });
-    }
     case 'CompactionSkipped':
-      return ended(attempt, projected, 'compaction', { outcome: 'skipped', reason: event.data.reason });
+      return ended(attempt, projected, 'compaction', {
+        ...factsOf(event.data),
+        outcome: 'skipped',
+        reason: event.data.reason,
+      });
     case 'CompactionCancelled':
-      return ended(attempt, projected, 'compaction', { outcome: 'cancelled', reason: event.data.reason });
+      return ended(attempt, projected, 'compaction', {
+        ...factsOf(event.data),
+        outcome: 'cancelled',
+        reason: event.data.reason,
+      });
     case 'CompactionFailed':
-      return ended(attempt, projected, 'compaction', { outcome: 'failed', error: errorOf(event.data.error) });
+      return ended(attempt, projected, 'compaction', {
+        ...factsOf(event.data),
+        outcome: 'failed',
+        error: errorOf(event.data.error),
+      });
     case 'BranchSummarySkipped':
-      return ended(attempt, projected, 'branch_summary', { outcome: 'skipped', reason: event.data.reason });
+      return ended(attempt, projected, 'branch_summary', {
+        ...factsOf(event.data),
+        outcome: 'skipped',
+        reason: event.data.reason,
+      });
     case 'BranchSummaryCancelled':
-      return ended(attempt, projected, 'branch_summary', { outcome: 'cancelled', reason: event.data.reason });
+      return ended(attempt, projected, 'branch_summary', {
+        ...factsOf(event.data),
+        outcome: 'cancelled',
+        reason: event.data.reason,
+      });
     case 'BranchSummaryFailed':
       return ended(attempt, projected, 'branch_summary', {
+        ...factsOf(event.data),
         outcome: 'failed',
         error: errorOf(event.data.error),
       });
