@@ -93,11 +93,19 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
       body = JSON.stringify(requestOptions.body);
       headers['content-type'] = requestOptions.contentType ?? 'application/json';
     }
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    });
+    const send = (): Promise<Response> =>
+      fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    // After an engine restarts on the same port, the client's pool may still hold sockets of the
+    // old one; a request on such a socket never reached any engine, so it is sent again.
+    let response: Response | undefined;
+    for (let attempt = 1; response === undefined; attempt += 1) {
+      try {
+        response = await send();
+      } catch (error) {
+        const stale = /other side closed/.test(String((error as { cause?: unknown }).cause));
+        if (!stale || attempt >= 5) throw error;
+      }
+    }
     const text = await response.text();
     let parsed: unknown;
     try {

@@ -7,6 +7,7 @@ import { importCommand } from './import.command';
 import { navigateCommand } from './navigate.command';
 import { prepareCompactionCommand } from './prepare-compaction.command';
 import { replayCommand } from './replay.command';
+import { tailCommand } from './tail.command';
 import { verifyCommand } from './verify.command';
 
 export const commands: CliCommand[] = [
@@ -18,4 +19,5 @@ export const commands: CliCommand[] = [
   navigateCommand,
   verifyCommand,
   replayCommand,
+  tailCommand,
 ];

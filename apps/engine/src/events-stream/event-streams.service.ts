@@ -66,6 +66,7 @@ export class EventStreams implements OnModuleDestroy {
   private readonly logger = new Logger('EventStreams');
   private readonly open = new Set<OpenStream>();
   private readonly lookups: StoreStreamLookups;
+  private stopping = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -80,11 +81,13 @@ export class EventStreams implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
     await Promise.all([...this.open].map((stream) => stream.close()));
   }
 
-  /** Refuses a new stream when the limit is reached (503). */
+  /** Refuses a new stream when the limit is reached or the engine is stopping (503). */
   requireCapacity(): void {
+    if (this.stopping) throw unavailable('the engine is stopping', 1);
     if (this.open.size >= this.config.maxEventStreams) {
       throw unavailable(`the engine serves at most ${this.config.maxEventStreams} event streams`, 5);
     }

@@ -2,8 +2,10 @@
 // Each public event is numbered within its store event: index 0 is the event's own name, index 1
 // the `auto_compaction_*` event of an automatic attempt. Its SSE id is the store event's global
 // position, with `.1` for index 1, so a subscriber resuming from any id misses nothing and gets
-// nothing twice. Payloads that need more than the event itself (the compaction entry, an
-// attempt's trigger) are looked up in the session's stream.
+// nothing twice. Outcome events are copied with the facts they carry (trigger, model, usage,
+// duration, tokens; a branch summary's navigation). What an event does not carry (the compaction
+// entry; the trigger or old leaf of an outcome stored before outcomes carried them) is looked up
+// in the session's stream.
 import type { ProjectedEvent } from '@strata/projections';
 import type {
   AttemptError,
@@ -118,6 +120,10 @@ async function draftsOf(
     const start = await lookups.attemptStartBefore(streamId, revision, attemptId);
     return start?.kind === 'compaction' ? start.data.trigger : undefined;
   };
+  const oldLeafOf = async (attemptId: string): Promise<string | null> => {
+    const start = await lookups.attemptStartBefore(streamId, revision, attemptId);
+    return start?.kind === 'branch_summary' ? start.data.oldLeafId : null;
+  };
   switch (event.type) {
     case 'SessionStarted':
       return [primary(() => ({ header: event.data.header }))];
@@ -187,7 +193,7 @@ async function draftsOf(
     case 'CompactionFailed': {
       const { data } = event;
       const drafts = [primary(() => ({ ...data }))];
-      const trigger = wantsAutomatic ? await triggerOf(data.attemptId) : undefined;
+      const trigger = wantsAutomatic ? (data.trigger ?? (await triggerOf(data.attemptId))) : undefined;
       if (trigger !== undefined && isAutomatic(trigger)) {
         const outcome: Outcome =
           event.type === 'CompactionSkipped'
@@ -213,13 +219,13 @@ async function draftsOf(
       const { data } = event;
       return [
         primary(async () => {
-          const start = await lookups.attemptStartBefore(streamId, revision, data.attemptId);
+          const oldLeafId = data.oldLeafId !== undefined ? data.oldLeafId : await oldLeafOf(data.attemptId);
           const summaryEntry = await lookups.entryBefore(streamId, revision, data.entryId);
           return {
             cause: 'branch_summary',
             ...data,
             leafId: data.entryId,
-            oldLeafId: start?.kind === 'branch_summary' ? start.data.oldLeafId : null,
+            oldLeafId,
             summaryEntry: summaryEntry ?? null,
             fromExtension: summaryEntry?.type === 'branch_summary' && summaryEntry.fromExtension === true,
           };
