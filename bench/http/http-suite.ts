@@ -183,6 +183,8 @@ export const httpSuite: BenchSuite = {
       await appendAll(baseUrl, readSessionId, readSession.entries);
       for (let client = 0; client < plan.clients; client += 1)
         await startSession(baseUrl, `http-append-${client}`);
+      const contextResponse = await fetch(`${baseUrl}/sessions/${readSessionId}/context`);
+      const contextBytes = (await contextResponse.arrayBuffer()).byteLength;
       const all = scenarios(baseUrl, readSessionId, plan.clients);
       const warmup: LoadBounds = { clients: plan.clients, maxRequests: 200, maxSeconds: 2 };
       for (const scenario of all) await runLoad(scenario.request, scenario.expectedStatus, warmup);
@@ -215,7 +217,11 @@ export const httpSuite: BenchSuite = {
         notices,
         facts: {
           plan,
-          readSession: { entries: readSession.entries.length, compactions: readSession.compactionCount },
+          readSession: {
+            entries: readSession.entries.length,
+            compactions: readSession.compactionCount,
+            contextResponseBytes: contextBytes,
+          },
           tokenizer: 'chars4',
         },
       };
