@@ -1,0 +1,307 @@
+// One session: its header figures and integrity check, and four tabs (tree, timeline, context,
+// before/after a compaction). Live: the session's events arrive through the event stream,
+// resumed from the position the tree was read at, and each burst reloads the tree and the
+// timeline; a new compaction is announced and highlighted.
+import { errorMessage, getJson, sessionPath } from './api.js';
+import type {
+  AttemptList,
+  AuditAttempt,
+  SessionDetail,
+  SessionTree,
+  SessionVerification,
+} from './api-types.js';
+import { ComparePanel } from './compare-panel.js';
+import { ContextPanel } from './context-panel.js';
+import { element, figure, replaceChildren } from './dom.js';
+import { EntryCache } from './entry-cache.js';
+import { EventFeed, type PublicEventMessage } from './event-feed.js';
+import { formatCost, formatCount, formatTime } from './previews.js';
+import { formatRoute, sessionTabs, type Route, type SessionTab } from './routes.js';
+import { TimelinePanel } from './timeline-panel.js';
+import { TreePanel } from './tree-panel.js';
+import type { ViewContext } from './view.js';
+
+type SessionRoute = Extract<Route, { kind: 'session' }>;
+
+const RELOAD_DELAY_MS = 150;
+const ATTEMPT_PAGE = 500;
+const LIVE_TYPES = [
+  'entry_appended',
+  'session_tree',
+  'session_compact',
+  'compaction_start',
+  'compaction_skipped',
+  'compaction_cancelled',
+  'compaction_failed',
+  'branch_summary_start',
+  'branch_summary_skipped',
+  'branch_summary_cancelled',
+  'branch_summary_failed',
+].join(',');
+
+const tabCaptions: Readonly<Record<SessionTab, string>> = {
+  tree: 'Tree',
+  timeline: 'Compactions',
+  context: 'What the model saw',
+  compare: 'Before / after',
+};
+
+export class SessionView {
+  readonly element: HTMLElement;
+  private readonly header: HTMLElement;
+  private readonly integrity: HTMLElement;
+  private readonly tabs = new Map<SessionTab, HTMLButtonElement>();
+  private readonly panels = new Map<SessionTab, HTMLElement>();
+  private readonly cache: EntryCache;
+  private readonly tree: TreePanel;
+  private readonly timeline: TimelinePanel;
+  private readonly contextPanel: ContextPanel;
+  private readonly compare: ComparePanel;
+  private route: SessionRoute;
+  private loadedTree: SessionTree | undefined;
+  private feed: EventFeed | undefined;
+  private reloadTimer: number | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly context: ViewContext,
+    route: SessionRoute,
+  ) {
+    this.route = route;
+    const { sessionId } = route;
+    this.cache = new EntryCache(sessionId, () => this.tree.refreshPreviews());
+    this.tree = new TreePanel(this.cache, {
+      select: (entryId) => this.navigate({ tab: 'tree', entryId }),
+      showContext: (entryId) => this.navigate({ tab: 'context', entryId }),
+    });
+    this.timeline = new TimelinePanel(this.cache, {
+      compare: (compactionId) => this.navigate({ tab: 'compare', compactionId }),
+      showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),
+    });
+    this.contextPanel = new ContextPanel(sessionId, context, {
+      showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),
+      useCurrentLeaf: () => this.navigate({ tab: 'context', entryId: undefined }),
+    });
+    this.compare = new ComparePanel(sessionId, context, {
+      choose: (compactionId) => this.navigate({ tab: 'compare', compactionId }),
+      showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),
+    });
+    this.header = element('div', { className: 'session-heading' }, [element('h1', { text: sessionId })]);
+    this.integrity = element('div', {
+      className: 'integrity',
+      attributes: { role: 'status', 'aria-live': 'polite' },
+    });
+    const contents: Readonly<Record<SessionTab, HTMLElement>> = {
+      tree: this.tree.element,
+      timeline: this.timeline.element,
+      context: this.contextPanel.element,
+      compare: this.compare.element,
+    };
+    const tabList = element('div', {
+      className: 'tabs',
+      attributes: { role: 'tablist', 'aria-label': 'Session views' },
+    });
+    tabList.addEventListener('keydown', (event) => this.onTabKey(event));
+    for (const tab of sessionTabs) {
+      const button = element('button', {
+        className: 'tab',
+        text: tabCaptions[tab],
+        attributes: { role: 'tab', id: `tab-${tab}`, 'aria-controls': `panel-${tab}` },
+        dataset: { tab },
+        on: { click: () => this.navigate({ tab }) },
+      });
+      this.tabs.set(tab, button);
+      tabList.append(button);
+      this.panels.set(
+        tab,
+        element(
+          'div',
+          {
+            className: 'tab-panel',
+            attributes: { role: 'tabpanel', id: `panel-${tab}`, 'aria-labelledby': `tab-${tab}` },
+          },
+          [contents[tab]],
+        ),
+      );
+    }
+    this.element = element('section', { className: 'session-view', dataset: { sessionId } }, [
+      element('nav', { className: 'crumbs' }, [
+        element('a', { text: '← All sessions', attributes: { href: '#/' } }),
+      ]),
+      this.header,
+      this.integrity,
+      tabList,
+      ...this.panels.values(),
+    ]);
+    void this.start();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.feed?.close();
+    window.clearTimeout(this.reloadTimer);
+  }
+
+  /** Follows a new route of the same session. */
+  update(route: SessionRoute): void {
+    const previous = this.route;
+    this.route = route;
+    this.showTab(route.tab);
+    if (this.loadedTree === undefined) return;
+    if (route.tab === 'tree' && route.entryId !== previous.entryId) this.tree.select(route.entryId, true);
+    if (route.tab === 'context' && (route.entryId !== previous.entryId || previous.tab !== 'context'))
+      void this.contextPanel.load(route.entryId);
+    if (
+      route.tab === 'compare' &&
+      (route.compactionId !== previous.compactionId || previous.tab !== 'compare')
+    )
+      void this.compare.load(route.compactionId);
+  }
+
+  private navigate(change: Partial<Omit<SessionRoute, 'kind' | 'sessionId'>>): void {
+    const next: SessionRoute = { ...this.route, ...change };
+    location.hash = formatRoute(next);
+  }
+
+  private async start(): Promise<void> {
+    this.showTab(this.route.tab);
+    const tree = await this.reload();
+    if (tree === undefined || this.disposed) return;
+    this.tree.select(this.route.entryId);
+    if (this.route.tab === 'context') void this.contextPanel.load(this.route.entryId);
+    if (this.route.tab === 'compare') void this.compare.load(this.route.compactionId);
+    void this.verify();
+    this.feed = new EventFeed({
+      query: { session: this.route.sessionId, types: LIVE_TYPES },
+      lastEventId: tree.position,
+      onEvent: (event) => this.onLiveEvent(event),
+      onState: (state) => this.context.showFeedState(state),
+    }).start();
+  }
+
+  private async reload(): Promise<SessionTree | undefined> {
+    const { sessionId } = this.route;
+    try {
+      const [detail, tree, attempts] = await Promise.all([
+        getJson<SessionDetail>(sessionPath(sessionId)),
+        getJson<SessionTree>(sessionPath(sessionId, '/tree')),
+        this.attempts(),
+      ]);
+      if (this.disposed) return undefined;
+      this.loadedTree = tree;
+      this.renderHeader(detail);
+      this.tree.setTree(tree);
+      this.compare.setTree(tree);
+      await this.timeline.setData(tree, attempts);
+      this.element.dataset['position'] = tree.position;
+      return tree;
+    } catch (error) {
+      this.context.reportError(error, this.integrity);
+      return undefined;
+    }
+  }
+
+  private async attempts(): Promise<AuditAttempt[]> {
+    const all: AuditAttempt[] = [];
+    let cursor: string | undefined;
+    do {
+      const page: AttemptList = await getJson<AttemptList>(sessionPath(this.route.sessionId, '/attempts'), {
+        order: 'oldest_first',
+        limit: ATTEMPT_PAGE,
+        cursor,
+      });
+      all.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return all;
+  }
+
+  private async verify(): Promise<void> {
+    replaceChildren(this.integrity, [
+      element('span', { className: 'muted', text: 'Checking the hash chain…' }),
+    ]);
+    try {
+      const result = await getJson<SessionVerification>(sessionPath(this.route.sessionId, '/verify'));
+      if (this.disposed) return;
+      this.integrity.dataset['ok'] = String(result.ok);
+      replaceChildren(this.integrity, [
+        result.ok
+          ? element('span', {
+              className: 'integrity-ok',
+              text: `✓ Integrity verified: ${formatCount(result.events)} events, head ${result.headHash?.slice(0, 16) ?? '—'}…`,
+            })
+          : element('span', {
+              className: 'integrity-broken',
+              text: `✗ Hash chain broken at revision ${result.brokenAt?.revision ?? '?'} (${result.brokenAt?.reason ?? '?'}, event ${result.brokenAt?.eventId ?? '?'}) after ${formatCount(result.events)} good events`,
+            }),
+        element('button', {
+          className: 'button',
+          text: 'Verify again',
+          on: { click: () => void this.verify() },
+        }),
+      ]);
+    } catch (error) {
+      replaceChildren(this.integrity, [
+        element('span', {
+          className: 'integrity-broken',
+          text: `Verification failed: ${errorMessage(error)}`,
+        }),
+      ]);
+    }
+  }
+
+  private onLiveEvent(event: PublicEventMessage): void {
+    if (event.name === 'session_compact') {
+      const entry = event.data['compactionEntry'] as { id?: unknown } | null | undefined;
+      if (typeof entry?.id === 'string') this.timeline.markFresh(entry.id);
+      this.context.toast(`New compaction in ${this.route.sessionId}`);
+    }
+    window.clearTimeout(this.reloadTimer);
+    this.reloadTimer = window.setTimeout(() => {
+      void this.reload().then(() => {
+        if (event.name === 'session_compact') void this.verify();
+      });
+    }, RELOAD_DELAY_MS);
+  }
+
+  private renderHeader(detail: SessionDetail): void {
+    replaceChildren(this.header, [
+      element('h1', { text: detail.title ?? detail.header.title ?? detail.sessionId }),
+      element('p', { className: 'muted mono', text: `${detail.sessionId} · ${detail.cwd}` }),
+      element('div', { className: 'figures' }, [
+        figure('Entries', formatCount(detail.entryCount), 'entries'),
+        figure('Messages', formatCount(detail.messageCount), 'messages'),
+        figure('Compactions', formatCount(detail.compactionCount), 'compactions'),
+        figure('Branch summaries', formatCount(detail.branchSummaryCount), 'branch-summaries'),
+        figure('Tokens used', formatCount(detail.usage.totalTokens), 'tokens'),
+        figure('Cost', formatCost(detail.usage.cost)),
+        figure('Created', formatTime(detail.createdAt)),
+        figure('Last activity', formatTime(detail.lastActivityAt)),
+        figure('Current leaf', detail.leafId ?? '—', 'leaf'),
+      ]),
+    ]);
+  }
+
+  private showTab(tab: SessionTab): void {
+    for (const [name, button] of this.tabs) {
+      const selected = name === tab;
+      button.setAttribute('aria-selected', String(selected));
+      button.tabIndex = selected ? 0 : -1;
+      const panel = this.panels.get(name);
+      if (panel !== undefined) panel.hidden = !selected;
+    }
+  }
+
+  private onTabKey(event: KeyboardEvent): void {
+    if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
+    const position = sessionTabs.indexOf(this.route.tab);
+    const next =
+      sessionTabs[
+        (position + (event.key === 'ArrowRight' ? 1 : sessionTabs.length - 1)) % sessionTabs.length
+      ];
+    if (next === undefined) return;
+    this.navigate({ tab: next });
+    this.tabs.get(next)?.focus();
+    event.preventDefault();
+  }
+}

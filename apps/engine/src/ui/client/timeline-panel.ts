@@ -1,0 +1,160 @@
+// The compaction and branch-summary timeline: every attempt the audit recorded (trigger,
+// outcome, tokens before and after, model, duration, usage, reason or error) joined with the
+// entry it wrote (the summary and the file lists), and the compaction and branch-summary entries
+// that came in with an imported file, which have no recorded attempt. Oldest first.
+import type { AuditAttempt, SessionEntry, SessionTree } from './api-types.js';
+import { timelineItems, type TimelineItem } from './timeline-items.js';
+import { element, figure, replaceChildren } from './dom.js';
+import type { EntryCache } from './entry-cache.js';
+import { formatCount, formatDuration, formatTime } from './previews.js';
+
+export interface TimelineActions {
+  compare(compactionId: string): void;
+  showInTree(entryId: string): void;
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function fileList(key: string, caption: string, files: readonly string[]): HTMLElement {
+  return element('details', { className: 'file-list', dataset: { key } }, [
+    element('summary', { text: `${caption} (${files.length})` }),
+    files.length === 0
+      ? element('p', { className: 'muted', text: 'none' })
+      : element(
+          'ul',
+          {},
+          files.map((file) => element('li', { className: 'mono', text: file })),
+        ),
+  ]);
+}
+
+export class TimelinePanel {
+  readonly element: HTMLElement;
+  private readonly list: HTMLOListElement;
+  private readonly status: HTMLElement;
+  private items: TimelineItem[] = [];
+  private readonly fresh = new Set<string>();
+
+  constructor(
+    private readonly cache: EntryCache,
+    private readonly actions: TimelineActions,
+  ) {
+    this.status = element('p', { className: 'muted', attributes: { role: 'status' } });
+    this.list = element('ol', {
+      className: 'timeline',
+      attributes: { 'aria-label': 'Compactions and branch summaries' },
+    });
+    this.element = element('div', { className: 'timeline-panel' }, [this.status, this.list]);
+  }
+
+  /** Marks the item of this entry as new (it arrived through the live stream). */
+  markFresh(entryId: string): void {
+    this.fresh.add(entryId);
+  }
+
+  async setData(tree: SessionTree, attempts: readonly AuditAttempt[]): Promise<void> {
+    this.items = timelineItems(tree, attempts);
+    const indexes = this.items
+      .map((item) => item.entryIndex)
+      .filter((index): index is number => index !== undefined);
+    this.render();
+    if (indexes.length > 0) {
+      await this.cache.ensure(indexes).catch(() => undefined);
+      this.render();
+    }
+  }
+
+  private render(): void {
+    const compactions = this.items.filter((item) => item.kind === 'compaction').length;
+    this.status.textContent =
+      this.items.length === 0
+        ? 'No compaction or branch summary yet.'
+        : `${compactions} compaction${compactions === 1 ? '' : 's'} and ${this.items.length - compactions} branch summar${this.items.length - compactions === 1 ? 'y' : 'ies'} (attempts and their outcomes)`;
+    const open = new Set(
+      [...this.list.querySelectorAll<HTMLDetailsElement>('details[open]')].map(
+        (details) => details.dataset['key'] ?? '',
+      ),
+    );
+    replaceChildren(
+      this.list,
+      this.items.map((item) => this.itemElement(item)),
+    );
+    for (const details of this.list.querySelectorAll<HTMLDetailsElement>('details')) {
+      if (open.has(details.dataset['key'] ?? '')) details.open = true;
+    }
+  }
+
+  private itemElement(item: TimelineItem): HTMLElement {
+    const { attempt } = item;
+    const entry: SessionEntry | undefined =
+      item.entryIndex !== undefined ? this.cache.get(item.entryIndex) : undefined;
+    const outcome = attempt?.outcome ?? 'imported';
+    const details = entry?.['details'] as { readFiles?: unknown; modifiedFiles?: unknown } | undefined;
+    const summary = typeof entry?.['summary'] === 'string' ? entry['summary'] : undefined;
+    const tokensBefore =
+      attempt?.tokensBefore ?? (typeof entry?.['tokensBefore'] === 'number' ? entry['tokensBefore'] : null);
+    const title = item.kind === 'compaction' ? 'Compaction' : 'Branch summary';
+    const problem = attempt?.error?.message ?? attempt?.reason ?? undefined;
+    return element(
+      'li',
+      {
+        className: `timeline-item outcome-${outcome}${item.entryId !== undefined && this.fresh.has(item.entryId) ? ' is-fresh' : ''}`,
+        dataset: {
+          kind: item.kind,
+          outcome,
+          ...(item.entryId !== undefined ? { entryId: item.entryId } : {}),
+          ...(attempt !== undefined ? { attemptId: attempt.attemptId } : {}),
+        },
+      },
+      [
+        element('div', { className: 'timeline-heading' }, [
+          element('h3', { text: title }),
+          element('span', { className: `outcome-badge outcome-${outcome}`, text: outcome }),
+          attempt?.trigger != null && element('span', { className: 'trigger-badge', text: attempt.trigger }),
+          element('span', { className: 'muted', text: formatTime(item.timestamp) }),
+        ]),
+        element('div', { className: 'figures' }, [
+          figure('Tokens before', formatCount(tokensBefore), 'tokens-before'),
+          figure('Tokens after (estimate)', formatCount(attempt?.estimatedTokensAfter), 'tokens-after'),
+          figure('Model', attempt?.model ?? '—', 'model'),
+          figure('Duration', formatDuration(attempt?.durationMs), 'duration'),
+          figure(
+            'Summariser usage',
+            attempt?.usage != null
+              ? `${formatCount(attempt.usage.input)} in / ${formatCount(attempt.usage.output)} out`
+              : '—',
+          ),
+        ]),
+        problem !== undefined && element('p', { className: 'problem-text', text: problem }),
+        summary !== undefined &&
+          element('details', { className: 'summary-text', dataset: { key: `${item.key}:summary` } }, [
+            element('summary', { text: 'Summary' }),
+            element('pre', { className: 'prose', text: summary }),
+          ]),
+        details !== undefined && fileList(`${item.key}:read`, 'Files read', stringList(details.readFiles)),
+        details !== undefined &&
+          fileList(`${item.key}:modified`, 'Files modified', stringList(details.modifiedFiles)),
+        item.entryId !== undefined && this.actionsOf(item.kind, item.entryId),
+      ],
+    );
+  }
+
+  private actionsOf(kind: TimelineItem['kind'], entryId: string): HTMLElement {
+    return element('div', { className: 'toolbar' }, [
+      kind === 'compaction' &&
+        element('button', {
+          className: 'button',
+          text: 'Compare contexts before / after',
+          dataset: { action: 'compare' },
+          on: { click: () => this.actions.compare(entryId) },
+        }),
+      element('button', {
+        className: 'button',
+        text: 'Show in tree',
+        on: { click: () => this.actions.showInTree(entryId) },
+      }),
+    ]);
+  }
+}
