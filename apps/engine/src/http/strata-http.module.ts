@@ -1,7 +1,8 @@
 // The HTTP faces of the engine as one Nest module: the sessions API, the event stream, docs,
 // health, readiness and metrics, with tenancy (API keys → tenants) and the one problem-details
-// filter. `strataApplicationImports` wires it to the engine's use cases (EngineModule) over one
-// tenant-stamping store, opened from the configuration unless a test or embedder passes one.
+// filter. `strataApplicationImports` wires it to the engine's use cases (EngineModule) and sagas
+// (SagasModule) over one tenant-stamping store, opened from the configuration unless a test or
+// embedder passes one.
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
@@ -15,6 +16,7 @@ import type { SessionHookHandlers } from '../hooks/session-hook.types';
 import { EngineMetrics } from '../observability/engine-metrics.service';
 import { MetricsController } from '../observability/metrics.controller';
 import { StoreActivityMetrics } from '../observability/store-activity-metrics.service';
+import { SagasModule } from '../sagas/sagas.module';
 import type { EngineSettingsInput } from '../settings/engine-settings.schema';
 import type { Clock } from '../shared/clock';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -109,7 +111,7 @@ export class StrataHttpModule {
   }
 }
 
-/** The engine module and the HTTP module over one tenant-stamping store. */
+/** The engine module, its sagas and the HTTP module over one tenant-stamping store. */
 export function strataApplicationImports(
   config: EngineConfig,
   options: StrataApplicationOptions = {},
@@ -139,6 +141,7 @@ export function strataApplicationImports(
       ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
     }),
+    SagasModule.forRoot(),
     StrataHttpModule.forRoot({
       config,
       store,

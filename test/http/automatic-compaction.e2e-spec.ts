@@ -1,0 +1,77 @@
+// End to end over real HTTP: the engine behind `npm start` runs the sagas. An answer that
+// reports a context above the threshold, appended through the API by a tenant, is compacted
+// automatically; subscribers see auto_compaction_start, session_compact and auto_compaction_end,
+// and the saga's events carry the session's tenant although no request wrote them.
+import type { EventStore } from '@strata/event-store';
+import { sessionStreamName } from '@strata/session';
+import { session } from '@strata/testing';
+import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
+import { ALPHA_KEY, BETA_KEY, TWO_TENANT_KEYS, startHttpEngine, type HttpHarness } from './http-harness';
+import { openEventStream } from './sse-client';
+
+const settings = {
+  compaction: { keepRecentTokens: 250, reserveTokens: 2000, autoContinue: false },
+  models: { defaultContextWindow: 10000 },
+};
+
+describe('given an engine with sagas and a session of tenant alpha under the threshold', () => {
+  const builder = session({ sessionId: 'auto-1' });
+  for (let turn = 0; turn < 6; turn += 1) {
+    builder
+      .user(`Step ${turn}: edit src/module-${turn}.ts`)
+      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
+      .toolResult('edit', 'x'.repeat(400))
+      .assistant(`Done with step ${turn}.`);
+  }
+  let engine: HttpHarness;
+
+  beforeAll(async () => {
+    engine = await startHttpEngine({ settings, environment: { STRATA_API_KEYS: TWO_TENANT_KEYS } });
+    await engine.seed(builder.header, builder.entries, ALPHA_KEY);
+  });
+
+  afterAll(() => engine.close());
+
+  it('compacts automatically when an answer crosses the threshold, and streams it to the tenant only', async () => {
+    const names = 'auto_compaction_start,session_compact,auto_compaction_end';
+    const alpha = await openEventStream(`${engine.url}/events?types=${names}`, { 'x-api-key': ALPHA_KEY });
+    const beta = await openEventStream(`${engine.url}/events?types=${names}`, { 'x-api-key': BETA_KEY });
+    await alpha.waitForComment((comment) => comment.startsWith('caught up'));
+    await beta.waitForComment((comment) => comment.startsWith('caught up'));
+
+    const next = session({ sessionId: 'auto-1', idPrefix: 'n' })
+      .user('Next step')
+      .assistant('Answer.', {
+        usage: { input: 8400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8500 },
+      });
+    const entries = next.entries.map((entry, index) =>
+      index === 0 ? { ...entry, parentId: builder.lastId } : entry,
+    );
+    const appended = await engine.request('POST', '/sessions/auto-1/entries', {
+      body: { entries },
+      key: ALPHA_KEY,
+    });
+    expect(appended.status).toBe(200);
+
+    const events = await alpha.waitForEvents(3);
+    expect(events.map((event) => event.event)).toEqual(names.split(','));
+    expect(events[0]?.json.data).toMatchObject({ reason: 'threshold' });
+    expect(events[2]?.json.data).toMatchObject({
+      reason: 'threshold',
+      outcome: 'completed',
+      willRetry: false,
+    });
+    await beta.waitForComment((comment) => comment === 'heartbeat');
+    expect(beta.events).toEqual([]);
+    alpha.close();
+    beta.close();
+
+    const store = engine.app.get<EventStore>(EVENT_STORE);
+    const tenants = new Set<unknown>();
+    for await (const event of store.readStream(sessionStreamName('auto-1')))
+      tenants.add(event.metadata['tenant']);
+    expect([...tenants]).toEqual(['alpha']);
+    const verified = await engine.request('GET', '/sessions/auto-1/verify', { key: ALPHA_KEY });
+    expect(verified.body).toMatchObject({ ok: true });
+  });
+});
