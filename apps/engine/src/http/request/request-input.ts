@@ -2,6 +2,7 @@
 // (STYLE.md habit 15). Bodies are read by the API itself (no framework body parser), so the
 // size limit is enforced while reading and a JSON body is never used before it is validated.
 import type { IncomingMessage } from 'node:http';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@strata/session';
 import type { z } from 'zod';
 import { invalidInput, payloadTooLarge, type InputProblem } from '../problem/api-errors';
 
@@ -19,8 +20,8 @@ function mediaTypeOf(request: IncomingMessage): string | undefined {
   return request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
 }
 
-/** The body as UTF-8 text; `payload_too_large` beyond `limitBytes` (checked against the header first). */
-export function readRequestText(request: IncomingMessage, limitBytes: number): Promise<string> {
+/** The body's bytes; `payload_too_large` beyond `limitBytes` (checked against the header first). */
+export function readRequestBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -44,7 +45,7 @@ export function readRequestText(request: IncomingMessage, limitBytes: number): P
     const onEnd = (): void => {
       finish();
       if (tooLarge) reject(payloadTooLarge(limitBytes));
-      else resolve(Buffer.concat(chunks).toString('utf8'));
+      else resolve(Buffer.concat(chunks));
     };
     const onError = (error: Error): void => {
       finish();
@@ -61,7 +62,22 @@ export function readRequestText(request: IncomingMessage, limitBytes: number): P
   });
 }
 
-/** A JSON body checked against `schema`. An empty body counts as `{}`. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as UTF-8 text; `validation` when it is not UTF-8 (instead of replacing bad bytes). */
+export async function readRequestText(request: IncomingMessage, limitBytes: number): Promise<string> {
+  const bytes = await readRequestBytes(request, limitBytes);
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw invalidInput('the body is not UTF-8 text');
+  }
+}
+
+/**
+ * A JSON body checked against `schema`. An empty body counts as `{}`. A body nested deeper than
+ * MAX_JSON_DEPTH is refused before anything recurses over it (see @strata/session json-depth.ts).
+ */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: IncomingMessage,
   schema: Schema,
@@ -79,6 +95,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
     } catch (error) {
       throw invalidInput(`the body is not JSON: ${(error as Error).message}`);
     }
+    if (exceedsJsonDepth(value)) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw invalidInput('the body is not valid', inputProblems('body', parsed.error));
@@ -88,15 +105,20 @@ export async function readJsonBody<Schema extends z.ZodType>(
 /** The media types a session file may be sent as. */
 export const sessionFileMediaTypes = ['application/x-ndjson', 'application/jsonl', 'text/plain'] as const;
 
-/** A JSON Lines body (a pi session file). */
-export async function readJsonLinesBody(request: IncomingMessage, limitBytes: number): Promise<string> {
+/**
+ * A JSON Lines body (a pi session file) as bytes: the session-file parser checks each line's
+ * UTF-8 itself, so that a bad line is named (or skipped when lenient).
+ */
+export async function readJsonLinesBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const mediaType = mediaTypeOf(request);
-  const text = await readRequestText(request, limitBytes);
+  const bytes = await readRequestBytes(request, limitBytes);
   if (mediaType !== undefined && !(sessionFileMediaTypes as readonly string[]).includes(mediaType)) {
     throw invalidInput(`the body must be one of ${sessionFileMediaTypes.join(', ')}, not ${mediaType}`);
   }
-  if (text.trim() === '') throw invalidInput('the body is empty; send a session file (JSON Lines)');
-  return text;
+  if (bytes.toString('latin1').trim() === '') {
+    throw invalidInput('the body is empty; send a session file (JSON Lines)');
+  }
+  return bytes;
 }
 
 /** The query string as single values (a repeated name keeps its last value). */

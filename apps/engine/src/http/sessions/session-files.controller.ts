@@ -62,8 +62,8 @@ export class SessionFilesController {
     @Res({ passthrough: true }) response: ServerResponse,
   ) {
     const query = parseQuery(request, importQuery);
-    const text = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
-    const prepared = prepareSessionImport(text, { lenient: query.lenient });
+    const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
+    const prepared = prepareSessionImport(file, { lenient: query.lenient });
     await this.sessions.requireAvailable(principal, prepared.header.id);
     const report = await this.sessions.run(principal, () =>
       writeSessionImport(this.store, prepared, { tenant: principal.tenant, actor: IMPORT_ACTOR }),
