@@ -16,6 +16,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
 import type { Summarizer } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';
+import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from './attempts/interrupted-attempts.service';
 import { RunningAttempts } from './attempts/running-attempts.service';
 import { BranchSummaries } from './branch-summary/branch-summaries.service';
 import { NavigationService } from './branch-summary/navigation.service';
@@ -60,6 +61,11 @@ export interface EngineModuleOptions {
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly cwd?: string;
   readonly promptsDirectory?: string;
+  /**
+   * End attempts a previous run left open (CompactionFailed / BranchSummaryFailed, code
+   * `interrupted`) at start-up; true by default. Turn off when several engines share the store.
+   */
+  readonly recoverInterruptedAttempts?: boolean;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -87,6 +93,7 @@ const services = [
   CompactionService,
   BranchSummaries,
   NavigationService,
+  InterruptedAttempts,
 ];
 
 const commandHandlers = [
@@ -122,6 +129,7 @@ export class EngineModule {
       { provide: STORE_OWNED, useValue: typeof options.store !== 'object' },
       EventStoreLifecycle,
       { provide: CLOCK, useValue: options.clock ?? systemClock },
+      { provide: RECOVER_INTERRUPTED_ATTEMPTS, useValue: options.recoverInterruptedAttempts ?? true },
       {
         provide: TOKEN_COUNTER,
         useFactory: (settings: EngineSettings) => createTokenCounter(settings.tokenizer),

@@ -1,0 +1,141 @@
+// Ends the compaction and branch-summary attempts a stopped engine left open (issue 6: every
+// started attempt ends in exactly one terminal event, even after SIGKILL). At start-up — in
+// onModuleInit, so before the sagas and the projections start consuming the store — it finds
+// the attempts started and never ended, and ends each one this process is not running with
+// CompactionFailed / BranchSummaryFailed `{ code: 'interrupted' }`. A saga redelivering the
+// trigger of such an attempt then reads its recorded outcome and writes nothing more.
+//
+// It assumes one engine process per store: a second engine starting beside a running one would
+// end that one's attempts too (its own terminal write is then refused as already ended).
+// Embedders running several engines on one store turn it off (`recoverInterruptedAttempts`).
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { parseStoredSessionEvent, type EventStore } from '@strata/event-store';
+import {
+  SESSION_STREAM_PREFIX,
+  type SessionAttempt,
+  type SessionCommand,
+  type SessionEventType,
+} from '@strata/session';
+import { SessionStreams } from '../sessions/session-streams.service';
+import { describeError } from '../shared/attempt-errors';
+import type { Clock } from '../shared/clock';
+import { CLOCK, EVENT_STORE } from '../shared/injection-tokens';
+import { RunningAttempts } from './running-attempts.service';
+
+/** Whether the engine ends interrupted attempts at start-up (a boolean; true by default). */
+export const RECOVER_INTERRUPTED_ATTEMPTS = Symbol('RECOVER_INTERRUPTED_ATTEMPTS');
+
+/** The error code recorded on an attempt ended because the engine stopped during it. */
+export const INTERRUPTED_CODE = 'interrupted';
+export const INTERRUPTED_MESSAGE = 'the engine stopped while the attempt was running';
+
+export interface InterruptedAttempt {
+  readonly sessionId: string;
+  readonly attemptId: string;
+  readonly kind: SessionAttempt['kind'];
+}
+
+const startTypes: readonly SessionEventType[] = ['CompactionStarted', 'BranchSummaryStarted'];
+const endTypes: readonly SessionEventType[] = [
+  'CompactionCompleted',
+  'CompactionSkipped',
+  'CompactionCancelled',
+  'CompactionFailed',
+  'BranchSummaryCompleted',
+  'BranchSummarySkipped',
+  'BranchSummaryCancelled',
+  'BranchSummaryFailed',
+];
+
+@Injectable()
+export class InterruptedAttempts implements OnModuleInit {
+  private readonly logger = new Logger('InterruptedAttempts');
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly streams: SessionStreams,
+    private readonly running: RunningAttempts,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(RECOVER_INTERRUPTED_ATTEMPTS) private readonly enabled: boolean,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.enabled) return;
+    try {
+      const ended = await this.endOpenAttempts();
+      for (const attempt of ended) {
+        this.logger.warn(
+          `${attempt.kind} attempt ${attempt.attemptId} of session ${attempt.sessionId} was left open ` +
+            `by a previous run; recorded as failed (${INTERRUPTED_CODE})`,
+        );
+      }
+    } catch (error) {
+      // A store that cannot be read now must not keep the engine from starting (readiness says so).
+      this.logger.error(`could not look for interrupted attempts: ${describeError(error)}`);
+    }
+  }
+
+  /** Ends every attempt open in the store that is not running in this process; returns them. */
+  async endOpenAttempts(): Promise<readonly InterruptedAttempt[]> {
+    const ended: InterruptedAttempt[] = [];
+    for (const [sessionId, attemptIds] of await this.sessionsWithOpenAttempts()) {
+      const running = new Set(this.running.runningIds(sessionId));
+      for (const attemptId of attemptIds) {
+        if (running.has(attemptId)) continue;
+        const written = await this.streams.execute(
+          sessionId,
+          (state) => {
+            if (state.status !== 'active') return [];
+            const attempt = state.getAttempt(attemptId);
+            return attempt === undefined || attempt.outcome !== null ? [] : [this.failure(attempt)];
+          },
+          { idSeed: `${attemptId}/interrupted` },
+        );
+        const attempt = written.events.length > 0 ? written.state : undefined;
+        if (attempt?.status === 'active') {
+          const kind = attempt.getAttempt(attemptId)?.kind;
+          if (kind !== undefined) ended.push({ sessionId, attemptId, kind });
+        }
+      }
+    }
+    return ended;
+  }
+
+  /** Attempt ids started and not ended, by session, from one filtered pass over the log. */
+  private async sessionsWithOpenAttempts(): Promise<Map<string, string[]>> {
+    const open = new Map<string, string>();
+    const filter = { streamPrefixes: [SESSION_STREAM_PREFIX], eventTypes: [...startTypes, ...endTypes] };
+    for await (const recorded of this.store.readAll({ filter })) {
+      const event = parseStoredSessionEvent(recorded);
+      if (!('attemptId' in event.data)) continue;
+      const sessionId = recorded.streamId.slice(SESSION_STREAM_PREFIX.length);
+      const key = `${sessionId}\u0000${event.data.attemptId}`;
+      if (startTypes.includes(event.type)) open.set(key, sessionId);
+      else open.delete(key);
+    }
+    const bySession = new Map<string, string[]>();
+    for (const [key, sessionId] of open) {
+      const attemptId = key.slice(sessionId.length + 1);
+      bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), attemptId]);
+    }
+    return bySession;
+  }
+
+  private failure(attempt: SessionAttempt): SessionCommand {
+    const data = {
+      attemptId: attempt.attemptId,
+      error: { code: INTERRUPTED_CODE, message: INTERRUPTED_MESSAGE },
+      durationMs: Math.max(0, this.clock.now() - attempt.started.startedAt),
+    };
+    switch (attempt.kind) {
+      case 'compaction':
+        return { type: 'FailCompaction', data };
+      case 'branch_summary':
+        return { type: 'FailBranchSummary', data };
+      default: {
+        const unhandled: never = attempt;
+        throw new Error(`unhandled attempt ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+}
