@@ -5,8 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { session, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { tailEvents } from '../../apps/cli/src/commands/tail.command';
+import {
+  followCompactions,
+  type CompactionNotice,
+} from '../../apps/engine/src/events-stream/examples/esdb-compaction-subscriber';
 import { recordingIo } from '../../apps/cli/src/testing-io';
 import { startHttpEngine, type HttpHarness } from './http-harness';
 import { openEventStream } from './sse-client';
@@ -105,6 +110,36 @@ describe('given an engine on EventStoreDB', () => {
       expect(resumed.events.map((event) => event.id)).toEqual(all.slice(cut + 1).map((event) => event.id));
       resumed.close();
     }
+  });
+
+  it('lets a service follow compactions natively (the runnable example), at the SSE positions', async () => {
+    const client = EventStoreDBClient.connectionString(server.connectionString);
+    const notices: CompactionNotice[] = [];
+    const checkpointFile = join(directory, 'native.checkpoint');
+    try {
+      await followCompactions(client, {
+        checkpointFile,
+        maxEvents: 2,
+        onCompaction: (notice) => void notices.push(notice),
+      });
+      await followCompactions(client, {
+        checkpointFile,
+        maxEvents: 1,
+        onCompaction: (notice) => void notices.push(notice),
+      });
+    } finally {
+      await client.dispose();
+    }
+    const stream = await openEventStream(`${engine.url}/events?from=start&types=session_compact`);
+    await stream.waitForComment((comment) => comment.startsWith('caught up'));
+    stream.close();
+    expect(notices.map((notice) => notice.position)).toEqual(stream.events.map((event) => event.id));
+    expect(notices.map((notice) => notice.sessionId)).toEqual(['esdb-1', 'esdb-2', 'esdb-3']);
+    expect(notices[0]).toMatchObject({
+      tenant: 'default',
+      trigger: 'threshold',
+      summary: expect.any(String),
+    });
   });
 
   it('serves the catalog from projections that resumed after the restart', async () => {
