@@ -36,9 +36,9 @@ const ids = (rows: readonly { node: TreeNode }[]): string[] => rows.map((row) =>
 describe('given a session with a side branch off the current path', () => {
   const index = indexTree(branched);
 
-  it('folds the side branch by default and keeps the current path unfolded', () => {
+  it('folds the side branch by default, lists it before the current path, and keeps that unfolded', () => {
     const rows = visibleRows(index, new Map());
-    expect(ids(rows)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(ids(rows)).toEqual(['a', 'b', 'e', 'c', 'd']);
     expect(rows.find((row) => row.node.id === 'e')).toMatchObject({
       foldable: true,
       folded: true,
@@ -55,11 +55,11 @@ describe('given a session with a side branch off the current path', () => {
     expect(rows.map((row) => [row.node.id, row.depth])).toEqual([
       ['a', 0],
       ['b', 0],
-      ['c', 1],
-      ['d', 1],
       ['e', 1],
       ['f', 1],
       ['g', 1],
+      ['c', 1],
+      ['d', 1],
     ]);
   });
 

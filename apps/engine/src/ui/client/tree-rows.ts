@@ -1,8 +1,8 @@
 // The session tree as the rows of a windowed list. A chain of single children stays at one
 // indentation; the children of a branch point (an entry with several children) are indented one
 // step. Each branch head (a root, or a child of a branch point) with descendants can be folded;
-// by default the branches off the current leaf's path are folded. Pure, iterative (a session may
-// be a chain of 10,000 entries, deeper than any call stack).
+// by default the branches off the current leaf's path are folded and listed before it. Pure and
+// iterative (a session may be a chain of 10,000 entries, deeper than any call stack).
 import type { SessionTree, TreeNode } from './api-types.js';
 
 export interface TreeRow {
@@ -77,6 +77,15 @@ export function isFolded(index: TreeIndex, choices: FoldChoices, id: string): bo
   return choices.get(id) ?? !index.currentPath.has(id);
 }
 
+/** Side branches first (folded, they take a row each, next to their branch point), then the current path. */
+function displayOrder(index: TreeIndex, childIds: readonly string[]): readonly string[] {
+  if (childIds.length < 2) return childIds;
+  return [
+    ...childIds.filter((id) => !index.currentPath.has(id)),
+    ...childIds.filter((id) => index.currentPath.has(id)),
+  ];
+}
+
 /** The rows to show, in depth-first order, skipping the descendants of folded branch heads. */
 export function visibleRows(index: TreeIndex, choices: FoldChoices): TreeRow[] {
   const rows: TreeRow[] = [];
@@ -104,8 +113,9 @@ export function visibleRows(index: TreeIndex, choices: FoldChoices): TreeRow[] {
     });
     if (folded) continue;
     const childDepth = node.childIds.length > 1 ? depth + 1 : depth;
-    for (let position = node.childIds.length - 1; position >= 0; position -= 1) {
-      stack.push({ id: node.childIds[position]!, depth: childDepth });
+    const shown = displayOrder(index, node.childIds);
+    for (let position = shown.length - 1; position >= 0; position -= 1) {
+      stack.push({ id: shown[position]!, depth: childDepth });
     }
   }
   return rows;
