@@ -27,6 +27,8 @@ export class SummaryEndpoint {
   private readonly sockets = new Set<Socket>();
   private readonly waiters: { count: number; resolve: () => void }[] = [];
   requests = 0;
+  /** The body of every request, in arrival order. */
+  readonly bodies: string[] = [];
 
   private constructor(
     private readonly server: http.Server,
@@ -65,8 +67,10 @@ export class SummaryEndpoint {
   }
 
   private answer(request: http.IncomingMessage, response: http.ServerResponse): void {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.once('end', () => {
+      this.bodies.push(Buffer.concat(chunks).toString('utf8'));
       this.requests += 1;
       for (const waiter of this.waiters.filter((candidate) => candidate.count <= this.requests)) {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
