@@ -8,6 +8,7 @@ import {
   SessionImportError,
   SessionNotFoundError,
   StreamErasedError,
+  storeUnavailableReason,
 } from '@strata/event-store';
 import {
   InvalidProjectionQueryError,
@@ -123,5 +124,14 @@ export function problemOf(error: unknown): MappedProblem {
     return problem('unavailable', 'the read models are stopping', {}, { 'Retry-After': '1' });
   }
   if (error instanceof HttpException) return fromHttpException(error);
+  const storeReason = storeUnavailableReason(error);
+  if (storeReason !== undefined) {
+    return problem(
+      'unavailable',
+      'the event store cannot be reached or written right now; nothing was written, retry later',
+      { reason: storeReason },
+      { 'Retry-After': '5' },
+    );
+  }
   return problem('internal', 'unexpected error');
 }

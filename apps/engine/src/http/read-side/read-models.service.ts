@@ -1,7 +1,9 @@
 // The engine's read side: the context, catalog and audit projections driven by one checkpointed
 // runner over the store's subscription (DESIGN.md decisions 5 and 6), started with the
 // application and stopped before the store closes. Reads that must see a write just made wait
-// (briefly, `STRATA_READ_WAIT_MS`) for the runner to reach the position of that write.
+// (briefly, `STRATA_READ_WAIT_MS`) for the runner to reach the position of that write. A runner
+// that fails (the store went away) is started again from its checkpoints after a pause that
+// doubles up to RESTART_MAX_DELAY_MS, so the engine recovers without a restart.
 import {
   Inject,
   Injectable,
@@ -25,10 +27,16 @@ import { unavailable } from '../problem/api-errors';
 
 export type ReachOutcome = 'reached' | 'timed_out' | 'failed';
 
+const RESTART_FIRST_DELAY_MS = 250;
+const RESTART_MAX_DELAY_MS = 5_000;
+
 @Injectable()
 export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
   readonly projections: ProjectionSet;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartDelayMs = RESTART_FIRST_DELAY_MS;
+  private stopping = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -42,7 +50,10 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       tokenCounter,
       context: config.contextCache,
       runner: {
-        onError: (error) => this.logger.error(`projections stopped: ${String(error)}`),
+        onError: (error) => {
+          this.logger.error(`projections stopped: ${String(error)}; starting them again shortly`);
+          this.scheduleRestart();
+        },
         onInvalidEvent: (report) =>
           this.logger.warn(`skipped event ${report.eventId} of ${report.streamId}: ${report.detail}`),
       },
@@ -54,7 +65,33 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
     await this.projections.runner.stop();
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopping || this.restartTimer !== undefined) return;
+    const delay = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delay * 2, RESTART_MAX_DELAY_MS);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      void this.restart();
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  /** Starts the failed runner again from its checkpoints; a failure schedules the next try. */
+  private async restart(): Promise<void> {
+    if (this.stopping || this.projections.runner.isRunning) return;
+    try {
+      await this.projections.runner.stop();
+      await this.projections.runner.start();
+      this.logger.log('projections started again');
+    } catch (error) {
+      this.logger.warn(`projections could not start again: ${String(error)}`);
+      this.scheduleRestart();
+    }
   }
 
   get runner(): ProjectionSet['runner'] {
