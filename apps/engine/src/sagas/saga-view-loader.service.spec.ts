@@ -32,7 +32,7 @@ for (let turn = 0; turn < 50; turn += 1) builder.user(`Question ${turn}`).assist
 const [firstHalf, secondHalf] = [builder.entries.slice(0, 60), builder.entries.slice(60)];
 
 function trigger(eventId: string): SagaTrigger {
-  const event: SessionEvent = { type: 'LeafMoved', data: { leafId: null } };
+  const event: SessionEvent = { type: 'LeafMoved', data: { leafId: null, previousLeafId: null } };
   return { sessionId: 'long', eventId, position: 0n, recordedAt: 0, event };
 }
 
