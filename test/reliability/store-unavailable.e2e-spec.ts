@@ -47,6 +47,10 @@ describe('an engine on EventStoreDB whose link to the store is cut, then restore
     server = await startEsdbTestServer();
     proxy = await TcpProxy.start(server.port);
     engine = await startHttpEngine({
+      settings: {
+        compaction: { keepRecentTokens: 250, reserveTokens: 2000 },
+        models: { defaultContextWindow: 10_000 },
+      },
       environment: {
         STRATA_STORE: `esdb://127.0.0.1:${proxy.port}?tls=false`,
         STRATA_PROJECTIONS_DB: 'projections.db',
@@ -108,5 +112,27 @@ describe('an engine on EventStoreDB whose link to the store is cut, then restore
     const entries = await engine.request('GET', '/sessions/through-outage/entries');
     const ids = (entries.body as { items: { id: string }[] }).items.map((entry) => entry.id);
     expect(ids).toEqual(['e0001', 'e0002', 'after-outage']);
+  });
+
+  it('compacts automatically again after the outage (the sagas resumed their subscription)', async () => {
+    const builder = session({ sessionId: 'over-threshold-after-outage' });
+    for (let turn = 0; turn < 6; turn += 1) {
+      builder
+        .user(`Step ${turn}: edit src/module-${turn}.ts`)
+        .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
+        .toolResult('edit', 'x'.repeat(400))
+        .assistant(`Done with step ${turn}.`);
+    }
+    builder.user('One more step').assistant('Done.', {
+      usage: { input: 8_400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8_500 },
+    });
+    await engine.seed(builder.header, builder.entries);
+    const { response } = await poll(
+      engine,
+      '/sessions/over-threshold-after-outage/attempts',
+      (answer) => JSON.stringify(answer.body).includes('"outcome":"completed"'),
+      20_000,
+    );
+    expect(response.body).toMatchObject({ items: [{ kind: 'compaction', trigger: 'threshold' }] });
   });
 });

@@ -1,7 +1,7 @@
 // What a terminal attempt event contributes to the metrics: kind, trigger, outcome and
-// duration. Completed attempts carry the duration the engine measured; for the other outcomes
-// it is the time from the attempt's start (as the engine stamped it) to when the store
-// recorded the outcome.
+// duration. Terminal events carry the trigger and the duration the engine measured; outcomes
+// stored before they did fall back to the attempt's start: its trigger, and the time from its
+// start (as the engine stamped it) to when the store recorded the outcome.
 import type { ProjectedEvent } from '@strata/projections';
 import type { CompactionTrigger } from '@strata/session';
 import type { AttemptStart } from '../events-stream/public-events';
@@ -57,23 +57,58 @@ export function endedAttemptOf(
   }
 }
 
-/** The full record once the attempt's start is known (or not). */
+/** The trigger and duration the terminal event carries itself (older outcomes carry neither). */
+export function factsOfOutcome(projected: ProjectedEvent): {
+  readonly trigger: CompactionTrigger | undefined;
+  readonly durationMs: number | undefined;
+} {
+  const { event } = projected;
+  switch (event.type) {
+    case 'CompactionCompleted':
+    case 'CompactionSkipped':
+    case 'CompactionCancelled':
+    case 'CompactionFailed':
+      return { trigger: event.data.trigger, durationMs: event.data.durationMs };
+    case 'BranchSummaryCompleted':
+    case 'BranchSummarySkipped':
+    case 'BranchSummaryCancelled':
+    case 'BranchSummaryFailed':
+      return { trigger: undefined, durationMs: event.data.durationMs };
+    case 'SessionStarted':
+    case 'EntryAppended':
+    case 'LeafMoved':
+    case 'ToolOutputsPruned':
+    case 'CompactionStarted':
+    case 'BranchSummaryStarted':
+    case 'ContinuationRequested':
+      return { trigger: undefined, durationMs: undefined };
+    default: {
+      const unhandled: never = event;
+      throw new Error(`unhandled session event ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** Whether the start of the attempt must be read to tell its trigger or duration. */
+export function needsAttemptStart(projected: ProjectedEvent): boolean {
+  const ended = endedAttemptOf(projected);
+  if (ended === undefined) return false;
+  const facts = factsOfOutcome(projected);
+  return facts.durationMs === undefined || (ended.kind === 'compaction' && facts.trigger === undefined);
+}
+
+/** The full record, from the event's own facts, else from the attempt's start (when found). */
 export function describeEndedAttempt(
   projected: ProjectedEvent,
   start: AttemptStart | undefined,
 ): EndedAttempt | undefined {
   const ended = endedAttemptOf(projected);
   if (ended === undefined) return undefined;
-  const { event } = projected;
-  const trigger =
-    event.type === 'CompactionCompleted'
-      ? event.data.trigger
-      : start?.kind === 'compaction'
-        ? start.data.trigger
-        : 'unknown';
+  const facts = factsOfOutcome(projected);
+  const trigger = facts.trigger ?? (start?.kind === 'compaction' ? start.data.trigger : 'unknown');
   let seconds: number | undefined;
-  if (event.type === 'CompactionCompleted' || event.type === 'BranchSummaryCompleted') {
-    seconds = event.data.durationMs / 1000;
+  if (facts.durationMs !== undefined) {
+    seconds = facts.durationMs / 1000;
   } else if (start !== undefined) {
     const elapsed = Date.parse(projected.recordedAt) - start.data.startedAt;
     seconds = Number.isFinite(elapsed) ? Math.max(0, elapsed) / 1000 : undefined;

@@ -13,7 +13,7 @@ import { readProjectedEvent } from '@strata/projections';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
 import { StoreStreamLookups } from '../events-stream/store-stream-lookups';
 import { EVENT_STORE } from '../shared/injection-tokens';
-import { describeEndedAttempt, endedAttemptOf } from './attempt-outcomes';
+import { describeEndedAttempt, endedAttemptOf, needsAttemptStart } from './attempt-outcomes';
 import { EngineMetrics } from './engine-metrics.service';
 
 @Injectable()
@@ -54,11 +54,9 @@ export class StoreActivityMetrics implements OnApplicationBootstrap, OnModuleDes
         this.metrics.sessionEvents.increment({ type: projected.event.type });
         const ended = endedAttemptOf(projected);
         if (ended === undefined) continue;
-        const start = await this.lookups.attemptStartBefore(
-          projected.streamId,
-          projected.revision,
-          ended.attemptId,
-        );
+        const start = needsAttemptStart(projected)
+          ? await this.lookups.attemptStartBefore(projected.streamId, projected.revision, ended.attemptId)
+          : undefined;
         const attempt = describeEndedAttempt(projected, start);
         if (attempt === undefined) continue;
         if (attempt.kind === 'branch_summary') {

@@ -5,7 +5,9 @@
 // it moves its position on. The checkpoint is stored after such an event (and every so often
 // otherwise), so a crash redelivers at most the events since — at least once, and the ids
 // derived from each event make the repeat write nothing: effectively once. A step that failed
-// is delivered again after a pause, a bounded number of times, then logged and given up.
+// is delivered again after a pause, a bounded number of times, then logged and given up. When
+// the subscription itself fails (the store went away), the runner starts again from its
+// checkpoint after a pause that doubles up to RESTART_MAX_DELAY_MS.
 import {
   Inject,
   Injectable,
@@ -44,6 +46,9 @@ export interface SagaRunnerOptions {
 }
 
 export const DEFAULT_SAGA_SUBSCRIBER_ID = 'strata-sagas';
+
+const RESTART_FIRST_DELAY_MS = 250;
+const RESTART_MAX_DELAY_MS = 5_000;
 
 export const DEFAULT_SAGA_RUNNER_OPTIONS: SagaRunnerOptions = {
   subscriberId: DEFAULT_SAGA_SUBSCRIBER_ID,
@@ -131,6 +136,9 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private eventsGivenUp = 0;
   private failure: unknown;
   private waiters: PositionWaiter[] = [];
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartDelayMs = RESTART_FIRST_DELAY_MS;
+  private destroyed = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -145,6 +153,8 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.destroyed = true;
+    clearTimeout(this.restartTimer);
     await this.stop();
   }
 
@@ -348,8 +358,32 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private fail(error: unknown): void {
     this.failure = error;
     this.state = 'failed';
-    this.logger.error(`the saga runner stopped: ${describeError(error)}`);
+    this.logger.error(`the saga runner stopped: ${describeError(error)}; starting it again shortly`);
     this.rejectWaiters(error instanceof Error ? error : new Error(String(error)));
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.destroyed || this.restartTimer !== undefined) return;
+    const delay = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delay * 2, RESTART_MAX_DELAY_MS);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      void this.restart();
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  /** Starts the failed runner again from its checkpoint; a failure schedules the next try. */
+  private async restart(): Promise<void> {
+    if (this.destroyed || this.state !== 'failed') return;
+    try {
+      await this.stop();
+      await this.start();
+    } catch (error) {
+      this.logger.warn(`the saga runner could not start again: ${describeError(error)}`);
+      this.scheduleRestart();
+    }
   }
 
   private rejectWaiters(error: Error): void {
