@@ -26,7 +26,7 @@ const esmOnlyPackages = [
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/scripts'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.browser-spec.ts'],
   transform: {
     '^.+\\.(t|j|mj)s$': ['@swc/jest', swcConfig],
   },

@@ -1,5 +1,5 @@
 // End to end in headless Chromium: the audit viewer served by a running engine (SQLite store,
-// the offline summariser, two tenants by API key) seeded from the pi fixture files. A user gives
+// the offline summariser, two tenants by API key) seeded from both pi fixture files. A user gives
 // the key, opens a session, unfolds a side branch of the tree, selects an entry, compares the
 // contexts across a compaction and sees a compaction made through the API arrive live.
 // Screenshots of each step go to test-artifacts/ui/.
@@ -41,6 +41,7 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
     let engine: HttpHarness;
     let browser: BrowserSession;
     let sessionId: string;
+    let largeSessionId: string;
     let branchTargetId: string;
     let sideBranchHeadId: string;
 
@@ -55,6 +56,7 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
         },
       });
       sessionId = await importFixture(engine, 'before-compaction.jsonl', ALPHA_KEY);
+      largeSessionId = await importFixture(engine, 'large-session.jsonl', ALPHA_KEY);
       const other = session({ sessionId: 'beta-session' }).user('Only tenant beta may see this.');
       await engine.seed(other.header, other.entries, BETA_KEY);
       const tree = (await engine.request('GET', `/sessions/${sessionId}/tree`, { key: ALPHA_KEY }))
@@ -88,7 +90,8 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       await page.keyboard.press('Enter');
       const row = page.locator(`tr[data-session-id="${sessionId}"]`);
       await row.waitFor();
-      expect(await page.locator('tbody tr').count()).toBe(1);
+      await page.locator(`tr[data-session-id="${largeSessionId}"]`).waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(2);
       expect(await page.evaluate("sessionStorage.getItem('strata.apiKey')")).toBe(ALPHA_KEY);
       await eventually(
         () => row.locator('td').nth(4).textContent(),
@@ -103,6 +106,10 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       );
       await page.fill('input.search', 'pi-mono');
       await row.waitFor();
+      await eventually(
+        () => page.locator('tbody tr').count(),
+        (value) => expect(value).toBe(2),
+      );
     });
 
     it('opens a session on its tree, with the side branch folded and the current leaf marked', async () => {
