@@ -1,10 +1,12 @@
 // End to end over real HTTP: the engine behind `npm start` runs the sagas. An answer that
 // reports a context above the threshold, appended through the API by a tenant, is compacted
 // automatically; subscribers see auto_compaction_start, session_compact and auto_compaction_end,
-// and the saga's events carry the session's tenant although no request wrote them.
+// and the saga's events carry the session's tenant although no request wrote them. Imported
+// history over the threshold is left alone until a live answer arrives.
 import type { EventStore } from '@strata/event-store';
-import { sessionStreamName } from '@strata/session';
+import { serializeSessionFile, sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
+import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { ALPHA_KEY, BETA_KEY, TWO_TENANT_KEYS, startHttpEngine, type HttpHarness } from './http-harness';
 import { openEventStream } from './sse-client';
@@ -73,5 +75,62 @@ describe('given an engine with sagas and a session of tenant alpha under the thr
     expect([...tenants]).toEqual(['alpha']);
     const verified = await engine.request('GET', '/sessions/auto-1/verify', { key: ALPHA_KEY });
     expect(verified.body).toMatchObject({ ok: true });
+  });
+});
+
+describe('given an imported session whose last answer is over the threshold', () => {
+  const builder = session({ sessionId: 'imported-over-threshold' });
+  for (let turn = 0; turn < 6; turn += 1) {
+    builder
+      .user(`Step ${turn}: edit src/module-${turn}.ts`)
+      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
+      .toolResult('edit', 'x'.repeat(400))
+      .assistant(`Done with step ${turn}.`);
+  }
+  builder.user('One more step').assistant('Answer.', {
+    usage: { input: 8400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8500 },
+  });
+  let engine: HttpHarness;
+
+  beforeAll(async () => {
+    engine = await startHttpEngine({ settings });
+    const imported = await engine.request('POST', '/sessions/import', {
+      rawBody: serializeSessionFile(builder.header, builder.entries),
+      contentType: 'application/x-ndjson',
+    });
+    expect(imported.status).toBe(201);
+    await engine.app.get(SagaRunner).drain();
+  });
+
+  afterAll(() => engine.close());
+
+  it('leaves the history alone: the imported events are marked, and no attempt starts', async () => {
+    const store = engine.app.get<EventStore>(EVENT_STORE);
+    const origins = new Set<unknown>();
+    for await (const event of store.readStream(sessionStreamName(builder.header.id)))
+      origins.add(event.metadata['origin']);
+    expect([...origins]).toEqual(['import']);
+    const attempts = await engine.request('GET', `/sessions/${builder.header.id}/attempts`);
+    expect(attempts.body).toMatchObject({ items: [] });
+  });
+
+  it('compacts once a live answer arrives over the threshold', async () => {
+    const next = session({ sessionId: builder.header.id, idPrefix: 'n' })
+      .user('Next step')
+      .assistant('Answer.', {
+        usage: { input: 8600, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8700 },
+      });
+    const entries = next.entries.map((entry, index) =>
+      index === 0 ? { ...entry, parentId: builder.lastId } : entry,
+    );
+    const appended = await engine.request('POST', `/sessions/${builder.header.id}/entries`, {
+      body: { entries },
+    });
+    expect(appended.status).toBe(200);
+    await engine.app.get(SagaRunner).drain();
+    const attempts = await engine.request('GET', `/sessions/${builder.header.id}/attempts`);
+    expect(attempts.body).toMatchObject({
+      items: [{ kind: 'compaction', trigger: 'threshold', outcome: 'completed' }],
+    });
   });
 });

@@ -1,6 +1,7 @@
 // The saga runner (DESIGN.md decision 5, docs/decisions/0003): one catch-up subscription to the
 // session streams, filtered to the events the sagas read, resumed from a stored checkpoint.
-// For each event that concerns a saga it loads the session's view, delivers both to the @Saga
+// Events an import wrote (metadata origin `import`) are history and concern no saga. For each
+// event that concerns a saga it loads the session's view, delivers both to the @Saga
 // wrappers through the SagaFeed, and waits until every command they asked for has run before
 // it moves its position on. The checkpoint is stored after such an event (and every so often
 // otherwise), so a crash redelivers at most the events since — at least once, and the ids
@@ -16,6 +17,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import {
+  isImportedEvent,
   parseStoredSessionEvent,
   type CheckpointStore,
   type EventFilter,
@@ -264,6 +266,8 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`skipping an invalid stored event: ${describeError(error)}`);
       return 'no_saga';
     }
+    // Imported history already happened elsewhere: nothing reacts to it as if it were live.
+    if (isImportedEvent(recorded)) return 'no_saga';
     const sagas = SESSION_SAGAS.filter((saga) => saga.handles(event));
     if (sagas.length === 0) return 'no_saga';
     this.eventsDelivered += 1;

@@ -21,6 +21,18 @@ import { importDecider } from './import-decision';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
 
+/**
+ * The metadata key and value that mark an event as imported history: the engine's sagas leave
+ * such events alone (history is not compacted or continued as if it had just happened).
+ */
+export const EVENT_ORIGIN_KEY = 'origin';
+export const IMPORT_ORIGIN = 'import';
+
+/** Whether a stored event was written by an import of a session file. */
+export function isImportedEvent(recorded: { readonly metadata: Readonly<Record<string, unknown>> }): boolean {
+  return recorded.metadata[EVENT_ORIGIN_KEY] === IMPORT_ORIGIN;
+}
+
 /** Progress is reported before writing and every `PROGRESS_INTERVAL` events prepared. */
 export const PROGRESS_INTERVAL = 10_000;
 
@@ -138,6 +150,7 @@ export async function writeSessionImport(
   const progressInterval = options.progressInterval ?? PROGRESS_INTERVAL;
   options.onProgress?.({ kind: 'parsed', sessionId, entryCount: prepared.entries.length });
   const metadata = {
+    [EVENT_ORIGIN_KEY]: IMPORT_ORIGIN,
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
   };
