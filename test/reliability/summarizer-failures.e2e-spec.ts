@@ -191,11 +191,13 @@ describe('a compaction whose summariser fails', () => {
         status: 200,
         body: { outcome: 'failed', error: { code: 'server_error' } },
       });
-      // Each request (the history, and the turn prefix of a split turn) was sent 1 + 2 times.
+      // The request given up on was sent 1 + 2 times. A split turn sends two requests at once
+      // (the history and the turn prefix); the first to give up aborts the other, which may
+      // then have been sent fewer times, never more.
       const sent = endpoint.bodies.slice(requestsBefore);
       const timesEach = [...new Set(sent)].map((body) => sent.filter((other) => other === body).length);
-      expect(timesEach.length).toBeGreaterThan(0);
-      expect(new Set(timesEach)).toEqual(new Set([3]));
+      expect(timesEach).toContain(3);
+      expect(Math.max(...timesEach)).toBe(3);
     } finally {
       await retrying.close();
     }
