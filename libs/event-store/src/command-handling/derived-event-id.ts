@@ -13,3 +13,10 @@ export function derivedEventId(seed: string, index: number): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const DERIVED_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Whether `id` has the shape of a `derivedEventId` (every derived id has it; other ids may too). */
+export function isDerivedEventId(id: string): boolean {
+  return DERIVED_ID_PATTERN.test(id);
+}

@@ -4,7 +4,8 @@
 // read and decide again, a bounded number of times. Events read back are parsed by the
 // caller's `parseEvent` (a trust boundary). Event ids derive from `idSeed` when it is given,
 // so a command handled again (a redelivery) finds its first id already recorded and writes
-// nothing; otherwise they are uuidv7.
+// nothing; otherwise they are uuidv7. With a `FoldedStreamCache` a command reads only the events
+// appended since the cached fold (see folded-stream-cache.ts).
 import { newEventId } from '../ids/uuidv7';
 import { createSealingAppender } from '../integrity/chained-append';
 import {
@@ -15,6 +16,8 @@ import {
   type RecordedEvent,
 } from '../port';
 import { derivedEventId } from './derived-event-id';
+import { foldStream, foldOwnerOf, type FoldStreamRequest, type FoldedStream } from './fold-stream';
+import type { FoldedStreamCache } from './folded-stream-cache';
 
 /** The pure decider a handler drives (STYLE.md habit 1). */
 export interface Decider<Command, Event, State> {
@@ -52,7 +55,7 @@ export const sealingAppender: StreamAppender = createSealingAppender();
 export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
   store.appendToStream(streamId, events, { expectedRevision });
 
-export interface HandleCommandOptions<Event> {
+export interface HandleCommandOptions<Event, State = never> {
   /** Validates and converts an event read back from the store; throws when it is not one. */
   readonly parseEvent: (event: RecordedEvent) => Event;
   /** Event ids become `derivedEventId(idSeed, index)`: a retried command proposes the same ids. */
@@ -65,6 +68,12 @@ export interface HandleCommandOptions<Event> {
   readonly maxAttempts?: number;
   /** `sealingAppender` by default. */
   readonly appender?: StreamAppender;
+  /**
+   * Folds kept between commands: the stream is then read forward from the cached revision
+   * only (and from the start when it no longer holds the cached fold's last event). Without
+   * it, every attempt reads the whole stream.
+   */
+  readonly cache?: FoldedStreamCache<State>;
 }
 
 export interface CommandHandled<Event, State> {
@@ -81,32 +90,10 @@ export interface CommandHandled<Event, State> {
   readonly alreadyHandled: boolean;
 }
 
-interface FoldedStream<State> {
-  readonly state: State;
-  readonly lastEvent: RecordedEvent | undefined;
-  /** Whether an event with this id was read (only looked for when an id is given). */
-  readonly sawEventId: boolean;
-}
-
-async function foldStream<Command, Event extends DomainEvent, State>(
-  store: EventStore,
-  streamId: string,
-  decider: Decider<Command, Event, State>,
-  parseEvent: (event: RecordedEvent) => Event,
-  lookFor: string | undefined,
-): Promise<FoldedStream<State>> {
-  let state = decider.initialState();
-  let lastEvent: RecordedEvent | undefined;
-  let sawEventId = false;
-  for await (const recorded of store.readStream(streamId)) {
-    state = decider.evolve(state, parseEvent(recorded));
-    lastEvent = recorded;
-    if (recorded.id === lookFor) sawEventId = true;
-  }
-  return { state, lastEvent, sawEventId };
-}
-
-function eventIds<Event>(events: readonly Event[], options: HandleCommandOptions<Event>): string[] {
+function eventIds<Event, State>(
+  events: readonly Event[],
+  options: HandleCommandOptions<Event, State>,
+): string[] {
   const { eventIdOf, idSeed } = options;
   return events.map((event, index) => {
     if (eventIdOf) return eventIdOf(event, index);
@@ -123,7 +110,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   streamId: string,
   command: Command,
   decider: Decider<Command, Event, State>,
-  options: HandleCommandOptions<Event>,
+  options: HandleCommandOptions<Event, NoInfer<State>>,
 ): Promise<CommandHandled<Event, State>> {
   const maxAttempts = options.maxAttempts ?? 5;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
@@ -132,8 +119,16 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   const appender = options.appender ?? sealingAppender;
   const firstSeededId =
     options.idSeed !== undefined && !options.eventIdOf ? derivedEventId(options.idSeed, 0) : undefined;
+  const foldRequest: FoldStreamRequest<Command, Event, State> = {
+    store,
+    streamId,
+    decider,
+    parseEvent: options.parseEvent,
+    lookFor: firstSeededId,
+    cache: options.cache,
+  };
   for (let attempt = 1; ; attempt += 1) {
-    const folded = await foldStream(store, streamId, decider, options.parseEvent, firstSeededId);
+    const folded = await foldStream(foldRequest);
     const { state, lastEvent } = folded;
     const revision = lastEvent?.revision ?? null;
     const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
@@ -155,11 +150,13 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         expectedRevision: revision ?? 'no_stream',
         lastEvent,
       });
+      const after = events.reduce((current, event) => decider.evolve(current, event), state);
+      rememberAppend(foldRequest, folded, ids, result, after);
       return {
         events,
         eventIds: ids,
         revision: result.nextExpectedRevision,
-        state: events.reduce((current, event) => decider.evolve(current, event), state),
+        state: after,
         attempts: attempt,
         alreadyHandled: false,
       };
@@ -167,4 +164,29 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;
     }
   }
+}
+
+/**
+ * Extends the cached fold with the handler's own append: the store put exactly these events
+ * after the revision read (the append expected it), so the next command need not read them.
+ */
+function rememberAppend<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+  folded: FoldedStream<State>,
+  ids: readonly string[],
+  result: { readonly nextExpectedRevision: bigint; readonly position: bigint },
+  state: State,
+): void {
+  const { cache } = request;
+  const lastId = ids[ids.length - 1];
+  const { seenIds } = folded;
+  if (cache === undefined || seenIds === undefined || lastId === undefined) return;
+  const before = folded.lastEvent?.revision ?? -1n;
+  if (result.nextExpectedRevision !== before + BigInt(ids.length)) return;
+  ids.forEach((id, index) => seenIds.record(id, before + 1n + BigInt(index)));
+  cache.remember(request.streamId, foldOwnerOf(request), {
+    state,
+    end: { revision: result.nextExpectedRevision, id: lastId, position: result.position, hash: undefined },
+    seenIds,
+  });
 }

@@ -1,0 +1,118 @@
+// Folding a stream for the generic command handler: from the start, or, with a cache, forward
+// from the cached fold after checking that the stream still holds the event the fold ended with
+// (else from the start again). The cache is updated only from events read from the store.
+import type { EventStore, RecordedEvent } from '../port';
+import {
+  SeenDerivedIds,
+  endsFold,
+  foldEndOf,
+  type CachedFold,
+  type FoldOwner,
+  type FoldedStreamCache,
+} from './folded-stream-cache';
+import type { Decider } from './handle-command';
+
+export interface FoldStreamRequest<Command, Event, State> {
+  readonly store: EventStore;
+  readonly streamId: string;
+  readonly decider: Decider<Command, Event, State>;
+  readonly parseEvent: (event: RecordedEvent) => Event;
+  /** An event id to look for (only derived ids are remembered by a cache). */
+  readonly lookFor: string | undefined;
+  readonly cache: FoldedStreamCache<State> | undefined;
+}
+
+export interface FoldedStream<State> {
+  readonly state: State;
+  readonly lastEvent: RecordedEvent | undefined;
+  /** Whether an event with the id looked for is in the stream. */
+  readonly sawEventId: boolean;
+  /** With a cache: the derived ids of this incarnation of the stream, to extend after an append. */
+  readonly seenIds: SeenDerivedIds | undefined;
+}
+
+export function foldOwnerOf<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+): FoldOwner {
+  return { decider: request.decider, parseEvent: request.parseEvent };
+}
+
+/** Reads and folds `streamId`, through the cache when one is given. */
+export async function foldStream<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+): Promise<FoldedStream<State>> {
+  const { cache, streamId } = request;
+  if (cache === undefined) return foldFromStart(request, undefined);
+  const owner = foldOwnerOf(request);
+  const cached = cache.get(streamId, owner);
+  if (cached !== undefined) {
+    const resumed = await foldForward(request, cached);
+    if (resumed !== undefined) {
+      cache.remember(streamId, owner, resumed.fold);
+      return resumed.folded;
+    }
+    cache.forget(streamId, cached);
+  }
+  const folded = await foldFromStart(request, new SeenDerivedIds());
+  if (folded.lastEvent !== undefined && folded.seenIds !== undefined) {
+    cache.remember(streamId, owner, {
+      state: folded.state,
+      end: foldEndOf(folded.lastEvent),
+      seenIds: folded.seenIds,
+    });
+  }
+  return folded;
+}
+
+async function foldFromStart<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+  seenIds: SeenDerivedIds | undefined,
+): Promise<FoldedStream<State>> {
+  const { decider, parseEvent, lookFor } = request;
+  let state = decider.initialState();
+  let lastEvent: RecordedEvent | undefined;
+  let sawEventId = false;
+  for await (const recorded of request.store.readStream(request.streamId)) {
+    state = decider.evolve(state, parseEvent(recorded));
+    lastEvent = recorded;
+    if (recorded.id === lookFor) sawEventId = true;
+    seenIds?.record(recorded.id, recorded.revision);
+  }
+  return { state, lastEvent, sawEventId, seenIds };
+}
+
+/**
+ * Folds the events after `cached.end` onto the cached state. Undefined when the stream no longer
+ * holds the fold's last event at its revision, or its revisions do not follow on.
+ */
+async function foldForward<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+  cached: CachedFold<State>,
+): Promise<{ folded: FoldedStream<State>; fold: CachedFold<State> } | undefined> {
+  const { decider, parseEvent, lookFor } = request;
+  let state = cached.state;
+  let lastEvent: RecordedEvent | undefined;
+  const newEvents: RecordedEvent[] = [];
+  for await (const recorded of request.store.readStream(request.streamId, {
+    fromRevision: cached.end.revision,
+  })) {
+    if (lastEvent === undefined) {
+      if (!endsFold(recorded, cached.end)) return undefined;
+    } else {
+      if (recorded.revision !== lastEvent.revision + 1n) return undefined;
+      state = decider.evolve(state, parseEvent(recorded));
+      newEvents.push(recorded);
+    }
+    lastEvent = recorded;
+  }
+  if (lastEvent === undefined) return undefined;
+  const { seenIds } = cached;
+  for (const recorded of newEvents) seenIds.record(recorded.id, recorded.revision);
+  const sawEventId =
+    lookFor !== undefined &&
+    (seenIds.seenBy(lookFor, cached.end.revision) || newEvents.some((recorded) => recorded.id === lookFor));
+  return {
+    folded: { state, lastEvent, sawEventId, seenIds },
+    fold: { state, end: foldEndOf(lastEvent), seenIds },
+  };
+}

@@ -1,0 +1,151 @@
+// A bounded memory of folded streams for the generic command handler, so that a command on a
+// long stream reads only the events appended since the last command instead of the whole
+// stream. Per stream it keeps the state a decider folded, the event that fold ended with and
+// the derived event ids seen (for the handler's redelivery check). It is a hint, never the
+// truth: the handler reads forward from the cached revision on every command, checks that the
+// stream still holds the event the fold ended with, and folds from the start when it does not
+// (a stream erased, truncated or written anew). Other writers (other processes on the same
+// SQLite file) are therefore seen on the next read, as without the cache.
+//
+// A cached state may be evolved by several callers, so the decider's `evolve` must leave the
+// state it is given valid (a persistent fold: pure, or copy-on-write as the session state is).
+import type { RecordedEvent } from '../port';
+import { isDerivedEventId } from './derived-event-id';
+
+/** How many streams a cache keeps by default. */
+export const DEFAULT_FOLDED_STREAMS = 1_000;
+
+/**
+ * The derived event ids (`derivedEventId`) of one incarnation of a stream, each with its
+ * revision. Shared by the cached folds that extend each other, so a later fold does not copy it;
+ * a fold sees only the ids at or below its own revision.
+ */
+export class SeenDerivedIds {
+  private readonly revisionById = new Map<string, bigint>();
+
+  record(id: string, revision: bigint): void {
+    if (isDerivedEventId(id)) this.revisionById.set(id, revision);
+  }
+
+  /** Whether `id` was recorded at `revision` or before. */
+  seenBy(id: string, revision: bigint): boolean {
+    const recordedAt = this.revisionById.get(id);
+    return recordedAt !== undefined && recordedAt <= revision;
+  }
+}
+
+/** The event a cached fold ended with. */
+export interface FoldEnd {
+  readonly revision: bigint;
+  readonly id: string;
+  /** Global positions are never reused, so a stream written anew cannot match. */
+  readonly position: bigint;
+  /** Its integrity hash, when the fold read the event (unknown after the handler's own append). */
+  readonly hash: string | undefined;
+}
+
+/** A stream folded up to `end`. */
+export interface CachedFold<State> {
+  readonly state: State;
+  readonly end: FoldEnd;
+  readonly seenIds: SeenDerivedIds;
+}
+
+/** Who made a fold: the same decider and event parser always fold the same events alike. */
+export interface FoldOwner {
+  readonly decider: object;
+  readonly parseEvent: (event: RecordedEvent) => unknown;
+}
+
+interface OwnedFold<State> {
+  readonly owner: FoldOwner;
+  readonly fold: CachedFold<State>;
+}
+
+export interface FoldedStreamCacheOptions {
+  /** Streams kept; the least recently used one is dropped first. `DEFAULT_FOLDED_STREAMS` by default. */
+  readonly maxStreams?: number;
+}
+
+/** The end of a fold that read `event` last. */
+export function foldEndOf(event: RecordedEvent): FoldEnd {
+  const hash = event.metadata['hash'];
+  return {
+    revision: event.revision,
+    id: event.id,
+    position: event.position,
+    hash: typeof hash === 'string' ? hash : undefined,
+  };
+}
+
+/** Whether `event`, read at the fold's end revision, is the very event the fold ended with. */
+export function endsFold(event: RecordedEvent, end: FoldEnd): boolean {
+  return (
+    event.revision === end.revision &&
+    event.id === end.id &&
+    event.position === end.position &&
+    (end.hash === undefined || event.metadata['hash'] === end.hash)
+  );
+}
+
+/**
+ * Folded streams, least recently used dropped first. Give one to `handleCommand` as `cache`;
+ * one cache per decider is best (a fold made by another decider or parser is never used, it
+ * is replaced).
+ */
+export class FoldedStreamCache<State> {
+  readonly maxStreams: number;
+  private readonly folds = new Map<string, OwnedFold<State>>();
+
+  constructor(options: FoldedStreamCacheOptions = {}) {
+    const maxStreams = options.maxStreams ?? DEFAULT_FOLDED_STREAMS;
+    if (!Number.isSafeInteger(maxStreams) || maxStreams < 1) {
+      throw new RangeError(`maxStreams must be a positive integer, not ${maxStreams}`);
+    }
+    this.maxStreams = maxStreams;
+  }
+
+  /** How many streams are cached. */
+  get size(): number {
+    return this.folds.size;
+  }
+
+  /** The fold of `streamId` made by `owner`, now the most recently used; undefined when none. */
+  get(streamId: string, owner: FoldOwner): CachedFold<State> | undefined {
+    const cached = this.folds.get(streamId);
+    if (cached === undefined || !sameOwner(cached.owner, owner)) return undefined;
+    this.folds.delete(streamId);
+    this.folds.set(streamId, cached);
+    return cached.fold;
+  }
+
+  /** Keeps `fold` unless the cache holds a later fold of the same incarnation of the stream. */
+  remember(streamId: string, owner: FoldOwner, fold: CachedFold<State>): void {
+    const cached = this.folds.get(streamId);
+    const later =
+      cached !== undefined &&
+      sameOwner(cached.owner, owner) &&
+      cached.fold.seenIds === fold.seenIds &&
+      cached.fold.end.revision > fold.end.revision;
+    this.folds.delete(streamId);
+    this.folds.set(streamId, later ? cached : { owner, fold });
+    while (this.folds.size > this.maxStreams) {
+      const oldest = this.folds.keys().next();
+      if (oldest.done === true) break;
+      this.folds.delete(oldest.value);
+    }
+  }
+
+  /** Drops `fold` of `streamId` (a newer fold stays); every fold of it when none is named. */
+  forget(streamId: string, fold?: CachedFold<State>): void {
+    if (fold === undefined || this.folds.get(streamId)?.fold === fold) this.folds.delete(streamId);
+  }
+
+  clear(): void {
+    this.folds.clear();
+  }
+}
+
+function sameOwner(left: FoldOwner, right: FoldOwner): boolean {
+  return left.decider === right.decider && left.parseEvent === right.parseEvent;
+}
