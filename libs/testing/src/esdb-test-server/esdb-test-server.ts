@@ -25,6 +25,8 @@ export interface EsdbTestServerOptions {
   readonly withoutServerFeatures?: boolean;
   /** The clock for `created` timestamps and `$maxAge` (milliseconds since the epoch). */
   readonly now?: () => number;
+  /** The loopback port to listen on; default 0 (any free port). */
+  readonly port?: number;
 }
 
 export interface EsdbTestServer {
@@ -97,8 +99,10 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   };
   server.addService(ServerFeaturesService, serverFeatures);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, boundPort) =>
-      error === null ? resolve(boundPort) : reject(error),
+    server.bindAsync(
+      `127.0.0.1:${options.port ?? 0}`,
+      ServerCredentials.createInsecure(),
+      (error, boundPort) => (error === null ? resolve(boundPort) : reject(error)),
     );
   });
   let stopped: Promise<void> | undefined;
