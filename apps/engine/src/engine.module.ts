@@ -13,7 +13,12 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
+import {
+  DEFAULT_FOLDED_STREAMS,
+  openEventStore,
+  resolveStoreUrl,
+  type EventStore,
+} from '@strata/event-store';
 import type { Summarizer } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from './attempts/interrupted-attempts.service';
@@ -29,7 +34,7 @@ import { AbortCompactionHandler } from './sessions/abort-compaction/abort-compac
 import { AppendEntriesHandler } from './sessions/append-entries/append-entries.handler';
 import { CompactSessionHandler } from './sessions/compact-session/compact-session.handler';
 import { NavigateSessionHandler } from './sessions/navigate-session/navigate-session.handler';
-import { SessionStreams } from './sessions/session-streams.service';
+import { FOLDED_SESSIONS, SessionStreams } from './sessions/session-streams.service';
 import { SetLabelHandler } from './sessions/set-label/set-label.handler';
 import { StartSessionHandler } from './sessions/start-session/start-session.handler';
 import { loadEngineSettings, parseEngineSettings } from './settings/engine-settings';
@@ -66,6 +71,8 @@ export interface EngineModuleOptions {
    * `interrupted`) at start-up; true by default. Turn off when several engines share the store.
    */
   readonly recoverInterruptedAttempts?: boolean;
+  /** Sessions whose folded state is kept between commands (1,000 by default; 0 keeps none). */
+  readonly foldedSessions?: number;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -130,6 +137,7 @@ export class EngineModule {
       EventStoreLifecycle,
       { provide: CLOCK, useValue: options.clock ?? systemClock },
       { provide: RECOVER_INTERRUPTED_ATTEMPTS, useValue: options.recoverInterruptedAttempts ?? true },
+      { provide: FOLDED_SESSIONS, useValue: options.foldedSessions ?? DEFAULT_FOLDED_STREAMS },
       {
         provide: TOKEN_COUNTER,
         useFactory: (settings: EngineSettings) => createTokenCounter(settings.tokenizer),

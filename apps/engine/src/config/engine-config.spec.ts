@@ -27,6 +27,7 @@ describe('given an empty environment', () => {
       jsonBodyLimitBytes: 8 * 1024 * 1024,
       importBodyLimitBytes: 64 * 1024 * 1024,
       heartbeatMs: 15_000,
+      foldedSessions: 1_000,
       logLevel: 'warn',
     });
   });
@@ -44,6 +45,7 @@ describe('given variables that set everything', () => {
         STRATA_SSE_HEARTBEAT_MS: '5000',
         STRATA_MAX_EVENT_STREAMS: '10',
         STRATA_CONTEXT_CACHE_SESSIONS: '50',
+        STRATA_FOLD_CACHE_SESSIONS: '0',
         STRATA_LOG_LEVEL: 'DEBUG',
         STRATA_API_KEYS: 'acme:0123456789abcdef0123, globex:fedcba9876543210fedc:read',
       },
@@ -58,6 +60,7 @@ describe('given variables that set everything', () => {
       heartbeatMs: 5000,
       maxEventStreams: 10,
       contextCache: { maxSessions: 50 },
+      foldedSessions: 0,
       logLevel: 'debug',
     });
     expect(config.apiKeys).toEqual([
@@ -80,6 +83,7 @@ describe('given invalid variables', () => {
       STRATA_STORE: 'postgres://db',
       STRATA_BODY_LIMIT: 'large',
       STRATA_LOG_LEVEL: 'loud',
+      STRATA_FOLD_CACHE_SESSIONS: 'many',
       STRATA_API_KEYS: 'acme:xyzzy,just-a-key',
     });
     expect(problems).toEqual(
@@ -88,6 +92,7 @@ describe('given invalid variables', () => {
         expect.stringMatching(/^STRATA_STORE: invalid store URL/),
         expect.stringMatching(/^STRATA_BODY_LIMIT: must be a size/),
         expect.stringMatching(/^STRATA_LOG_LEVEL: must be one of/),
+        expect.stringMatching(/^STRATA_FOLD_CACHE_SESSIONS: must be an integer from 0 to 1000000/),
         expect.stringMatching(/^STRATA_API_KEYS entry 1: the key of tenant 'acme' is shorter than 16/),
         expect.stringMatching(/^STRATA_API_KEYS entry 2: must be tenant:key/),
       ]),

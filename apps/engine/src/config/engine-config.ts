@@ -3,7 +3,13 @@
 // misconfigured engine stops before it listens. The table of variables is in the README.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, type StoreLocation } from '@strata/event-store';
+import {
+  DEFAULT_FOLDED_STREAMS,
+  DEFAULT_STORE_URL,
+  StoreUrlError,
+  parseStoreUrl,
+  type StoreLocation,
+} from '@strata/event-store';
 import { z } from 'zod';
 import {
   duplicateKeyProblems,
@@ -38,6 +44,7 @@ export const engineEnvironmentSchema = z.object({
   STRATA_READ_WAIT_MS: integerVariable({ min: 0, max: 60_000, default: 2_000 }),
   STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
   STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
+  STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: DEFAULT_FOLDED_STREAMS }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
 });
 
@@ -60,6 +67,8 @@ export interface EngineConfig {
   /** How long a read waits for the projections to reach the store's head before answering. */
   readonly readWaitMs: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
+  /** Sessions whose folded state the write side keeps between commands; 0 keeps none. */
+  readonly foldedSessions: number;
   readonly logLevel: EngineLogLevel;
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
@@ -141,6 +150,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         ? { maxEntries: values.STRATA_CONTEXT_CACHE_ENTRIES }
         : {}),
     },
+    foldedSessions: values.STRATA_FOLD_CACHE_SESSIONS,
     logLevel: values.STRATA_LOG_LEVEL,
     cwd,
   };

@@ -135,6 +135,7 @@ export function strataApplicationImports(
     EngineModule.forRoot({
       store,
       cwd: config.cwd,
+      foldedSessions: config.foldedSessions,
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
       ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),

@@ -3,9 +3,12 @@
 // bounded retry on conflict). A use case hands it a plan: one decider command, several (decided
 // in turn, appended as one batch), or a function of the current state that names them — so a
 // retry after a conflict decides again on the fresh state (a compaction attaches under the leaf
-// that is current when it is written, not the one it was prepared at).
-import { Inject, Injectable } from '@nestjs/common';
+// that is current when it is written, not the one it was prepared at). Folded sessions are
+// cached per engine, so a command reads only the events appended since the previous one (the
+// cache is always read forward from the store, so other engines writing the same store are seen).
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
+  FoldedStreamCache,
   handleCommand,
   loadSession,
   parseStoredSessionEvent,
@@ -41,16 +44,21 @@ function isCommandList(plan: SessionCommand | readonly SessionCommand[]): plan i
   return Array.isArray(plan);
 }
 
-/** Decides each command on the state left by the previous ones; all events form one append. */
+/**
+ * Decides each command on the state left by the previous ones; all events form one append. The
+ * state is not evolved past the last command: the handler evolves it once more with the whole
+ * batch, and evolving the newest state of a session log twice would make the second a copy.
+ */
 export const sessionPlanDecider: Decider<SessionPlan, SessionEvent, SessionState> = {
   decide(plan, state) {
     const events: SessionEvent[] = [];
+    const commands = commandsOf(plan, state);
     let current = state;
-    for (const command of commandsOf(plan, state)) {
+    commands.forEach((command, index) => {
       const decided = decide(command, current);
-      for (const event of decided) current = evolve(current, event);
+      if (index < commands.length - 1) for (const event of decided) current = evolve(current, event);
       events.push(...decided);
-    }
+    });
     return events;
   },
   evolve,
@@ -86,9 +94,19 @@ function appenderExpecting(expectedRevision: bigint | undefined): StreamAppender
 /** The actor recorded on events the engine writes unless the caller names another. */
 export const ENGINE_ACTOR = 'strata-engine';
 
+/** How many sessions' folds `SessionStreams` keeps (a number; 0 keeps none). */
+export const FOLDED_SESSIONS = Symbol('FOLDED_SESSIONS');
+
 @Injectable()
 export class SessionStreams {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  private readonly folded: FoldedStreamCache<SessionState> | undefined;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Optional() @Inject(FOLDED_SESSIONS) foldedSessions?: number,
+  ) {
+    this.folded = foldedSessions === 0 ? undefined : new FoldedStreamCache({ maxStreams: foldedSessions });
+  }
 
   /** The folded session; throws `SessionNotFoundError` when it was never started. */
   load(sessionId: string): Promise<LoadedSession> {
@@ -105,6 +123,7 @@ export class SessionStreams {
       ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
       metadata: { actor: ENGINE_ACTOR, ...options.metadata },
       appender: appenderExpecting(options.expectedRevision),
+      ...(this.folded !== undefined ? { cache: this.folded } : {}),
     });
   }
 }
