@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark suite (or those named with --suite), writes
 // bench/results/<suite>.json and .svg and bench/results/SUMMARY.md, with progress on stderr.
+// A run of every suite also writes bench/results/run.json (wall and CPU time, load averages).
 //   node bin/run-ts.js bench/run-all.ts [--suite <name>]... [--quick]
 // A quick run uses smaller data sets and fewer iterations and writes to bench/results/quick/.
 import * as fs from 'node:fs';
@@ -10,20 +11,24 @@ import { contextSuite } from './context/context-suite';
 import {
   compareWithBaselines,
   describeMachine,
+  formatDuration,
   markdownSummary,
+  readRunRecord,
   readSuiteResults,
   stderrProgress,
+  writeRunRecord,
   writeSuiteResult,
   type BenchSuite,
   type MeasureSettings,
   type SuiteResult,
 } from './harness';
 import { httpSuite } from './http/http-suite';
+import { importSuite } from './import/import-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { storeSuite } from './store/store-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
-const suites: readonly BenchSuite[] = [contextSuite, storeSuite, projectionSuite, httpSuite];
+const suites: readonly BenchSuite[] = [contextSuite, storeSuite, importSuite, projectionSuite, httpSuite];
 
 const defaultSettings: MeasureSettings = {
   warmupIterations: 2,
@@ -65,9 +70,18 @@ async function main(): Promise<number> {
   const resultsDirectory = path.join(repositoryRoot, 'bench', 'results', ...(quick ? ['quick'] : []));
   const progress = stderrProgress();
   const runStarted = process.hrtime.bigint();
-  progress.note(`running ${selected.map((suite) => suite.name).join(', ')}${quick ? ' (quick)' : ''}`);
-  let failures = 0;
-  for (const suite of selected) {
+  const runStartedAt = new Date();
+  const cpuAtStart = process.cpuUsage();
+  const loadAverageAtStart = roundedLoadAverage();
+  progress.note(
+    `running ${selected.map((suite) => suite.name).join(', ')}${quick ? ' (quick)' : ''} on ` +
+      `${os.cpus().length} cores, load average ${loadAverageAtStart.join(' / ')}`,
+  );
+  const failedSuites: string[] = [];
+  const secondsPerSuite: Record<string, number> = {};
+  for (const [index, suite] of selected.entries()) {
+    progress.note(`suite ${index + 1}/${selected.length}: ${suite.name}`);
+    const suiteStarted = process.hrtime.bigint();
     const scratchDirectory = fs.mkdtempSync(path.join(os.tmpdir(), `strata-bench-${suite.name}-`));
     const startedAt = new Date();
     const machine = describeMachine(repositoryRoot);
@@ -84,11 +98,13 @@ async function main(): Promise<number> {
         durationSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 100) / 10,
         settings,
         machine,
-        loadAverageAtEnd: os.loadavg().map((value) => Math.round(value * 100) / 100),
+        loadAverageAtEnd: roundedLoadAverage(),
         cases: outcome.cases,
         comparisons: compareWithBaselines(outcome.cases),
         notices: outcome.notices,
         facts: outcome.facts,
+        ...(outcome.figures !== undefined ? { figures: outcome.figures } : {}),
+        ...(outcome.tables !== undefined ? { tables: outcome.tables } : {}),
       };
       const written = writeSuiteResult(result, resultsDirectory);
       progress.step(
@@ -97,23 +113,56 @@ async function main(): Promise<number> {
       );
       for (const notice of outcome.notices) progress.step(suite.name, `notice: ${notice}`);
     } catch (error) {
-      failures += 1;
+      failedSuites.push(suite.name);
       progress.step(
         suite.name,
         `FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
     } finally {
       fs.rmSync(scratchDirectory, { recursive: true, force: true });
+      const suiteSeconds = round(Number(process.hrtime.bigint() - suiteStarted) / 1e9);
+      secondsPerSuite[suite.name] = suiteSeconds;
+      progress.note(`suite ${suite.name} took ${formatDuration(suiteSeconds)}`);
     }
+  }
+  const seconds = Number(process.hrtime.bigint() - runStarted) / 1e9;
+  const cpu = process.cpuUsage(cpuAtStart);
+  if (selected.length === suites.length) {
+    writeRunRecord(
+      {
+        startedAt: runStartedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        quick,
+        suites: selected.map((suite) => suite.name),
+        failedSuites,
+        wallSeconds: round(seconds),
+        cpuSeconds: round((cpu.user + cpu.system) / 1e6),
+        secondsPerSuite,
+        loadAverageAtStart,
+        loadAverageAtEnd: roundedLoadAverage(),
+        cpuCount: os.cpus().length,
+      },
+      resultsDirectory,
+    );
   }
   fs.mkdirSync(resultsDirectory, { recursive: true });
   fs.writeFileSync(
     path.join(resultsDirectory, 'SUMMARY.md'),
-    markdownSummary(readSuiteResults(resultsDirectory)),
+    markdownSummary(readSuiteResults(resultsDirectory), readRunRecord(resultsDirectory)),
   );
-  const seconds = Number(process.hrtime.bigint() - runStarted) / 1e9;
-  progress.note(`done in ${seconds.toFixed(1)} s${failures > 0 ? `, ${failures} suite(s) failed` : ''}`);
-  return failures > 0 ? 1 : 0;
+  progress.note(
+    `done in ${formatDuration(seconds)} (${seconds.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU)` +
+      `${failedSuites.length > 0 ? `; failed: ${failedSuites.join(', ')}` : ''}`,
+  );
+  return failedSuites.length > 0 ? 1 : 0;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+function roundedLoadAverage(): number[] {
+  return os.loadavg().map((value) => Math.round(value * 100) / 100);
 }
 
 main().then(

@@ -64,3 +64,19 @@ export function measureRetainedHeap<Value>(build: () => Value): RetainedHeap<Val
   const after = process.memoryUsage().heapUsed;
   return { value, retainedBytes: Math.max(0, after - before) };
 }
+
+/** Like `measureRetainedHeap`, for a value built asynchronously. */
+export async function measureRetainedHeapAsync<Value>(
+  build: () => Promise<Value>,
+): Promise<RetainedHeap<Value>> {
+  const collect = garbageCollector();
+  if (collect === null) return { value: await build(), retainedBytes: null };
+  collect();
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  const value = await build();
+  collect();
+  collect();
+  const after = process.memoryUsage().heapUsed;
+  return { value, retainedBytes: Math.max(0, after - before) };
+}

@@ -1,5 +1,5 @@
 // What a benchmark suite is, what it returns, and the comparisons drawn from its cases.
-import type { CaseResult, MeasureSettings } from './measure';
+import type { CaseResult, CaseRole, MeasureSettings } from './measure';
 import type { MachineDescription } from './machine';
 import type { Progress } from './progress';
 
@@ -13,12 +13,47 @@ export interface SuiteContext {
   readonly scratchDirectory: string;
 }
 
+/** One bar of a figure group: a value that is not a timing (bytes held, a latency percentile). */
+export interface FigureRow {
+  readonly label: string;
+  readonly role: CaseRole;
+  readonly value: number;
+  /** How the value is shown (for instance `2.5 kB/entry (252 MB)`); the bare value otherwise. */
+  readonly display?: string;
+}
+
+/**
+ * Figures measured next to a baseline that are not iteration times: drawn in the suite's chart
+ * after the timed groups and listed in SUMMARY.md. Compared with the group's first baseline.
+ */
+export interface FigureGroup {
+  readonly title: string;
+  /** The unit of `value` (`bytes/entry`, `ms`). */
+  readonly unit: string;
+  /** Whether a smaller value is the better one (memory, latency). */
+  readonly lowerIsBetter: boolean;
+  readonly rows: readonly FigureRow[];
+  /** False when a table of the suite already lists these figures (chart only). Default true. */
+  readonly inSummary?: boolean;
+}
+
+/** A table for SUMMARY.md only (cells already formatted). */
+export interface SummaryTable {
+  readonly title: string;
+  readonly columns: readonly string[];
+  /** Columns whose cells are right-aligned (numbers). */
+  readonly numericColumns?: readonly number[];
+  readonly rows: readonly (readonly string[])[];
+}
+
 export interface SuiteOutcome {
   readonly cases: readonly CaseResult[];
   /** Cases skipped and why, caveats seen during the run. */
   readonly notices: readonly string[];
   /** Facts about the data sets (sizes, message counts, retained memory). */
   readonly facts: Readonly<Record<string, unknown>>;
+  readonly figures?: readonly FigureGroup[];
+  readonly tables?: readonly SummaryTable[];
 }
 
 export interface BenchSuite {
@@ -55,6 +90,33 @@ export interface SuiteResult {
   readonly comparisons: readonly Comparison[];
   readonly notices: readonly string[];
   readonly facts: Readonly<Record<string, unknown>>;
+  /** Absent in result files written before figures existed. */
+  readonly figures?: readonly FigureGroup[];
+  readonly tables?: readonly SummaryTable[];
+}
+
+/** What one `npm run bench` invocation did as a whole (`run.json`, next to the suite results). */
+export interface RunRecord {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly quick: boolean;
+  readonly suites: readonly string[];
+  readonly failedSuites: readonly string[];
+  /** Wall-clock time of the whole run. */
+  readonly wallSeconds: number;
+  /** CPU time of the process (user + system) over the run. */
+  readonly cpuSeconds: number;
+  readonly secondsPerSuite: Readonly<Record<string, number>>;
+  readonly loadAverageAtStart: readonly number[];
+  readonly loadAverageAtEnd: readonly number[];
+  readonly cpuCount: number;
+}
+
+/** The ratio of a figure to its group's first baseline (value / baseline value), if there is one. */
+export function figureRatio(group: FigureGroup, row: FigureRow): number | undefined {
+  const baseline = group.rows.find((candidate) => candidate.role === 'baseline');
+  if (baseline === undefined || row === baseline || baseline.value === 0) return undefined;
+  return row.value / baseline.value;
 }
 
 /** Each subject compared with every baseline of its group (the first one is the primary). */

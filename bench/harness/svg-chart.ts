@@ -1,8 +1,9 @@
 // A small SVG bar chart of one suite: for every group, each case's throughput as a bar next
-// to its baseline's, with the p10–p90 spread as a whisker and the ratio to the baseline.
+// to its baseline's, with the p10–p90 spread as a whisker and the ratio to the baseline; then
+// the suite's figure groups (memory, latency percentiles), a bar per value next to its baseline.
 // Bars are scaled per group (groups measure different things), so compare within a group.
 import { formatMilliseconds, formatPercent, formatRate, type CaseResult } from './measure';
-import { primaryComparison, type Comparison, type SuiteResult } from './suite';
+import { figureRatio, primaryComparison, type Comparison, type FigureGroup, type SuiteResult } from './suite';
 
 const WIDTH = 1180;
 const LABEL_WIDTH = 340;
@@ -85,6 +86,29 @@ function groupRows(
   return { svg, height: members.length * (BAR_HEIGHT + BAR_GAP) };
 }
 
+function figureRows(group: FigureGroup, top: number): { svg: string[]; height: number } {
+  const svg: string[] = [];
+  const largest = Math.max(...group.rows.map((row) => row.value), 1e-9);
+  group.rows.forEach((row, index) => {
+    const y = top + index * (BAR_HEIGHT + BAR_GAP);
+    const middle = y + BAR_HEIGHT / 2;
+    const colour = row.role === 'baseline' ? BASELINE_COLOUR : SUBJECT_COLOUR;
+    const barWidth = Math.max(1, (row.value / largest) * BAR_AREA_WIDTH);
+    const ratio = figureRatio(group, row);
+    const figure = row.display ?? `${row.value} ${group.unit}`;
+    const label =
+      ratio === undefined
+        ? `${figure}${row.role === 'baseline' ? ' · baseline' : ''}`
+        : `${figure} · ×${ratio.toPrecision(3)} the baseline`;
+    svg.push(
+      text(LABEL_WIDTH - 8, middle + 4, row.label, 'font-size="11" text-anchor="end"'),
+      `<rect x="${LABEL_WIDTH}" y="${y}" width="${barWidth.toFixed(1)}" height="${BAR_HEIGHT}" fill="${colour}"/>`,
+      text(LABEL_WIDTH + BAR_AREA_WIDTH + 10, middle + 4, label, 'font-size="11" fill="#202124"'),
+    );
+  });
+  return { svg, height: group.rows.length * (BAR_HEIGHT + BAR_GAP) };
+}
+
 /** The chart of a suite result, as a standalone SVG document. */
 export function renderSuiteChart(result: SuiteResult): string {
   const body: string[] = [];
@@ -96,7 +120,15 @@ export function renderSuiteChart(result: SuiteResult): string {
     body.push(...rows.svg);
     y += rows.height + GROUP_GAP;
   }
-  if (result.cases.length === 0) {
+  for (const group of result.figures ?? []) {
+    const title = `${group.title} (${group.unit}; ${group.lowerIsBetter ? 'shorter' : 'longer'} bar is better)`;
+    body.push(text(12, y + 14, title, 'font-size="13" font-weight="bold" fill="#202124"'));
+    y += GROUP_TITLE_HEIGHT;
+    const rows = figureRows(group, y);
+    body.push(...rows.svg);
+    y += rows.height + GROUP_GAP;
+  }
+  if (result.cases.length === 0 && (result.figures ?? []).length === 0) {
     body.push(text(12, y + 14, 'No case ran (see the notices in the JSON file).', 'font-size="13"'));
     y += 40;
   }
@@ -118,7 +150,7 @@ export function renderSuiteChart(result: SuiteResult): string {
     text(
       160,
       63,
-      'bar = throughput at the median iteration (longer is better); whisker = p90–p10; scaled per group; ratios to the top bar',
+      'bar = throughput at the median iteration (longer is better) unless the group title says otherwise; whisker = p90–p10; scaled per group; ratios to the baseline',
       'font-size="11" fill="#5f6368"',
     ),
   ];

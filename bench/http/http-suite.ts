@@ -9,10 +9,13 @@ import type { SessionEntry } from '@strata/session';
 import { loadEngineConfig } from '../../apps/engine/src/config/engine-config';
 import { createEngineApplication } from '../../apps/engine/src/http/engine-application';
 import {
+  formatRate,
   summariseDurations,
   type BenchSuite,
   type CaseResult,
   type CaseRole,
+  type FigureGroup,
+  type SummaryTable,
   memorySnapshot,
 } from '../harness';
 import { generateSession } from '../context/generate-session';
@@ -39,7 +42,7 @@ interface HttpPlan {
 const fullPlan: HttpPlan = {
   clients: 16,
   rounds: 3,
-  bounds: { clients: 16, maxRequests: 4_000, maxSeconds: 6 },
+  bounds: { clients: 16, maxRequests: 3_000, maxSeconds: 3.5 },
 };
 const quickPlan: HttpPlan = {
   clients: 8,
@@ -159,6 +162,48 @@ function caseResult(scenario: Scenario, runs: readonly LoadRun[], plan: HttpPlan
   };
 }
 
+function latencyOf(result: CaseResult, percentile: 'p50Ms' | 'p99Ms'): number {
+  return Number(result.details[percentile]);
+}
+
+/** p50 and p99 per request for the chart, each scenario next to GET /health. */
+function latencyFigures(cases: readonly CaseResult[], clients: number): FigureGroup[] {
+  return (['p50Ms', 'p99Ms'] as const).map((percentile) => ({
+    title: `latency per request, ${percentile.slice(0, 3)} (${clients} concurrent clients)`,
+    unit: 'ms',
+    lowerIsBetter: true,
+    inSummary: false,
+    rows: cases.map((result) => {
+      const value = latencyOf(result, percentile);
+      return { label: result.label, role: result.role, value, display: `${value.toFixed(1)} ms` };
+    }),
+  }));
+}
+
+/** The table issue 6 asks for: p50 and p99 latency per scenario, next to GET /health's. */
+function latencyTable(cases: readonly CaseResult[], clients: number): SummaryTable {
+  const baseline = cases.find((result) => result.role === 'baseline');
+  const times = (result: CaseResult, percentile: 'p50Ms' | 'p99Ms'): string =>
+    baseline === undefined || result === baseline
+      ? 'baseline'
+      : `×${(latencyOf(result, percentile) / latencyOf(baseline, percentile)).toPrecision(3)}`;
+  return {
+    title: `Latency per request with ${clients} concurrent clients (p50 / p99 over every round)`,
+    columns: ['scenario', 'requests', 'p50', 'p90', 'p99', 'requests/s', 'p50 vs /health', 'p99 vs /health'],
+    numericColumns: [1, 2, 3, 4, 5, 6, 7],
+    rows: cases.map((result) => [
+      result.label,
+      String(result.details['requests']),
+      `${latencyOf(result, 'p50Ms').toFixed(1)} ms`,
+      `${Number(result.details['p90Ms']).toFixed(1)} ms`,
+      `${latencyOf(result, 'p99Ms').toFixed(1)} ms`,
+      formatRate(result.operationsPerSecond),
+      times(result, 'p50Ms'),
+      times(result, 'p99Ms'),
+    ]),
+  };
+}
+
 export const httpSuite: BenchSuite = {
   name: 'http',
   title: 'HTTP API under load on loopback (engine on SQLite) against GET /health of the same app',
@@ -186,7 +231,7 @@ export const httpSuite: BenchSuite = {
       const contextResponse = await fetch(`${baseUrl}/sessions/${readSessionId}/context`);
       const contextBytes = (await contextResponse.arrayBuffer()).byteLength;
       const all = scenarios(baseUrl, readSessionId, plan.clients);
-      const warmup: LoadBounds = { clients: plan.clients, maxRequests: 200, maxSeconds: 2 };
+      const warmup: LoadBounds = { clients: plan.clients, maxRequests: 150, maxSeconds: 1.5 };
       for (const scenario of all) await runLoad(scenario.request, scenario.expectedStatus, warmup);
       const runs = all.map((): LoadRun[] => []);
       for (let round = 0; round < plan.rounds; round += 1) {
@@ -215,6 +260,8 @@ export const httpSuite: BenchSuite = {
       return {
         cases,
         notices,
+        figures: latencyFigures(cases, plan.clients),
+        tables: [latencyTable(cases, plan.clients)],
         facts: {
           plan,
           readSession: {

@@ -1,6 +1,6 @@
 // The cases of suite `projection`: the context at the current leaf through the context
 // projection (warm, after an append; and cold, hydrating the session first) against recomputing
-// it from the stream, and the memory a live session keeps in the projection.
+// it from the stream.
 import { loadSession, type EventStore } from '@strata/event-store';
 import { ContextProjection, readProjectedEvent } from '@strata/projections';
 import {
@@ -9,7 +9,7 @@ import {
   estimateMessageTokens,
   sessionStreamName,
 } from '@strata/session';
-import { garbageCollector, type BenchCase } from '../harness';
+import type { BenchCase } from '../harness';
 import { appendEntry, userTurnEntry, type WrittenSession } from './session-streams';
 
 /** A session being extended by the warm cases: its current leaf and the projection that holds it. */
@@ -91,38 +91,4 @@ export function contextCases(session: LiveSession): BenchCase<unknown>[] {
     run: (projection) => projection.contextAt(session.written.sessionId),
   };
   return [recompute, warm, cold] as BenchCase<unknown>[];
-}
-
-export interface LiveSessionMemory {
-  readonly entries: number;
-  /** Heap kept alive by one hydrated session in a fresh projection; null without a collector. */
-  readonly retainedBytes: number | null;
-  readonly bytesPerEntry: number | null;
-  readonly hydrationMs: number;
-}
-
-/** Hydrates the session into a fresh projection and measures the heap it keeps, across forced collections. */
-export async function liveSessionMemory(
-  store: EventStore,
-  written: WrittenSession,
-): Promise<LiveSessionMemory> {
-  const collect = garbageCollector();
-  collect?.();
-  collect?.();
-  const before = process.memoryUsage().heapUsed;
-  const projection = newContextProjection(store);
-  const started = process.hrtime.bigint();
-  await projection.contextAt(written.sessionId);
-  const hydrationMs = Number(process.hrtime.bigint() - started) / 1e6;
-  collect?.();
-  collect?.();
-  const after = process.memoryUsage().heapUsed;
-  const entries = projection.stats().entries;
-  const retainedBytes = collect === null ? null : Math.max(0, after - before);
-  return {
-    entries,
-    retainedBytes,
-    bytesPerEntry: retainedBytes === null ? null : Math.round(retainedBytes / Math.max(1, entries)),
-    hydrationMs: Math.round(hydrationMs * 10) / 10,
-  };
 }

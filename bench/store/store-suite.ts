@@ -28,7 +28,7 @@ interface StoreSettings {
 }
 
 const fullSizes: StorePlanSizes = {
-  sqliteAppendEvents: { 1: 1_000, 10: 5_000, 100: 10_000 },
+  sqliteAppendEvents: { 1: 1_000, 10: 3_000, 100: 6_000 },
   sqliteSmallEvents: 10_000,
   sqliteReadEvents: 20_000,
   esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
@@ -44,10 +44,10 @@ const quickSizes: StorePlanSizes = {
 };
 
 const fullSettings: StoreSettings = {
-  append: { warmupIterations: 1, iterations: 11, maxSeconds: 15, minIterations: 5 },
-  esdbAppend: { warmupIterations: 1, iterations: 6, maxSeconds: 10, minIterations: 4 },
-  read: { warmupIterations: 2, iterations: 20, maxSeconds: 10, minIterations: 5 },
-  esdbRead: { warmupIterations: 1, iterations: 7, maxSeconds: 12, minIterations: 4 },
+  append: { warmupIterations: 1, iterations: 11, maxSeconds: 8, minIterations: 5 },
+  esdbAppend: { warmupIterations: 1, iterations: 5, maxSeconds: 5, minIterations: 4 },
+  read: { warmupIterations: 2, iterations: 20, maxSeconds: 6, minIterations: 5 },
+  esdbRead: { warmupIterations: 1, iterations: 6, maxSeconds: 6, minIterations: 4 },
 };
 
 const quickSettings: StoreSettings = {
