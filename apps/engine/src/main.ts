@@ -1,7 +1,9 @@
 // `npm start`: validates the configuration from the environment, serves the engine (port 3000,
 // the SQLite store in ./data and the offline summariser unless configured otherwise), and says
-// where the API and its documentation are.
+// where the API and its documentation are. A store that cannot be reached yet is waited for
+// (STRATA_STORE_WAIT_MS) before the application is built.
 import 'reflect-metadata';
+import { openEventStore } from '@strata/event-store';
 import {
   ConfigurationError,
   describeStore,
@@ -10,6 +12,7 @@ import {
 } from './config/engine-config';
 import { createEngineApplication } from './http/engine-application';
 import { SettingsValidationError } from './settings/settings-validation-error';
+import { StoreUnreachableError, waitForStore } from './startup/wait-for-store';
 import { TenantDirectory } from './tenancy/tenant-directory';
 
 function startupMessage(config: EngineConfig, url: string): string {
@@ -29,8 +32,23 @@ function startupMessage(config: EngineConfig, url: string): string {
   ].join('\n');
 }
 
+/** Waits, printing each try, until the store answers (an EventStoreDB node may still be starting). */
+async function storeReachable(config: EngineConfig): Promise<void> {
+  const store = openEventStore(config.storeUrl, { cwd: config.cwd });
+  try {
+    await waitForStore(store, {
+      timeoutMs: config.storeWaitMs,
+      storeDescription: describeStore(config.storeLocation),
+      onWaiting: (message) => process.stderr.write(`Strata engine: ${message}\n`),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
 async function bootstrap(): Promise<void> {
   const config = loadEngineConfig(process.env);
+  await storeReachable(config);
   const app = await createEngineApplication(config);
   app.enableShutdownHooks();
   await (config.host !== undefined ? app.listen(config.port, config.host) : app.listen(config.port));
@@ -43,7 +61,11 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  if (error instanceof ConfigurationError || error instanceof SettingsValidationError) {
+  if (
+    error instanceof ConfigurationError ||
+    error instanceof SettingsValidationError ||
+    error instanceof StoreUnreachableError
+  ) {
     process.stderr.write(`Strata engine: ${error.message}\n`);
   } else {
     process.stderr.write(

@@ -15,6 +15,8 @@ export interface EngineProcessOptions {
   readonly directory: string;
   readonly settings?: EngineSettingsInput;
   readonly environment?: Readonly<Record<string, string>>;
+  /** Told everything the process has written to stderr so far, on each new chunk. */
+  readonly onStderr?: (stderr: string) => void;
 }
 
 export interface EngineProcess {
@@ -51,7 +53,10 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   });
   let stdout = '';
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    options.onStderr?.(stderr);
+  });
   const exited = new Promise<number | NodeJS.Signals | null>((resolveExit) =>
     child.once('exit', (code, signal) => resolveExit(signal ?? code)),
   );

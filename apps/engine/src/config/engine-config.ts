@@ -42,6 +42,7 @@ export const engineEnvironmentSchema = z.object({
   STRATA_SSE_HEARTBEAT_MS: integerVariable({ min: 100, max: 300_000, default: 15_000 }),
   STRATA_MAX_EVENT_STREAMS: integerVariable({ min: 1, max: 100_000, default: 256 }),
   STRATA_READ_WAIT_MS: integerVariable({ min: 0, max: 60_000, default: 2_000 }),
+  STRATA_STORE_WAIT_MS: integerVariable({ min: 0, max: 3_600_000, default: 60_000 }),
   STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
   STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: DEFAULT_FOLDED_STREAMS }),
@@ -66,6 +67,8 @@ export interface EngineConfig {
   readonly maxEventStreams: number;
   /** How long a read waits for the projections to reach the store's head before answering. */
   readonly readWaitMs: number;
+  /** How long `npm start` waits for an unreachable store before giving up. */
+  readonly storeWaitMs: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** Sessions whose folded state the write side keeps between commands; 0 keeps none. */
   readonly foldedSessions: number;
@@ -142,6 +145,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     heartbeatMs: values.STRATA_SSE_HEARTBEAT_MS,
     maxEventStreams: values.STRATA_MAX_EVENT_STREAMS,
     readWaitMs: values.STRATA_READ_WAIT_MS,
+    storeWaitMs: values.STRATA_STORE_WAIT_MS,
     contextCache: {
       ...(values.STRATA_CONTEXT_CACHE_SESSIONS !== undefined
         ? { maxSessions: values.STRATA_CONTEXT_CACHE_SESSIONS }
