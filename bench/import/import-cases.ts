@@ -123,7 +123,7 @@ export function importCases(
     ...common,
     name: `import/${file.name}/raw-sqlite`,
     role: 'baseline',
-    label: 'raw better-sqlite3: JSON.parse per line, one row per line, one transaction',
+    label: 'raw better-sqlite3: JSON.parse, a row per line, 1 transaction',
     setup: () => {
       const database = freshDatabase(scratchDirectory, 'raw-import');
       return { raw: new RawSqliteEvents(database.filename), remove: database.remove };
@@ -142,14 +142,14 @@ export function importCases(
     ...common,
     name: `import/${file.name}/prepare-only`,
     role: 'subject',
-    label: 'prepareSessionImport only (parse, validate, migrate, check; no store)',
+    label: 'prepareSessionImport only (no store)',
     run: () => prepareSessionImport(file.bytes).entries.length,
   };
   const library: BenchCase<StoreState> = {
     ...common,
     name: `import/${file.name}/library`,
     role: 'subject',
-    label: 'importSessionFile into a fresh SqliteEventStore (strata import)',
+    label: 'importSessionFile into SQLite (strata import)',
     setup: () => {
       const database = freshDatabase(scratchDirectory, 'strata-import');
       return { store: new SqliteEventStore({ filename: database.filename }), remove: database.remove };
@@ -166,7 +166,7 @@ export function importCases(
     ...common,
     name: `import/${file.name}/http-answer`,
     role: 'subject',
-    label: 'engine: POST /sessions/import, until the 201 answer',
+    label: 'engine: POST /sessions/import, until the answer',
     setup: httpSetup,
     run: ({ body }) => postImport(engine, body),
     // The read models and sagas follow the import in the background: let them finish untimed,
@@ -177,7 +177,7 @@ export function importCases(
     ...common,
     name: `import/${file.name}/http-caught-up`,
     role: 'subject',
-    label: 'engine: POST /sessions/import, until readable and the sagas idle',
+    label: 'engine: POST /sessions/import, until caught up',
     setup: httpSetup,
     run: async ({ sessionId, body }) => {
       await postImport(engine, body);
