@@ -13,12 +13,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import {
-  DEFAULT_FOLDED_STREAMS,
-  openEventStore,
-  resolveStoreUrl,
-  type EventStore,
-} from '@strata/event-store';
+import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
 import type { Summarizer } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from './attempts/interrupted-attempts.service';
@@ -34,7 +29,12 @@ import { AbortCompactionHandler } from './sessions/abort-compaction/abort-compac
 import { AppendEntriesHandler } from './sessions/append-entries/append-entries.handler';
 import { CompactSessionHandler } from './sessions/compact-session/compact-session.handler';
 import { NavigateSessionHandler } from './sessions/navigate-session/navigate-session.handler';
-import { FOLDED_SESSIONS, SessionStreams } from './sessions/session-streams.service';
+import {
+  DEFAULT_SESSION_FOLD_BOUNDS,
+  SESSION_FOLD_BOUNDS,
+  SessionStreams,
+  type SessionFoldBounds,
+} from './sessions/session-streams.service';
 import { SetLabelHandler } from './sessions/set-label/set-label.handler';
 import { StartSessionHandler } from './sessions/start-session/start-session.handler';
 import { loadEngineSettings, parseEngineSettings } from './settings/engine-settings';
@@ -71,8 +71,8 @@ export interface EngineModuleOptions {
    * `interrupted`) at start-up; true by default. Turn off when several engines share the store.
    */
   readonly recoverInterruptedAttempts?: boolean;
-  /** Sessions whose folded state is kept between commands (1,000 by default; 0 keeps none). */
-  readonly foldedSessions?: number;
+  /** How much folded session state is kept between commands (1,000 sessions, 1,000,000 entries by default). */
+  readonly foldCache?: Partial<SessionFoldBounds>;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -137,7 +137,7 @@ export class EngineModule {
       EventStoreLifecycle,
       { provide: CLOCK, useValue: options.clock ?? systemClock },
       { provide: RECOVER_INTERRUPTED_ATTEMPTS, useValue: options.recoverInterruptedAttempts ?? true },
-      { provide: FOLDED_SESSIONS, useValue: options.foldedSessions ?? DEFAULT_FOLDED_STREAMS },
+      { provide: SESSION_FOLD_BOUNDS, useValue: { ...DEFAULT_SESSION_FOLD_BOUNDS, ...options.foldCache } },
       {
         provide: TOKEN_COUNTER,
         useFactory: (settings: EngineSettings) => createTokenCounter(settings.tokenizer),

@@ -27,7 +27,7 @@ describe('given an empty environment', () => {
       jsonBodyLimitBytes: 8 * 1024 * 1024,
       importBodyLimitBytes: 64 * 1024 * 1024,
       heartbeatMs: 15_000,
-      foldedSessions: 1_000,
+      foldCache: { maxSessions: 1_000, maxEntries: 1_000_000 },
       logLevel: 'warn',
     });
   });
@@ -46,6 +46,7 @@ describe('given variables that set everything', () => {
         STRATA_MAX_EVENT_STREAMS: '10',
         STRATA_CONTEXT_CACHE_SESSIONS: '50',
         STRATA_FOLD_CACHE_SESSIONS: '0',
+        STRATA_FOLD_CACHE_ENTRIES: '5000',
         STRATA_LOG_LEVEL: 'DEBUG',
         STRATA_API_KEYS: 'acme:0123456789abcdef0123, globex:fedcba9876543210fedc:read',
       },
@@ -60,7 +61,7 @@ describe('given variables that set everything', () => {
       heartbeatMs: 5000,
       maxEventStreams: 10,
       contextCache: { maxSessions: 50 },
-      foldedSessions: 0,
+      foldCache: { maxSessions: 0, maxEntries: 5000 },
       logLevel: 'debug',
     });
     expect(config.apiKeys).toEqual([

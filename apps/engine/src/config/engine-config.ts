@@ -3,13 +3,7 @@
 // misconfigured engine stops before it listens. The table of variables is in the README.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  DEFAULT_FOLDED_STREAMS,
-  DEFAULT_STORE_URL,
-  StoreUrlError,
-  parseStoreUrl,
-  type StoreLocation,
-} from '@strata/event-store';
+import { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, type StoreLocation } from '@strata/event-store';
 import { z } from 'zod';
 import {
   duplicateKeyProblems,
@@ -45,7 +39,8 @@ export const engineEnvironmentSchema = z.object({
   STRATA_STORE_WAIT_MS: integerVariable({ min: 0, max: 3_600_000, default: 60_000 }),
   STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
   STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
-  STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: DEFAULT_FOLDED_STREAMS }),
+  STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
+  STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 1_000_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
 });
 
@@ -70,8 +65,8 @@ export interface EngineConfig {
   /** How long `npm start` waits for an unreachable store before giving up. */
   readonly storeWaitMs: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
-  /** Sessions whose folded state the write side keeps between commands; 0 keeps none. */
-  readonly foldedSessions: number;
+  /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
+  readonly foldCache: { readonly maxSessions: number; readonly maxEntries: number };
   readonly logLevel: EngineLogLevel;
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
@@ -154,7 +149,10 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         ? { maxEntries: values.STRATA_CONTEXT_CACHE_ENTRIES }
         : {}),
     },
-    foldedSessions: values.STRATA_FOLD_CACHE_SESSIONS,
+    foldCache: {
+      maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
+      maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,
+    },
     logLevel: values.STRATA_LOG_LEVEL,
     cwd,
   };

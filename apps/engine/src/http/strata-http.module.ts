@@ -135,7 +135,7 @@ export function strataApplicationImports(
     EngineModule.forRoot({
       store,
       cwd: config.cwd,
-      foldedSessions: config.foldedSessions,
+      foldCache: config.foldCache,
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
       ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),

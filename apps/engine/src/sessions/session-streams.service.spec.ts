@@ -85,9 +85,12 @@ describe('SessionStreams', () => {
       expect(written.state.status === 'active' && written.state.leafId).toBe(entries[60]!.id);
     });
 
-    it('reads the whole stream for every command when it keeps no folds (0)', async () => {
+    it.each([
+      ['it keeps no sessions', { maxSessions: 0, maxEntries: 1_000 }],
+      ['the session has more entries than it keeps', { maxSessions: 10, maxEntries: 9 }],
+    ])('reads the whole stream for every command when %s', async (_case, bounds) => {
       const counting = countingReads(new InMemoryEventStore());
-      const streams = new SessionStreams(counting.store, 0);
+      const streams = new SessionStreams(counting.store, bounds);
       await start(streams);
       await appendOneByOne(streams, chain('e', 10));
       const before = counting.eventsRead();

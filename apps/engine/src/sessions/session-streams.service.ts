@@ -94,8 +94,22 @@ function appenderExpecting(expectedRevision: bigint | undefined): StreamAppender
 /** The actor recorded on events the engine writes unless the caller names another. */
 export const ENGINE_ACTOR = 'strata-engine';
 
-/** How many sessions' folds `SessionStreams` keeps (a number; 0 keeps none). */
-export const FOLDED_SESSIONS = Symbol('FOLDED_SESSIONS');
+/** How much of the folded sessions `SessionStreams` keeps between commands. */
+export interface SessionFoldBounds {
+  /** Sessions kept (the least recently written goes first); 0 keeps none. */
+  readonly maxSessions: number;
+  /** Entries of all kept sessions together. */
+  readonly maxEntries: number;
+}
+
+export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_000, maxEntries: 1_000_000 };
+
+/** The `SessionFoldBounds` of the engine. */
+export const SESSION_FOLD_BOUNDS = Symbol('SESSION_FOLD_BOUNDS');
+
+function entryCountOf(state: SessionState): number {
+  return state.status === 'active' ? state.entryCount : 0;
+}
 
 @Injectable()
 export class SessionStreams {
@@ -103,9 +117,16 @@ export class SessionStreams {
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Optional() @Inject(FOLDED_SESSIONS) foldedSessions?: number,
+    @Optional() @Inject(SESSION_FOLD_BOUNDS) bounds: SessionFoldBounds = DEFAULT_SESSION_FOLD_BOUNDS,
   ) {
-    this.folded = foldedSessions === 0 ? undefined : new FoldedStreamCache({ maxStreams: foldedSessions });
+    this.folded =
+      bounds.maxSessions === 0
+        ? undefined
+        : new FoldedStreamCache({
+            maxStreams: bounds.maxSessions,
+            maxWeight: bounds.maxEntries,
+            weightOf: entryCountOf,
+          });
   }
 
   /** The folded session; throws `SessionNotFoundError` when it was never started. */

@@ -26,6 +26,20 @@ describe('FoldedStreamCache', () => {
       expect(cache.size).toBe(2);
     });
 
+    it('drops the least recently used streams while the folds weigh more than the bound', () => {
+      const cache = new FoldedStreamCache<number>({ maxWeight: 10, weightOf: (state) => state });
+      const weighing = (state: number): CachedFold<number> => ({ ...foldAt(0n), state });
+      cache.remember('a', owner, weighing(4));
+      cache.remember('b', owner, weighing(4));
+      expect(cache.get('a', owner)).toBeDefined();
+      cache.remember('c', owner, weighing(5));
+      expect(cache.get('b', owner)).toBeUndefined();
+      expect([cache.size, cache.weight]).toEqual([2, 9]);
+      cache.remember('d', owner, weighing(11));
+      expect(cache.get('d', owner)).toBeUndefined();
+      expect([cache.size, cache.weight]).toEqual([2, 9]);
+    });
+
     it('refuses a bound below one', () => {
       expect(() => new FoldedStreamCache({ maxStreams: 0 })).toThrow(RangeError);
     });

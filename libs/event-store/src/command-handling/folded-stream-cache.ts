@@ -60,11 +60,16 @@ export interface FoldOwner {
 interface OwnedFold<State> {
   readonly owner: FoldOwner;
   readonly fold: CachedFold<State>;
+  readonly weight: number;
 }
 
-export interface FoldedStreamCacheOptions {
+export interface FoldedStreamCacheOptions<State> {
   /** Streams kept; the least recently used one is dropped first. `DEFAULT_FOLDED_STREAMS` by default. */
   readonly maxStreams?: number;
+  /** The most total weight kept; a fold heavier than this alone is not kept. Unbounded by default. */
+  readonly maxWeight?: number;
+  /** The weight of a folded state (its size in the caller's unit, e.g. entries). 1 by default. */
+  readonly weightOf?: (state: State) => number;
 }
 
 /** The end of a fold that read `event` last. */
@@ -89,20 +94,31 @@ export function endsFold(event: RecordedEvent, end: FoldEnd): boolean {
 }
 
 /**
- * Folded streams, least recently used dropped first. Give one to `handleCommand` as `cache`;
+ * Folded streams, least recently used dropped first when there are more than `maxStreams` or
+ * they weigh more than `maxWeight`. Give one to `handleCommand` as `cache`;
  * one cache per decider is best (a fold made by another decider or parser is never used, it
  * is replaced).
  */
 export class FoldedStreamCache<State> {
   readonly maxStreams: number;
+  readonly maxWeight: number;
+  /** Method syntax: a cache of a narrower state stays usable where a wider one is expected. */
+  private readonly weigher: { weigh(state: State): number };
   private readonly folds = new Map<string, OwnedFold<State>>();
+  private totalWeight = 0;
 
-  constructor(options: FoldedStreamCacheOptions = {}) {
+  constructor(options: FoldedStreamCacheOptions<State> = {}) {
     const maxStreams = options.maxStreams ?? DEFAULT_FOLDED_STREAMS;
     if (!Number.isSafeInteger(maxStreams) || maxStreams < 1) {
       throw new RangeError(`maxStreams must be a positive integer, not ${maxStreams}`);
     }
+    const maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
+    if (Number.isNaN(maxWeight) || maxWeight < 0) {
+      throw new RangeError(`maxWeight must not be negative, not ${maxWeight}`);
+    }
     this.maxStreams = maxStreams;
+    this.maxWeight = maxWeight;
+    this.weigher = { weigh: options.weightOf ?? (() => 1) };
   }
 
   /** How many streams are cached. */
@@ -110,12 +126,17 @@ export class FoldedStreamCache<State> {
     return this.folds.size;
   }
 
+  /** The total weight of the folds kept. */
+  get weight(): number {
+    return this.totalWeight;
+  }
+
   /** The fold of `streamId` made by `owner`, now the most recently used; undefined when none. */
   get(streamId: string, owner: FoldOwner): CachedFold<State> | undefined {
     const cached = this.folds.get(streamId);
     if (cached === undefined || !sameOwner(cached.owner, owner)) return undefined;
-    this.folds.delete(streamId);
-    this.folds.set(streamId, cached);
+    this.drop(streamId);
+    this.keep(streamId, cached);
     return cached.fold;
   }
 
@@ -127,22 +148,37 @@ export class FoldedStreamCache<State> {
       sameOwner(cached.owner, owner) &&
       cached.fold.seenIds === fold.seenIds &&
       cached.fold.end.revision > fold.end.revision;
-    this.folds.delete(streamId);
-    this.folds.set(streamId, later ? cached : { owner, fold });
-    while (this.folds.size > this.maxStreams) {
+    const kept = later ? cached : { owner, fold, weight: this.weigher.weigh(fold.state) };
+    this.drop(streamId);
+    if (kept.weight > this.maxWeight) return;
+    this.keep(streamId, kept);
+    while (this.folds.size > this.maxStreams || this.totalWeight > this.maxWeight) {
       const oldest = this.folds.keys().next();
       if (oldest.done === true) break;
-      this.folds.delete(oldest.value);
+      this.drop(oldest.value);
     }
   }
 
   /** Drops `fold` of `streamId` (a newer fold stays); every fold of it when none is named. */
   forget(streamId: string, fold?: CachedFold<State>): void {
-    if (fold === undefined || this.folds.get(streamId)?.fold === fold) this.folds.delete(streamId);
+    if (fold === undefined || this.folds.get(streamId)?.fold === fold) this.drop(streamId);
   }
 
   clear(): void {
     this.folds.clear();
+    this.totalWeight = 0;
+  }
+
+  private keep(streamId: string, owned: OwnedFold<State>): void {
+    this.folds.set(streamId, owned);
+    this.totalWeight += owned.weight;
+  }
+
+  private drop(streamId: string): void {
+    const owned = this.folds.get(streamId);
+    if (owned === undefined) return;
+    this.folds.delete(streamId);
+    this.totalWeight -= owned.weight;
   }
 }
 

@@ -55,6 +55,7 @@ export const sealingAppender: StreamAppender = createSealingAppender();
 export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
   store.appendToStream(streamId, events, { expectedRevision });
 
+/** `State` (the decider's) only types `cache`; leave it out when no cache is given. */
 export interface HandleCommandOptions<Event, State = never> {
   /** Validates and converts an event read back from the store; throws when it is not one. */
   readonly parseEvent: (event: RecordedEvent) => Event;
