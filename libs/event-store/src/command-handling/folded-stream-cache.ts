@@ -94,15 +94,14 @@ export function endsFold(event: RecordedEvent, end: FoldEnd): boolean {
 }
 
 /**
- * Folded streams, least recently used dropped first when there are more than `maxStreams` or
- * they weigh more than `maxWeight`. Give one to `handleCommand` as `cache`;
- * one cache per decider is best (a fold made by another decider or parser is never used, it
- * is replaced).
+ * Folded streams, the least recently used dropped first while there are more than `maxStreams`
+ * or they weigh more than `maxWeight`. Give one to `handleCommand` as `cache`. One cache per
+ * decider is best: a fold made by another decider or parser is never used, only replaced.
  */
 export class FoldedStreamCache<State> {
   readonly maxStreams: number;
   readonly maxWeight: number;
-  /** Method syntax: a cache of a narrower state stays usable where a wider one is expected. */
+  /** Method syntax keeps the class covariant in State (`HandleCommandOptions` defaults it to never). */
   private readonly weigher: { weigh(state: State): number };
   private readonly folds = new Map<string, OwnedFold<State>>();
   private totalWeight = 0;
