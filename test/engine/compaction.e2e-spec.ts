@@ -9,14 +9,7 @@ import { startEngine, typesOf, type EngineHarness } from './engine-harness';
 
 /** Six turns, each editing one file with a 400-character tool result. */
 function sixTurns(builder: SessionBuilder = session()): SessionBuilder {
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(6);
 }
 
 function completed(result: CompactionResult): Extract<CompactionResult, { outcome: 'completed' }> {

@@ -20,13 +20,7 @@ const settings = {
 /** Six edit turns, then an answer above the 8,000-token threshold. */
 function overThreshold(): SessionBuilder {
   const builder = session();
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
+  builder.editTurns(6);
   return builder.user('One more step').assistant('Done.', { usage: usageOf(8500) });
 }
 

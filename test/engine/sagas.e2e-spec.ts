@@ -22,14 +22,7 @@ const OVERFLOW_ERROR = 'prompt is too long: 12000 tokens > 10000 maximum';
 
 /** Six turns editing one file each; every answer reports well under the threshold. */
 function sixTurns(builder: SessionBuilder = session()): SessionBuilder {
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(6);
 }
 
 function ofType(events: readonly RecordedEvent[], type: string): RecordedEvent[] {

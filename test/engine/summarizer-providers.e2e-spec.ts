@@ -8,14 +8,7 @@ import { ProviderServer, anthropicMessage, chatCompletion } from './provider-ser
 
 function sixTurns(): SessionBuilder {
   const builder = session();
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(6);
 }
 
 const builder = sixTurns();

@@ -18,13 +18,7 @@ const settings = {
 
 describe('given an engine with sagas and a session of tenant alpha under the threshold', () => {
   const builder = session({ sessionId: 'auto-1' });
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
+  builder.editTurns(6);
   let engine: HttpHarness;
 
   beforeAll(async () => {
@@ -80,13 +74,7 @@ describe('given an engine with sagas and a session of tenant alpha under the thr
 
 describe('given an imported session whose last answer is over the threshold', () => {
   const builder = session({ sessionId: 'imported-over-threshold' });
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
+  builder.editTurns(6);
   builder.user('One more step').assistant('Answer.', {
     usage: { input: 8400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8500 },
   });

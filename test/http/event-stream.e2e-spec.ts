@@ -5,14 +5,7 @@ import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
 import { openEventStream, type EventStreamConnection, type ReceivedEvent } from './sse-client';
 
 function turns(builder: SessionBuilder, count: number): SessionBuilder {
-  for (let turn = 0; turn < count; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(count);
 }
 
 const settings = { compaction: { keepRecentTokens: 250 }, branchSummary: { enabled: true } };

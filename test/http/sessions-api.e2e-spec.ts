@@ -23,14 +23,7 @@ import {
 import { startHttpEngine, type ApiResponse, type HttpHarness } from './http-harness';
 
 function fourTurns(builder: SessionBuilder): SessionBuilder {
-  for (let turn = 0; turn < 4; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(4);
 }
 
 function answer<Schema extends z.ZodType>(

@@ -17,14 +17,7 @@ import {
 import { openEventStream } from './sse-client';
 
 function turns(builder: SessionBuilder, count: number): SessionBuilder {
-  for (let turn = 0; turn < count; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(count);
 }
 
 const alphaSession = turns(session({ sessionId: 'tenant-alpha-1', cwd: '/alpha' }), 3);

@@ -42,14 +42,7 @@ function start(): Promise<EngineProcess> {
 /** Six edit turns: enough history for a compaction to have something to summarise. */
 function conversation(sessionId: string): SessionBuilder {
   const builder = session({ sessionId });
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
-  return builder;
+  return builder.editTurns(6);
 }
 
 async function seed(running: EngineProcess, builder: SessionBuilder): Promise<void> {

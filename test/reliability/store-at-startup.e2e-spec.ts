@@ -3,22 +3,12 @@
 // stderr, and serves once the node answers; when the node never comes within
 // STRATA_STORE_WAIT_MS it exits 1 with a message naming the store, not a stack trace.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
+import { freeLoopbackPort, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { startEngineProcess, type EngineProcess } from './support/engine-process';
 
 jest.setTimeout(120_000);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('the engine started before its EventStoreDB node', () => {
   let directory: string;
@@ -28,7 +18,7 @@ describe('the engine started before its EventStoreDB node', () => {
 
   beforeEach(async () => {
     directory = mkdtempSync(join(tmpdir(), 'strata-store-wait-'));
-    port = await freePort();
+    port = await freeLoopbackPort();
   });
 
   afterEach(async () => {

@@ -116,13 +116,7 @@ describe('an engine on EventStoreDB whose link to the store is cut, then restore
 
   it('compacts automatically again after the outage (the sagas resumed their subscription)', async () => {
     const builder = session({ sessionId: 'over-threshold-after-outage' });
-    for (let turn = 0; turn < 6; turn += 1) {
-      builder
-        .user(`Step ${turn}: edit src/module-${turn}.ts`)
-        .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-        .toolResult('edit', 'x'.repeat(400))
-        .assistant(`Done with step ${turn}.`);
-    }
+    builder.editTurns(6);
     builder.user('One more step').assistant('Done.', {
       usage: { input: 8_400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8_500 },
     });

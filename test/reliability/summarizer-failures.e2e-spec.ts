@@ -111,13 +111,7 @@ afterAll(async () => {
 async function freshSession(): Promise<SessionBuilder> {
   sessionNumber += 1;
   const builder = session({ sessionId: `summariser-${sessionNumber}` });
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
+  builder.editTurns(6);
   await engine.seed(builder.header, builder.entries);
   return builder;
 }

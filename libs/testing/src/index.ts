@@ -5,3 +5,4 @@ export * from './session-arbitraries';
 export * from './decider-specification';
 export * from './esdb-test-server';
 export * from './scripted-summarizer';
+export * from './loopback-port';

@@ -72,3 +72,31 @@ describe('a builder moved back with branchFrom', () => {
     expect(() => session().user('one').branchFrom('nope')).toThrow(/unknown entry id/);
   });
 });
+
+describe('editTurns', () => {
+  it('appends whole edit turns, numbered from the first asked for, each call answered', () => {
+    const entries = session().editTurns(2, { first: 3, resultLength: 10 }).entries;
+    expect(entries).toHaveLength(8);
+    const messages = entries.map((entry) => (entry.type === 'message' ? entry.message : undefined));
+    expect(messages[0]).toMatchObject({ role: 'user', content: 'Step 3: edit src/module-3.ts' });
+    const call = messages[1];
+    const result = messages[2];
+    expect(call).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'toolCall', name: 'edit', arguments: { path: 'src/module-3.ts' } }],
+    });
+    expect(result).toMatchObject({
+      role: 'toolResult',
+      toolName: 'edit',
+      content: [{ text: 'x'.repeat(10) }],
+    });
+    const callId =
+      call?.role === 'assistant' && call.content[0]?.type === 'toolCall' ? call.content[0].id : '';
+    expect(result).toMatchObject({ toolCallId: callId });
+    expect(messages[3]).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Done with step 3.' }],
+    });
+    expect(messages[4]).toMatchObject({ role: 'user', content: 'Step 4: edit src/module-4.ts' });
+  });
+});

@@ -162,6 +162,22 @@ export class SessionBuilder {
     });
   }
 
+  /**
+   * `count` complete turns, numbered from `first` (default 0): the user asks to edit
+   * `src/module-<n>.ts`, the assistant calls `edit`, the result is `resultLength` (default 400)
+   * characters, and the assistant says it is done.
+   */
+  editTurns(count: number, options: { readonly first?: number; readonly resultLength?: number } = {}): this {
+    const first = options.first ?? 0;
+    for (let turn = first; turn < first + count; turn += 1) {
+      this.user(`Step ${turn}: edit src/module-${turn}.ts`)
+        .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
+        .toolResult('edit', 'x'.repeat(options.resultLength ?? 400))
+        .assistant(`Done with step ${turn}.`);
+    }
+    return this;
+  }
+
   bashExecution(command: string, output: string, options: BashOptions = {}): this {
     return this.append({
       type: 'message',

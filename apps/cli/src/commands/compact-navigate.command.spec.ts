@@ -12,13 +12,7 @@ import { recordingIo } from '../testing-io';
 import { commands } from '.';
 
 const builder = session();
-for (let turn = 0; turn < 6; turn += 1) {
-  builder
-    .user(`Step ${turn}: edit src/module-${turn}.ts`)
-    .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-    .toolResult('edit', 'x'.repeat(400))
-    .assistant(`Done with step ${turn}.`);
-}
+builder.editTurns(6);
 const leafBeforeBranch = builder.lastId;
 builder.branchFrom('e0002').user('Something else entirely').assistant('Sure.');
 const sessionId = builder.header.id;

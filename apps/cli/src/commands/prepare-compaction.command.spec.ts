@@ -9,13 +9,7 @@ import { commands } from '.';
 
 describe('strata prepare-compaction --file', () => {
   const builder = session();
-  for (let turn = 0; turn < 6; turn += 1) {
-    builder
-      .user(`Step ${turn}: edit src/module-${turn}.ts`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `src/module-${turn}.ts` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant(`Done with step ${turn}.`);
-  }
+  builder.editTurns(6);
   const file = join(mkdtempSync(join(tmpdir(), 'strata-cli-')), 'session.jsonl');
   writeFileSync(file, serializeSessionFile(builder.header, builder.entries));
 

@@ -8,7 +8,7 @@
 // derived from each event make the repeat write nothing: effectively once. A step that failed
 // is delivered again after a pause, a bounded number of times, then logged and given up. When
 // the subscription itself fails (the store went away), the runner starts again from its
-// checkpoint after a pause that doubles up to RESTART_MAX_DELAY_MS.
+// checkpoint after a pause that doubles (shared/restart-backoff).
 import {
   Inject,
   Injectable,
@@ -27,6 +27,7 @@ import {
 } from '@strata/event-store';
 import { SESSION_STREAM_PREFIX, type SessionEvent } from '@strata/session';
 import { describeError } from '../shared/attempt-errors';
+import { RestartBackoff } from '../shared/restart-backoff';
 import { EVENT_STORE } from '../shared/injection-tokens';
 import { SagaFeed, type SagaStepOutcome } from './saga-feed';
 import type { SagaTrigger, SessionSaga } from './saga-messages';
@@ -48,9 +49,6 @@ export interface SagaRunnerOptions {
 }
 
 export const DEFAULT_SAGA_SUBSCRIBER_ID = 'strata-sagas';
-
-const RESTART_FIRST_DELAY_MS = 250;
-const RESTART_MAX_DELAY_MS = 5_000;
 
 export const DEFAULT_SAGA_RUNNER_OPTIONS: SagaRunnerOptions = {
   subscriberId: DEFAULT_SAGA_SUBSCRIBER_ID,
@@ -138,8 +136,7 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private eventsGivenUp = 0;
   private failure: unknown;
   private waiters: PositionWaiter[] = [];
-  private restartTimer: NodeJS.Timeout | undefined;
-  private restartDelayMs = RESTART_FIRST_DELAY_MS;
+  private readonly restarts = new RestartBackoff(() => this.restart());
   private destroyed = false;
 
   constructor(
@@ -156,7 +153,7 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.destroyed = true;
-    clearTimeout(this.restartTimer);
+    this.restarts.close();
     await this.stop();
   }
 
@@ -364,18 +361,7 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
     this.state = 'failed';
     this.logger.error(`the saga runner stopped: ${describeError(error)}; starting it again shortly`);
     this.rejectWaiters(error instanceof Error ? error : new Error(String(error)));
-    this.scheduleRestart();
-  }
-
-  private scheduleRestart(): void {
-    if (this.destroyed || this.restartTimer !== undefined) return;
-    const delay = this.restartDelayMs;
-    this.restartDelayMs = Math.min(delay * 2, RESTART_MAX_DELAY_MS);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      void this.restart();
-    }, delay);
-    this.restartTimer.unref();
+    this.restarts.schedule();
   }
 
   /** Starts the failed runner again from its checkpoint; a failure schedules the next try. */
@@ -386,7 +372,7 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
       await this.start();
     } catch (error) {
       this.logger.warn(`the saga runner could not start again: ${describeError(error)}`);
-      this.scheduleRestart();
+      this.restarts.schedule();
     }
   }
 

@@ -1,16 +1,6 @@
-import { createServer } from 'node:net';
 import { EsdbEventStore, SqliteEventStore, type EventStore } from '@strata/event-store';
-import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
+import { freeLoopbackPort, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { StoreUnreachableError, waitForStore } from './wait-for-store';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('waiting at start-up for an EventStoreDB node that is not listening yet', () => {
   let port: number;
@@ -18,7 +8,7 @@ describe('waiting at start-up for an EventStoreDB node that is not listening yet
   let server: EsdbTestServer | undefined;
 
   beforeEach(async () => {
-    port = await freePort();
+    port = await freeLoopbackPort();
     store = EsdbEventStore.fromConnectionString(`esdb://127.0.0.1:${port}?tls=false`);
   });
 

@@ -3,7 +3,7 @@
 // application and stopped before the store closes. Reads that must see a write just made wait
 // (briefly, `STRATA_READ_WAIT_MS`) for the runner to reach the position of that write. A runner
 // that fails (the store went away) is started again from its checkpoints after a pause that
-// doubles up to RESTART_MAX_DELAY_MS, so the engine recovers without a restart.
+// doubles (shared/restart-backoff), so the engine recovers without a restart.
 import {
   Inject,
   Injectable,
@@ -22,20 +22,17 @@ import {
 import { sessionStreamName, type TokenCounter } from '@strata/session';
 import type { EngineConfig } from '../../config/engine-config';
 import { EVENT_STORE, TOKEN_COUNTER } from '../../shared/injection-tokens';
+import { RestartBackoff } from '../../shared/restart-backoff';
 import { ENGINE_CONFIG, PROJECTION_STORAGE } from '../http-tokens';
 import { unavailable } from '../problem/api-errors';
 
 export type ReachOutcome = 'reached' | 'timed_out' | 'failed';
 
-const RESTART_FIRST_DELAY_MS = 250;
-const RESTART_MAX_DELAY_MS = 5_000;
-
 @Injectable()
 export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
   readonly projections: ProjectionSet;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private restartDelayMs = RESTART_FIRST_DELAY_MS;
+  private readonly restarts = new RestartBackoff(() => this.restart());
   private stopping = false;
 
   constructor(
@@ -52,7 +49,7 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       runner: {
         onError: (error) => {
           this.logger.error(`projections stopped: ${String(error)}; starting them again shortly`);
-          this.scheduleRestart();
+          this.restarts.schedule();
         },
         onInvalidEvent: (report) =>
           this.logger.warn(`skipped event ${report.eventId} of ${report.streamId}: ${report.detail}`),
@@ -66,19 +63,8 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.restartTimer);
+    this.restarts.close();
     await this.projections.runner.stop();
-  }
-
-  private scheduleRestart(): void {
-    if (this.stopping || this.restartTimer !== undefined) return;
-    const delay = this.restartDelayMs;
-    this.restartDelayMs = Math.min(delay * 2, RESTART_MAX_DELAY_MS);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      void this.restart();
-    }, delay);
-    this.restartTimer.unref();
   }
 
   /** Starts the failed runner again from its checkpoints; a failure schedules the next try. */
@@ -90,7 +76,7 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.log('projections started again');
     } catch (error) {
       this.logger.warn(`projections could not start again: ${String(error)}`);
-      this.scheduleRestart();
+      this.restarts.schedule();
     }
   }
 
