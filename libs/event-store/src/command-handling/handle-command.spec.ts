@@ -148,12 +148,18 @@ describe('handleCommand', () => {
         { id: derivedEventId('first', 0), type: 'ItemAdded', data: { item: 'first', position: 0 } },
       ]);
       const { store, rivalAppends } = storeWithRival(inner);
+      const pauses: number[] = [];
       const outcome = handleCommand(store, 'list-1', add('milk'), listDecider, {
         ...options,
         maxAttempts: 3,
+        pauseBeforeRetry: (attempt) => {
+          pauses.push(attempt);
+          return Promise.resolve();
+        },
       });
       await expect(outcome).rejects.toBeInstanceOf(ConcurrencyError);
       expect(rivalAppends()).toBe(3);
+      expect(pauses).toEqual([1, 2]);
       const items = (await readAllOf(inner, 'list-1')).map((event) => parseListEvent(event).data.item);
       expect(items).toEqual(['first', 'rival-1', 'rival-2', 'rival-3']);
     });

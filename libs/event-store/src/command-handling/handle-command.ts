@@ -67,6 +67,12 @@ export interface HandleCommandOptions<Event, State = never> {
   readonly metadata?: Readonly<Record<string, unknown>>;
   /** How many times to read, decide and append before a conflict is reported. 5 by default. */
   readonly maxAttempts?: number;
+  /**
+   * Waited for after a conflict, before the next attempt (`attempt` is the one that lost).
+   * By default a random pause of up to `RETRY_JITTER_MS × attempt` ms, so writers that keep
+   * meeting in step (two engines on one file, say) fall out of step.
+   */
+  readonly pauseBeforeRetry?: (attempt: number) => Promise<void>;
   /** `sealingAppender` by default. */
   readonly appender?: StreamAppender;
   /**
@@ -89,6 +95,13 @@ export interface CommandHandled<Event, State> {
   readonly attempts: number;
   /** True when the stream already held the events of this `idSeed` (nothing was decided or written). */
   readonly alreadyHandled: boolean;
+}
+
+/** The longest default pause after the first lost race, in milliseconds. */
+export const RETRY_JITTER_MS = 5;
+
+function jitteredPause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
 }
 
 function eventIds<Event, State>(
@@ -164,6 +177,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;
     }
+    await (options.pauseBeforeRetry ?? jitteredPause)(attempt);
   }
 }
 
