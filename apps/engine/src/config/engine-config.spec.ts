@@ -27,7 +27,7 @@ describe('given an empty environment', () => {
       jsonBodyLimitBytes: 8 * 1024 * 1024,
       importBodyLimitBytes: 64 * 1024 * 1024,
       heartbeatMs: 15_000,
-      foldCache: { maxSessions: 1_000, maxEntries: 1_000_000 },
+      foldCache: { maxSessions: 1_000, maxEntries: 250_000 },
       logLevel: 'warn',
     });
   });

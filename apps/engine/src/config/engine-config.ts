@@ -40,7 +40,7 @@ export const engineEnvironmentSchema = z.object({
   STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
   STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
-  STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 1_000_000 }),
+  STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
 });
 

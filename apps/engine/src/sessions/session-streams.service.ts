@@ -102,7 +102,7 @@ export interface SessionFoldBounds {
   readonly maxEntries: number;
 }
 
-export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_000, maxEntries: 1_000_000 };
+export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_000, maxEntries: 250_000 };
 
 /** The `SessionFoldBounds` of the engine. */
 export const SESSION_FOLD_BOUNDS = Symbol('SESSION_FOLD_BOUNDS');
