@@ -18,30 +18,62 @@ export interface EndedAttempt {
   readonly seconds: number | undefined;
 }
 
-/** The attempt a terminal event ends, with what is known before looking up its start. */
-export function endedAttemptOf(
-  projected: ProjectedEvent,
-):
-  | { readonly kind: EndedAttempt['kind']; readonly attemptId: string; readonly outcome: AttemptOutcomeName }
-  | undefined {
+/** What a terminal event tells of its attempt by itself (outcomes stored before they carried
+ * their trigger and duration leave those undefined). */
+export interface EndedAttemptFacts {
+  readonly kind: EndedAttempt['kind'];
+  readonly attemptId: string;
+  readonly outcome: AttemptOutcomeName;
+  readonly trigger: CompactionTrigger | undefined;
+  readonly durationMs: number | undefined;
+}
+
+function compactionEnded(
+  data: { readonly attemptId: string; readonly trigger?: CompactionTrigger; readonly durationMs?: number },
+  outcome: AttemptOutcomeName,
+): EndedAttemptFacts {
+  return {
+    kind: 'compaction',
+    attemptId: data.attemptId,
+    outcome,
+    trigger: data.trigger,
+    durationMs: data.durationMs,
+  };
+}
+
+function branchSummaryEnded(
+  data: { readonly attemptId: string; readonly durationMs?: number },
+  outcome: AttemptOutcomeName,
+): EndedAttemptFacts {
+  return {
+    kind: 'branch_summary',
+    attemptId: data.attemptId,
+    outcome,
+    trigger: undefined,
+    durationMs: data.durationMs,
+  };
+}
+
+/** The attempt a terminal event ends, with what the event itself says of it. */
+export function endedAttemptOf(projected: ProjectedEvent): EndedAttemptFacts | undefined {
   const { event } = projected;
   switch (event.type) {
     case 'CompactionCompleted':
-      return { kind: 'compaction', attemptId: event.data.attemptId, outcome: 'completed' };
+      return compactionEnded(event.data, 'completed');
     case 'CompactionSkipped':
-      return { kind: 'compaction', attemptId: event.data.attemptId, outcome: 'skipped' };
+      return compactionEnded(event.data, 'skipped');
     case 'CompactionCancelled':
-      return { kind: 'compaction', attemptId: event.data.attemptId, outcome: 'cancelled' };
+      return compactionEnded(event.data, 'cancelled');
     case 'CompactionFailed':
-      return { kind: 'compaction', attemptId: event.data.attemptId, outcome: 'failed' };
+      return compactionEnded(event.data, 'failed');
     case 'BranchSummaryCompleted':
-      return { kind: 'branch_summary', attemptId: event.data.attemptId, outcome: 'completed' };
+      return branchSummaryEnded(event.data, 'completed');
     case 'BranchSummarySkipped':
-      return { kind: 'branch_summary', attemptId: event.data.attemptId, outcome: 'skipped' };
+      return branchSummaryEnded(event.data, 'skipped');
     case 'BranchSummaryCancelled':
-      return { kind: 'branch_summary', attemptId: event.data.attemptId, outcome: 'cancelled' };
+      return branchSummaryEnded(event.data, 'cancelled');
     case 'BranchSummaryFailed':
-      return { kind: 'branch_summary', attemptId: event.data.attemptId, outcome: 'failed' };
+      return branchSummaryEnded(event.data, 'failed');
     case 'SessionStarted':
     case 'EntryAppended':
     case 'LeafMoved':
@@ -57,44 +89,11 @@ export function endedAttemptOf(
   }
 }
 
-/** The trigger and duration the terminal event carries itself (older outcomes carry neither). */
-export function factsOfOutcome(projected: ProjectedEvent): {
-  readonly trigger: CompactionTrigger | undefined;
-  readonly durationMs: number | undefined;
-} {
-  const { event } = projected;
-  switch (event.type) {
-    case 'CompactionCompleted':
-    case 'CompactionSkipped':
-    case 'CompactionCancelled':
-    case 'CompactionFailed':
-      return { trigger: event.data.trigger, durationMs: event.data.durationMs };
-    case 'BranchSummaryCompleted':
-    case 'BranchSummarySkipped':
-    case 'BranchSummaryCancelled':
-    case 'BranchSummaryFailed':
-      return { trigger: undefined, durationMs: event.data.durationMs };
-    case 'SessionStarted':
-    case 'EntryAppended':
-    case 'LeafMoved':
-    case 'ToolOutputsPruned':
-    case 'CompactionStarted':
-    case 'BranchSummaryStarted':
-    case 'ContinuationRequested':
-      return { trigger: undefined, durationMs: undefined };
-    default: {
-      const unhandled: never = event;
-      throw new Error(`unhandled session event ${JSON.stringify(unhandled)}`);
-    }
-  }
-}
-
 /** Whether the start of the attempt must be read to tell its trigger or duration. */
 export function needsAttemptStart(projected: ProjectedEvent): boolean {
   const ended = endedAttemptOf(projected);
   if (ended === undefined) return false;
-  const facts = factsOfOutcome(projected);
-  return facts.durationMs === undefined || (ended.kind === 'compaction' && facts.trigger === undefined);
+  return ended.durationMs === undefined || (ended.kind === 'compaction' && ended.trigger === undefined);
 }
 
 /** The full record, from the event's own facts, else from the attempt's start (when found). */
@@ -104,14 +103,13 @@ export function describeEndedAttempt(
 ): EndedAttempt | undefined {
   const ended = endedAttemptOf(projected);
   if (ended === undefined) return undefined;
-  const facts = factsOfOutcome(projected);
-  const trigger = facts.trigger ?? (start?.kind === 'compaction' ? start.data.trigger : 'unknown');
+  const trigger = ended.trigger ?? (start?.kind === 'compaction' ? start.data.trigger : 'unknown');
   let seconds: number | undefined;
-  if (facts.durationMs !== undefined) {
-    seconds = facts.durationMs / 1000;
+  if (ended.durationMs !== undefined) {
+    seconds = ended.durationMs / 1000;
   } else if (start !== undefined) {
     const elapsed = Date.parse(projected.recordedAt) - start.data.startedAt;
     seconds = Number.isFinite(elapsed) ? Math.max(0, elapsed) / 1000 : undefined;
   }
-  return { ...ended, trigger, seconds };
+  return { kind: ended.kind, attemptId: ended.attemptId, outcome: ended.outcome, trigger, seconds };
 }
