@@ -50,6 +50,10 @@ describe('the engine started before its EventStoreDB node', () => {
         `waiting for the event store \\(EventStoreDB esdb://127\\.0\\.0\\.1:${port}\\?tls=false\\): unavailable; trying again in 250 ms`,
       ),
     );
+    for (const line of ['API:', 'documentation:', 'event stream:', 'audit viewer:', 'health:'])
+      expect(engine.stdout()).toContain(line);
+    expect(engine.stdout()).toContain(`store:          EventStoreDB esdb://127.0.0.1:${port}?tls=false`);
+    expect(engine.stdout()).toMatch(/audit viewer: +http:\/\/127\.0\.0\.1:\d+\/ui/);
     const ready = await engine.request('GET', '/ready');
     expect(ready.status).toBe(200);
     const started = await engine.request('POST', '/sessions', { sessionId: 'after-the-wait', cwd: '/work' });

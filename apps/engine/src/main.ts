@@ -25,6 +25,7 @@ function startupMessage(config: EngineConfig, url: string): string {
     `  API:            ${url}/sessions`,
     `  documentation:  ${url}/docs (OpenAPI: ${url}/docs/openapi.json)`,
     `  event stream:   ${url}/events`,
+    `  audit viewer:   ${url}/ui`,
     `  health:         ${url}/health, ${url}/ready, metrics: ${url}/metrics`,
     `  store:          ${describeStore(config.storeLocation)}`,
     `  tenancy:        ${tenancy}`,

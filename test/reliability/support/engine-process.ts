@@ -22,6 +22,8 @@ export interface EngineProcessOptions {
 export interface EngineProcess {
   readonly url: string;
   readonly child: ChildProcess;
+  /** What the process wrote to stdout so far (the start-up message first). */
+  stdout(): string;
   /** What the process wrote to stderr so far. */
   stderr(): string;
   /** Resolves with the exit code or signal once the process has ended. */
@@ -81,6 +83,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   return {
     url,
     child,
+    stdout: () => stdout,
     stderr: () => stderr,
     exited,
     async kill(signal) {
