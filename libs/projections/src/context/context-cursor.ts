@@ -3,12 +3,14 @@
 // with their token counts. Extending it by a child of its leaf costs one step, so the context
 // of the current leaf follows appends without walking or tokenising the history again. It
 // gives the same result as `buildSessionContext` for its leaf (checked by property tests).
-import type {
-  CompactionEntry,
-  MissingFirstKeptEntry,
-  SessionContext,
-  SessionEntry,
-  ThinkingLevel,
+import {
+  applyPathEntry,
+  contextSettings,
+  emptyPathSettings,
+  type CompactionEntry,
+  type MissingFirstKeptEntry,
+  type SessionContext,
+  type SessionEntry,
 } from '@strata/session';
 import { PairingCursor, type CountedMessage } from './pairing-cursor';
 
@@ -30,11 +32,7 @@ export interface CountedContext {
 export class ContextCursor {
   private readonly path: SessionEntry[] = [];
   private readonly pathIndex = new Map<string, number>();
-  private thinkingLevel: ThinkingLevel = 'off';
-  private readonly models = new Map<string, string>();
-  private readonly injectedRules = new Set<string>();
-  private mode = 'none';
-  private modeData: unknown = undefined;
+  private readonly settings = emptyPathSettings();
   private compaction: CompactionEntry | null = null;
   private missingFirstKeptEntry: MissingFirstKeptEntry | null = null;
   private pairing: PairingCursor;
@@ -65,7 +63,7 @@ export class ContextCursor {
     this.snapshot = undefined;
     this.path.push(entry);
     this.pathIndex.set(entry.id, this.path.length - 1);
-    this.gatherState(entry);
+    applyPathEntry(this.settings, entry);
     if (entry.type === 'compaction') this.restartAt(entry);
     else this.emit(entry);
   }
@@ -101,52 +99,13 @@ export class ContextCursor {
     }
   }
 
-  private gatherState(entry: SessionEntry): void {
-    switch (entry.type) {
-      case 'thinking_level_change':
-        this.thinkingLevel = entry.thinkingLevel;
-        return;
-      case 'model_change':
-        if (entry.model) this.models.set(entry.role ?? 'default', entry.model);
-        return;
-      case 'message':
-        if (entry.message.role === 'assistant') {
-          this.models.set('default', `${entry.message.provider}/${entry.message.model}`);
-        }
-        return;
-      case 'ttsr_injection':
-        for (const rule of entry.injectedRules) this.injectedRules.add(rule);
-        return;
-      case 'mode_change':
-        this.mode = entry.mode;
-        this.modeData = entry.data;
-        return;
-      case 'compaction':
-      case 'branch_summary':
-      case 'custom_message':
-      case 'custom':
-      case 'label':
-      case 'session_info':
-      case 'session_init':
-        return;
-      default: {
-        const unreachable: never = entry;
-        throw new Error(`unknown entry type ${JSON.stringify(unreachable)}`);
-      }
-    }
-  }
-
   private compose(): CountedContext {
     const paired = this.pairing.snapshot();
     const hasLeaf = this.path.length > 0;
     const context: SessionContext = {
       messages: paired.messages,
       entryIds: paired.sourceIds,
-      thinkingLevel: this.thinkingLevel,
-      models: Object.fromEntries(this.models),
-      injectedTtsrRules: [...this.injectedRules],
-      mode: this.mode,
-      ...(this.modeData !== undefined ? { modeData: this.modeData } : {}),
+      ...contextSettings(this.settings),
       leafId: this.leafId,
       compactionId: this.compaction ? this.compaction.id : null,
       repairs: {

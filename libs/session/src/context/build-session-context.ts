@@ -157,11 +157,7 @@ export function buildSessionContext(
   return {
     messages: paired ? paired.messages : messages,
     entryIds: paired ? paired.sourceIds : entryIds,
-    thinkingLevel: state.thinkingLevel,
-    models: Object.fromEntries(state.models),
-    injectedTtsrRules: [...state.injectedRules],
-    mode: state.mode,
-    ...(state.modeData !== undefined ? { modeData: state.modeData } : {}),
+    ...contextSettings(state.settings),
     leafId: leaf.id,
     compactionId: compaction ? compaction.id : null,
     repairs: {
@@ -172,64 +168,93 @@ export function buildSessionContext(
   };
 }
 
-interface PathState {
+/**
+ * The settings a root→leaf path accumulates (the last value of each wins); shared with the
+ * incremental context cursor of the projections, which folds the same rule one entry at a time.
+ */
+export interface PathSettings {
   thinkingLevel: ThinkingLevel;
   readonly models: Map<string, string>;
   readonly injectedRules: Set<string>;
   mode: string;
   modeData: unknown;
-  /** Index on the path of the latest compaction, or -1. */
-  compactionIndex: number;
 }
 
-/** One pass over the path: the last value of each piece of state wins. */
-function gatherPathState(path: readonly SessionEntry[]): PathState {
-  const state: PathState = {
+export function emptyPathSettings(): PathSettings {
+  return {
     thinkingLevel: 'off',
     models: new Map(),
     injectedRules: new Set(),
     mode: 'none',
     modeData: undefined,
-    compactionIndex: -1,
   };
-  for (let index = 0; index < path.length; index += 1) {
-    const entry = path[index] as SessionEntry;
-    switch (entry.type) {
-      case 'thinking_level_change':
-        state.thinkingLevel = entry.thinkingLevel;
-        break;
-      case 'model_change':
-        if (entry.model) state.models.set(entry.role ?? 'default', entry.model);
-        break;
-      case 'message':
-        if (entry.message.role === 'assistant') {
-          state.models.set('default', `${entry.message.provider}/${entry.message.model}`);
-        }
-        break;
-      case 'compaction':
-        state.compactionIndex = index;
-        break;
-      case 'ttsr_injection':
-        for (const rule of entry.injectedRules) state.injectedRules.add(rule);
-        break;
-      case 'mode_change':
-        state.mode = entry.mode;
-        state.modeData = entry.data;
-        break;
-      case 'branch_summary':
-      case 'custom_message':
-      case 'custom':
-      case 'label':
-      case 'session_info':
-      case 'session_init':
-        break;
-      default: {
-        const unreachable: never = entry;
-        throw new Error(`unknown entry type ${JSON.stringify(unreachable)}`);
+}
+
+/** Folds one path entry into `settings`, in place. */
+export function applyPathEntry(settings: PathSettings, entry: SessionEntry): void {
+  switch (entry.type) {
+    case 'thinking_level_change':
+      settings.thinkingLevel = entry.thinkingLevel;
+      return;
+    case 'model_change':
+      if (entry.model) settings.models.set(entry.role ?? 'default', entry.model);
+      return;
+    case 'message':
+      if (entry.message.role === 'assistant') {
+        settings.models.set('default', `${entry.message.provider}/${entry.message.model}`);
       }
+      return;
+    case 'ttsr_injection':
+      for (const rule of entry.injectedRules) settings.injectedRules.add(rule);
+      return;
+    case 'mode_change':
+      settings.mode = entry.mode;
+      settings.modeData = entry.data;
+      return;
+    case 'compaction':
+    case 'branch_summary':
+    case 'custom_message':
+    case 'custom':
+    case 'label':
+    case 'session_info':
+    case 'session_init':
+      return;
+    default: {
+      const unreachable: never = entry;
+      throw new Error(`unknown entry type ${JSON.stringify(unreachable)}`);
     }
   }
-  return state;
+}
+
+/** The part of a context the path settings give. */
+export function contextSettings(
+  settings: PathSettings,
+): Pick<SessionContext, 'thinkingLevel' | 'models' | 'injectedTtsrRules' | 'mode' | 'modeData'> {
+  return {
+    thinkingLevel: settings.thinkingLevel,
+    models: Object.fromEntries(settings.models),
+    injectedTtsrRules: [...settings.injectedRules],
+    mode: settings.mode,
+    ...(settings.modeData !== undefined ? { modeData: settings.modeData } : {}),
+  };
+}
+
+interface PathState {
+  readonly settings: PathSettings;
+  /** Index on the path of the latest compaction, or -1. */
+  readonly compactionIndex: number;
+}
+
+/** One pass over the path: its settings and where its latest compaction is. */
+function gatherPathState(path: readonly SessionEntry[]): PathState {
+  const settings = emptyPathSettings();
+  let compactionIndex = -1;
+  for (let index = 0; index < path.length; index += 1) {
+    const entry = path[index] as SessionEntry;
+    applyPathEntry(settings, entry);
+    if (entry.type === 'compaction') compactionIndex = index;
+  }
+  return { settings, compactionIndex };
 }
 
 /**
