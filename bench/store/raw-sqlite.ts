@@ -1,29 +1,11 @@
-// The baseline of the store suite: raw better-sqlite3 writing the same rows into the same
-// table shape as the SQLite adapter (events with a global AUTOINCREMENT position, unique event
-// id, unique stream/revision; a streams table holding each stream's last revision), in WAL with
-// synchronous=NORMAL and one BEGIN IMMEDIATE transaction per append. Rows arrive serialised and
+// The baseline of the store suite: raw better-sqlite3 writing the same rows into the SQLite
+// adapter's own tables, created from its DDL (`SQLITE_SCHEMA`: events with a global
+// AUTOINCREMENT position, unique event id, unique stream/revision; a streams table holding each
+// stream's last revision), in WAL with synchronous=NORMAL and one BEGIN IMMEDIATE transaction per append. Rows arrive serialised and
 // revisions are known to the caller: nothing but the inserts is left, the limit on this machine.
 import Database from 'better-sqlite3';
+import { SQLITE_SCHEMA } from '@strata/event-store';
 import type { EventRowValues } from './event-batches';
-
-const schema = `
-CREATE TABLE IF NOT EXISTS events (
-  global_position INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream_id TEXT NOT NULL,
-  stream_revision INTEGER NOT NULL,
-  event_id TEXT NOT NULL UNIQUE,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  UNIQUE (stream_id, stream_revision)
-);
-CREATE TABLE IF NOT EXISTS streams (
-  stream_id TEXT PRIMARY KEY,
-  last_revision INTEGER NOT NULL,
-  erased INTEGER NOT NULL DEFAULT 0
-);
-`;
 
 interface StoredRow {
   readonly global_position: number;
@@ -54,7 +36,7 @@ export class RawSqliteEvents {
     this.database = new Database(filename);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('synchronous = NORMAL');
-    this.database.exec(schema);
+    this.database.exec(SQLITE_SCHEMA);
     this.insertEvent = this.database.prepare(
       `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,

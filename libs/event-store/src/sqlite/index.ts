@@ -3,6 +3,7 @@ export * from './sqlite-event-store';
 export * from './sqlite-checkpoint-store';
 export {
   DEFAULT_SQLITE_FILENAME,
+  SQLITE_SCHEMA,
   SQLITE_SCHEMA_VERSION,
   openStrataDatabase,
   type SqliteDatabaseOptions,

@@ -18,7 +18,8 @@ export interface SqliteDatabaseOptions {
   readonly busyTimeoutMs?: number;
 }
 
-const schema = `
+/** The tables of a Strata SQLite database (idempotent DDL; the benchmarks' raw baseline uses it too). */
+export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   global_position INTEGER PRIMARY KEY AUTOINCREMENT,
   stream_id TEXT NOT NULL,
@@ -77,7 +78,7 @@ export function openStrataDatabase(options: SqliteDatabaseOptions = {}): Databas
     database.pragma('foreign_keys = ON');
     database
       .transaction(() => {
-        database.exec(schema);
+        database.exec(SQLITE_SCHEMA);
         database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
       })
       .immediate();
