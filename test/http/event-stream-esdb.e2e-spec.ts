@@ -6,35 +6,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStoreDBClient } from '@eventstore/db-client';
-import { session, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
+import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { tailEvents } from '../../apps/cli/src/commands/tail.command';
 import {
   followCompactions,
   type CompactionNotice,
 } from '../../apps/engine/src/events-stream/examples/esdb-compaction-subscriber';
 import { recordingIo } from '../../apps/cli/src/testing-io';
-import { startHttpEngine, type HttpHarness } from './http-harness';
+import { compactOne, startHttpEngine, type HttpHarness } from './http-harness';
 import { openEventStream } from './sse-client';
 
 const settings = { compaction: { keepRecentTokens: 250 } };
-
-async function compactOne(engine: HttpHarness, sessionId: string): Promise<string> {
-  const builder = session({ sessionId });
-  for (let turn = 0; turn < 4; turn += 1) {
-    builder
-      .user(`Step ${turn}`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `f${turn}` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant('Done.');
-  }
-  await engine.seed(builder.header, builder.entries);
-  const result = await engine.request('POST', `/sessions/${sessionId}/compact`, {
-    body: { trigger: 'threshold' },
-  });
-  const body = result.body as { outcome: string; entry: { id: string } };
-  if (body.outcome !== 'completed') throw new Error(`compaction ${result.text}`);
-  return body.entry.id;
-}
 
 describe('given an engine on EventStoreDB', () => {
   const directory = mkdtempSync(join(tmpdir(), 'strata-http-esdb-'));
@@ -80,13 +62,16 @@ describe('given an engine on EventStoreDB', () => {
             (JSON.parse(line) as { data: { compactionEntry: { id: string } } }).data.compactionEntry.id,
         );
     };
-    const compactions = [await compactOne(engine, 'esdb-1'), await compactOne(engine, 'esdb-2')];
+    const compactions = [
+      await compactOne(engine, 'esdb-1', { trigger: 'threshold' }),
+      await compactOne(engine, 'esdb-2', { trigger: 'threshold' }),
+    ];
     const alpha = await run('alpha', 1);
     const beta = await run('beta', 2);
 
     await engine.close();
     engine = await startHttpEngine({ settings, environment, directory });
-    compactions.push(await compactOne(engine, 'esdb-3'));
+    compactions.push(await compactOne(engine, 'esdb-3', { trigger: 'threshold' }));
     alpha.push(...(await run('alpha', 2)));
     beta.push(...(await run('beta', 1)));
 

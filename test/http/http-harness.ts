@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Summarizer } from '@strata/summarizer';
 import type { SessionEntry, SessionHeader } from '@strata/session';
+import { session } from '@strata/testing';
 import { loadEngineConfig, type EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { createEngineApplication } from '../../apps/engine/src/http/engine-application';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
@@ -154,4 +155,24 @@ export function problemOf(
     throw new Error(`expected application/problem+json, got ${contentType}: ${response.text}`);
   }
   return response.body as { code: string; status: number; detail: string } & Record<string, unknown>;
+}
+
+/**
+ * Starts a session of four edit turns and compacts it through the API (one `session_compact`);
+ * the compaction entry's id. Fails unless the compaction completes.
+ */
+export async function compactOne(
+  engine: HttpHarness,
+  sessionId: string,
+  options: { readonly key?: string; readonly trigger?: 'manual' | 'threshold' } = {},
+): Promise<string> {
+  const builder = session({ sessionId }).editTurns(4);
+  await engine.seed(builder.header, builder.entries, options.key);
+  const result = await engine.request('POST', `/sessions/${sessionId}/compact`, {
+    body: options.trigger !== undefined ? { trigger: options.trigger } : {},
+    ...(options.key !== undefined ? { key: options.key } : {}),
+  });
+  const body = result.body as { outcome: string; entry: { id: string } };
+  if (body.outcome !== 'completed') throw new Error(`compaction ${result.text}`);
+  return body.entry.id;
 }

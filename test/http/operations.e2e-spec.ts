@@ -56,14 +56,7 @@ describe('given a running engine', () => {
   });
 
   it('counts appends and compactions by outcome in the Prometheus metrics', async () => {
-    const builder = session({ sessionId: 'metrics-1' });
-    for (let turn = 0; turn < 4; turn += 1) {
-      builder
-        .user(`Step ${turn}`)
-        .assistantToolCalls([{ name: 'edit', arguments: { path: `f${turn}` } }])
-        .toolResult('edit', 'x'.repeat(400))
-        .assistant('Done.');
-    }
+    const builder = session({ sessionId: 'metrics-1' }).editTurns(4);
     await engine.seed(builder.header, builder.entries);
     await engine.request('POST', '/sessions/metrics-1/compact', { body: {} });
     await engine.request('POST', '/sessions/metrics-1/compact', { body: { trigger: 'threshold' } });

@@ -4,33 +4,20 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repositoryRoot, session } from '@strata/testing';
+import { repositoryRoot } from '@strata/testing';
 import { CliError } from '../../apps/cli/src/cli-io';
 import { tailEvents, type TailOptions } from '../../apps/cli/src/commands/tail.command';
 import { recordingIo } from '../../apps/cli/src/testing-io';
-import { ALPHA_KEY, BETA_KEY, TWO_TENANT_KEYS, startHttpEngine, type HttpHarness } from './http-harness';
+import {
+  ALPHA_KEY,
+  BETA_KEY,
+  TWO_TENANT_KEYS,
+  compactOne,
+  startHttpEngine,
+  type HttpHarness,
+} from './http-harness';
 
 const settings = { compaction: { keepRecentTokens: 250 } };
-
-/** Starts a session of four edit turns and compacts it (one session_compact). */
-async function compactOne(engine: HttpHarness, sessionId: string, key?: string): Promise<string> {
-  const builder = session({ sessionId });
-  for (let turn = 0; turn < 4; turn += 1) {
-    builder
-      .user(`Step ${turn}`)
-      .assistantToolCalls([{ name: 'edit', arguments: { path: `f${turn}` } }])
-      .toolResult('edit', 'x'.repeat(400))
-      .assistant('Done.');
-  }
-  await engine.seed(builder.header, builder.entries, key);
-  const result = await engine.request('POST', `/sessions/${sessionId}/compact`, {
-    body: {},
-    ...(key ? { key } : {}),
-  });
-  const body = result.body as { outcome: string; entry: { id: string } };
-  if (body.outcome !== 'completed') throw new Error(`compaction ${result.text}`);
-  return body.entry.id;
-}
 
 function linesOf(
   text: string,
@@ -129,8 +116,8 @@ describe('given an engine with API keys', () => {
   afterAll(() => engine.close());
 
   it("follows the key's tenant only", async () => {
-    await compactOne(engine, 'keys-alpha', ALPHA_KEY);
-    const betaCompaction = await compactOne(engine, 'keys-beta', BETA_KEY);
+    await compactOne(engine, 'keys-alpha', { key: ALPHA_KEY });
+    const betaCompaction = await compactOne(engine, 'keys-beta', { key: BETA_KEY });
     const io = recordingIo();
     await tailEvents(
       { url: engine.url, apiKey: BETA_KEY, types: 'session_compact', from: 'start', maxEvents: 1 },
@@ -173,7 +160,7 @@ describe('given an engine with API keys', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     await until(() => linesOf(stdout).length === 1, 'the first line from the executable');
-    await compactOne(engine, 'keys-alpha-2', ALPHA_KEY);
+    await compactOne(engine, 'keys-alpha-2', { key: ALPHA_KEY });
     expect(await exited).toBe(0);
     expect(linesOf(stdout).map((line) => line.sessionId)).toEqual(['keys-alpha', 'keys-alpha-2']);
   });
