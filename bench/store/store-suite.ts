@@ -1,10 +1,13 @@
 // Suite `store` (issue 3): appends one at a time and in batches of 10 and 100, stream reads
 // and global reads, for the SQLite adapter next to raw better-sqlite3 on the same rows, and for
-// the EventStoreDB adapter next to the bare client, over the in-process protocol test server.
+// the EventStoreDB adapter next to the bare client, over the in-process protocol test server;
+// and one engine command appending to a long session, with the write side's fold cache and
+// without it.
 import { measureCases, type BenchSuite, type CaseResult, type MeasureSettings } from '../harness';
 import { esdbAppendCases, esdbReadCases, esdbReadFixture } from './esdb-cases';
 import { entryPayloads, planEvents, smallPayloads } from './event-batches';
 import { sqliteAppendCases, sqliteReadCases, sqliteReadFixture } from './sqlite-cases';
+import { sessionAppendFixture } from './session-append-cases';
 import { serialisationShare } from './store-profile';
 
 const EVENTS_PER_STREAM = 1_000;
@@ -18,6 +21,8 @@ interface StorePlanSizes {
   readonly sqliteReadEvents: number;
   readonly esdbAppendEvents: Readonly<Record<BatchSize, number>>;
   readonly esdbReadEvents: number;
+  /** Sizes of the sessions one command appends to. */
+  readonly sessionAppendEntries: readonly number[];
 }
 
 interface StoreSettings {
@@ -25,6 +30,7 @@ interface StoreSettings {
   readonly esdbAppend: MeasureSettings;
   readonly read: MeasureSettings;
   readonly esdbRead: MeasureSettings;
+  readonly sessionAppend: MeasureSettings;
 }
 
 const fullSizes: StorePlanSizes = {
@@ -33,6 +39,7 @@ const fullSizes: StorePlanSizes = {
   sqliteReadEvents: 20_000,
   esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
   esdbReadEvents: 3_000,
+  sessionAppendEntries: [1_000, 10_000],
 };
 
 const quickSizes: StorePlanSizes = {
@@ -41,6 +48,7 @@ const quickSizes: StorePlanSizes = {
   sqliteReadEvents: 4_000,
   esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
   esdbReadEvents: 2_000,
+  sessionAppendEntries: [1_000],
 };
 
 const fullSettings: StoreSettings = {
@@ -48,6 +56,7 @@ const fullSettings: StoreSettings = {
   esdbAppend: { warmupIterations: 1, iterations: 5, maxSeconds: 5, minIterations: 4 },
   read: { warmupIterations: 2, iterations: 20, maxSeconds: 6, minIterations: 5 },
   esdbRead: { warmupIterations: 1, iterations: 6, maxSeconds: 6, minIterations: 4 },
+  sessionAppend: { warmupIterations: 2, iterations: 20, maxSeconds: 5, minIterations: 5 },
 };
 
 const quickSettings: StoreSettings = {
@@ -55,6 +64,7 @@ const quickSettings: StoreSettings = {
   esdbAppend: { warmupIterations: 1, iterations: 2, maxSeconds: 2, minIterations: 2 },
   read: { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 },
   esdbRead: { warmupIterations: 1, iterations: 3, maxSeconds: 2, minIterations: 2 },
+  sessionAppend: { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 },
 };
 
 const TEST_SERVER_NOTICE =
@@ -102,6 +112,16 @@ export const storeSuite: BenchSuite = {
         progress,
       )),
     );
+
+    for (const entryCount of sizes.sessionAppendEntries) {
+      progress.step('store', `writing two sessions of ${entryCount} entries for the session-append group`);
+      const fixture = await sessionAppendFixture(entryCount, scratchDirectory);
+      try {
+        cases.push(...(await measureCases('store', fixture.cases, settings.sessionAppend, progress)));
+      } finally {
+        await fixture.close();
+      }
+    }
 
     const readPlan = planEvents(payloads, sizes.sqliteReadEvents, 100, EVENTS_PER_STREAM, 1);
     const sqliteReads = await sqliteReadFixture(readPlan, scratchDirectory);
