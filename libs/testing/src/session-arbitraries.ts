@@ -5,7 +5,9 @@
 // - maxEntries (60): no session grows beyond this many entries; a step that would not fit is dropped.
 // - maxSteps (maxEntries / 3, at least 1): the length of the plan before replay.
 // - branching (true): now and then the leaf moves back to an earlier entry (to the parent of a
-//   user message, as the reference's tree navigation does), sometimes with a branch_summary.
+//   user message, as the reference's tree navigation does), sometimes with a branch_summary. The
+//   new leaf is never inside a tool-call round (it climbs out to the entry before the round), so
+//   every tool call on a generated path has its results.
 // - compactions (false): add compaction entries whose firstKeptEntryId lies on the current path
 //   after the previous compaction and is a valid cut point (a user, assistant or bashExecution
 //   message, a custom_message or a branch_summary; never a toolResult).
@@ -81,6 +83,28 @@ export function isGeneratedCutPoint(entry: SessionEntry): boolean {
   if (entry.type !== 'message') return false;
   const role = entry.message.role;
   return role === 'user' || role === 'assistant' || role === 'bashExecution';
+}
+
+/** Whether an entry belongs to a tool-call round (an assistant message with calls, or a result). */
+function isInToolRound(entry: SessionEntry): boolean {
+  if (entry.type !== 'message') return false;
+  const message = entry.message;
+  if (message.role === 'toolResult') return true;
+  return message.role === 'assistant' && message.content.some((block) => block.type === 'toolCall');
+}
+
+/**
+ * The nearest ancestor-or-self of `entry` outside any tool-call round (null when there is none).
+ * A leaf inside a round would leave some of its calls unanswered, which real navigation never
+ * does and which the context builder rightly repairs; generated sessions stay undamaged.
+ */
+function outsideToolRound(entries: readonly SessionEntry[], entry: SessionEntry): SessionEntry | null {
+  const byId = new Map(entries.map((candidate) => [candidate.id, candidate]));
+  let current: SessionEntry | undefined = entry;
+  while (current && isInToolRound(current)) {
+    current = current.parentId === null ? undefined : byId.get(current.parentId);
+  }
+  return current ?? null;
 }
 
 function pathToLeaf(entries: readonly SessionEntry[], leafId: string | null): SessionEntry[] {
@@ -161,8 +185,10 @@ function applyStep(builder: SessionBuilder, step: SessionStep): void {
       return;
     }
     case 'branch': {
-      const target = pick(entries, step.target);
-      if (!target) return;
+      const picked = pick(entries, step.target);
+      if (!picked) return;
+      const target = outsideToolRound(entries, picked);
+      if (target === null) return;
       const isUserMessage = target.type === 'message' && target.message.role === 'user';
       const newLeafId = isUserMessage ? target.parentId : target.id;
       builder.branchFrom(newLeafId);
