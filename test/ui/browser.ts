@@ -96,12 +96,13 @@ export async function eventually<Value>(
   read: () => Promise<Value>,
   check: (value: Value) => void,
   timeoutMs = 10_000,
-): Promise<void> {
+): Promise<Value> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      check(await read());
-      return;
+      const value = await read();
+      check(value);
+      return value;
     } catch (error) {
       if (Date.now() > deadline) throw error;
     }

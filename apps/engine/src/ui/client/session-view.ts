@@ -6,6 +6,7 @@ import { errorMessage, getJson, sessionPath } from './api.js';
 import type {
   AttemptList,
   AuditAttempt,
+  SessionContext,
   SessionDetail,
   SessionTree,
   SessionVerification,
@@ -77,6 +78,8 @@ export class SessionView {
     this.timeline = new TimelinePanel(this.cache, {
       compare: (compactionId) => this.navigate({ tab: 'compare', compactionId }),
       showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),
+      contextTokens: async (entryId) =>
+        (await getJson<SessionContext>(sessionPath(sessionId, '/context'), { leaf: entryId })).tokens,
     });
     this.contextPanel = new ContextPanel(sessionId, context, {
       showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),

@@ -1,7 +1,9 @@
 // The compaction and branch-summary timeline: every attempt the audit recorded (trigger,
 // outcome, tokens before and after, model, duration, usage, reason or error) joined with the
 // entry it wrote (the summary and the file lists), and the compaction and branch-summary entries
-// that came in with an imported file, which have no recorded attempt. Oldest first.
+// that came in with an imported file, which have no recorded attempt. Oldest first. An imported
+// compaction's "tokens after" is measured the way the engine estimates it for its own attempts:
+// the tokens of the context built at the compaction entry (asked once per entry).
 import type { AuditAttempt, SessionEntry, SessionTree } from './api-types.js';
 import { timelineItems, type TimelineItem } from './timeline-items.js';
 import { element, figure, replaceChildren } from './dom.js';
@@ -11,6 +13,8 @@ import { formatCount, formatDuration, formatTime } from './previews.js';
 export interface TimelineActions {
   compare(compactionId: string): void;
   showInTree(entryId: string): void;
+  /** The tokens of the context built at this entry (the context endpoint's `tokens`). */
+  contextTokens(entryId: string): Promise<number>;
 }
 
 function stringList(value: unknown): string[] {
@@ -36,6 +40,8 @@ export class TimelinePanel {
   private readonly status: HTMLElement;
   private items: TimelineItem[] = [];
   private readonly fresh = new Set<string>();
+  /** Tokens after each imported compaction, by entry id, once measured. */
+  private readonly importedTokensAfter = new Map<string, number>();
 
   constructor(
     private readonly cache: EntryCache,
@@ -64,6 +70,29 @@ export class TimelinePanel {
       await this.cache.ensure(indexes).catch(() => undefined);
       this.render();
     }
+    await this.measureImportedCompactions();
+  }
+
+  /** Asks, one at a time, for the tokens after each imported compaction not measured yet. */
+  private async measureImportedCompactions(): Promise<void> {
+    const unmeasured = this.items.flatMap((item) =>
+      item.kind === 'compaction' &&
+      item.attempt === undefined &&
+      item.entryId !== undefined &&
+      !this.importedTokensAfter.has(item.entryId)
+        ? [item.entryId]
+        : [],
+    );
+    let measured = 0;
+    for (const entryId of unmeasured) {
+      try {
+        this.importedTokensAfter.set(entryId, await this.actions.contextTokens(entryId));
+        measured += 1;
+      } catch {
+        // The figure stays "—"; the next refresh of the timeline asks again.
+      }
+    }
+    if (measured > 0) this.render();
   }
 
   private render(): void {
@@ -95,6 +124,12 @@ export class TimelinePanel {
     const summary = typeof entry?.['summary'] === 'string' ? entry['summary'] : undefined;
     const tokensBefore =
       attempt?.tokensBefore ?? (typeof entry?.['tokensBefore'] === 'number' ? entry['tokensBefore'] : null);
+    const tokensAfter =
+      attempt !== undefined
+        ? attempt.estimatedTokensAfter
+        : item.entryId !== undefined
+          ? this.importedTokensAfter.get(item.entryId)
+          : undefined;
     const title = item.kind === 'compaction' ? 'Compaction' : 'Branch summary';
     const problem = attempt?.error?.message ?? attempt?.reason ?? undefined;
     return element(
@@ -117,7 +152,7 @@ export class TimelinePanel {
         ]),
         element('div', { className: 'figures' }, [
           figure('Tokens before', formatCount(tokensBefore), 'tokens-before'),
-          figure('Tokens after (estimate)', formatCount(attempt?.estimatedTokensAfter), 'tokens-after'),
+          figure('Tokens after (estimate)', formatCount(tokensAfter), 'tokens-after'),
           figure('Model', attempt?.model ?? '—', 'model'),
           figure('Duration', formatDuration(attempt?.durationMs), 'duration'),
           figure(
