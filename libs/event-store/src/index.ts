@@ -7,6 +7,7 @@ export * from './store-availability';
 export * from './command-handling/handle-command';
 export * from './command-handling/derived-event-id';
 export * from './command-handling/folded-stream-cache';
+export * from './command-handling/fold-stream';
 export * from './sessions';
 export * from './ids/uuidv7';
 export * from './memory';

@@ -72,7 +72,7 @@ export class NavigationService {
 
   async navigate(request: NavigateRequest): Promise<NavigationResult> {
     const { sessionId, targetId, attemptId } = request;
-    const { state } = await this.streams.load(sessionId);
+    const state = await this.streams.state(sessionId);
     const existing = state.getAttempt(attemptId);
     if (existing?.kind === 'branch_summary' && existing.outcome !== null) {
       const ended = resultOfEndedSummary({ sessionId, targetId }, existing, state, true);
@@ -238,7 +238,7 @@ export class NavigationService {
       redelivered = written.alreadyHandled;
     } catch (error) {
       if (!(error instanceof SessionDomainError && error.code === 'already_exists')) throw error;
-      state = (await this.streams.load(sessionId)).state;
+      state = await this.streams.state(sessionId);
       redelivered = true;
     }
     const attempt = state.status === 'active' ? state.getAttempt(attemptId) : undefined;

@@ -78,7 +78,7 @@ export class CompactionService {
 
   private async runAttempt(request: CompactRequest, signal: AbortSignal): Promise<CompactionResult> {
     const { sessionId, attemptId, trigger } = request;
-    const { state } = await this.streams.load(sessionId);
+    const state = await this.streams.state(sessionId);
     const existing = state.getAttempt(attemptId);
     if (existing?.kind === 'compaction' && existing.outcome !== null) {
       const ended = resultOfEndedAttempt(sessionId, existing, state, true);
@@ -192,7 +192,7 @@ export class CompactionService {
           return await this.end(request, [skip(attemptId, STALE_REASON, ending())], true);
         }
         this.logger.log(`compaction ${attemptId} of ${sessionId} is stale; preparing again`);
-        state = (await this.streams.load(sessionId)).state;
+        state = await this.streams.state(sessionId);
       }
     } catch (error) {
       if (!started) throw error;
@@ -214,7 +214,7 @@ export class CompactionService {
       return this.endedResult(request, written.state, written.alreadyHandled);
     } catch (error) {
       if (error instanceof SessionDomainError && error.code === 'already_exists') {
-        return this.endedResult(request, (await this.streams.load(sessionId)).state, true);
+        return this.endedResult(request, await this.streams.state(sessionId), true);
       }
       throw error;
     }
@@ -231,7 +231,7 @@ export class CompactionService {
       return this.end(request, [cancel(attemptId, ABORTED_REASON, ending)], true);
     }
     if (error instanceof SessionDomainError && error.code === 'already_exists') {
-      return this.endedResult(request, (await this.streams.load(request.sessionId)).state, true);
+      return this.endedResult(request, await this.streams.state(request.sessionId), true);
     }
     this.logger.warn(`compaction ${attemptId} of ${request.sessionId} failed: ${describeError(error)}`);
     return this.end(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   InMemoryEventStore,
+  SessionNotFoundError,
   SqliteEventStore,
   loadSession,
   verifyStream,
@@ -83,6 +84,38 @@ describe('SessionStreams', () => {
       expect(written.revision).toBe(loaded.revision);
       expect(written.state.status === 'active' && written.state.entries()).toEqual(loaded.entries);
       expect(written.state.status === 'active' && written.state.leafId).toBe(entries[60]!.id);
+    });
+
+    it('reads the current state forward from the cached fold too, and sees writes made after it', async () => {
+      const counting = countingReads(new InMemoryEventStore());
+      const streams = new SessionStreams(counting.store);
+      await start(streams);
+      const entries = chain('e', 41);
+      await appendOneByOne(streams, entries.slice(0, 40));
+      let before = counting.eventsRead();
+      const state = await streams.state(SESSION_ID);
+      expect(counting.eventsRead() - before).toBe(1);
+      expect(state.entries()).toEqual((await loadSession(counting.store, SESSION_ID)).entries);
+
+      // Another engine's append (no shared cache) is read on the next call, and only it.
+      await appendOneByOne(new SessionStreams(counting.store), entries.slice(40));
+      before = counting.eventsRead();
+      const after = await streams.state(SESSION_ID);
+      expect(counting.eventsRead() - before).toBe(2);
+      expect(after.leafId).toBe(entries[40]!.id);
+      expect(after.entries()).toEqual((await loadSession(counting.store, SESSION_ID)).entries);
+    });
+
+    it('reads a session it has not cached from the start, and refuses one never started', async () => {
+      const store = new InMemoryEventStore();
+      await start(new SessionStreams(store));
+      await appendOneByOne(new SessionStreams(store), chain('e', 3));
+      const fresh = new SessionStreams(store, { maxSessions: 0, maxEntries: 0 });
+      expect((await fresh.state(SESSION_ID)).entries()).toEqual(chain('e', 3));
+      await expect(fresh.state('never-started')).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(new SessionStreams(store).state('never-started')).rejects.toBeInstanceOf(
+        SessionNotFoundError,
+      );
     });
 
     it.each([

@@ -6,17 +6,18 @@
 // that is current when it is written, not the one it was prepared at). Folded sessions are
 // cached per engine, so a command reads only the events appended since the previous one (the
 // cache is always read forward from the store, so other engines writing the same store are seen).
+// Reads of the current state (compaction and navigation) go through the same cache.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   FoldedStreamCache,
+  SessionNotFoundError,
+  foldStream,
   handleCommand,
-  loadSession,
   parseStoredSessionEvent,
   sealingAppender,
   type CommandHandled,
   type Decider,
   type EventStore,
-  type LoadedSession,
   type StreamAppender,
 } from '@strata/event-store';
 import {
@@ -25,6 +26,7 @@ import {
   evolve,
   initialState,
   sessionStreamName,
+  type ActiveSessionState,
   type SessionCommand,
   type SessionEvent,
   type SessionState,
@@ -129,9 +131,21 @@ export class SessionStreams {
           });
   }
 
-  /** The folded session; throws `SessionNotFoundError` when it was never started. */
-  load(sessionId: string): Promise<LoadedSession> {
-    return loadSession(this.store, sessionId);
+  /**
+   * The session's current state, read from the store (forward from the cached fold when there
+   * is one, as commands are); throws `SessionNotFoundError` when it was never started.
+   */
+  async state(sessionId: string): Promise<ActiveSessionState> {
+    const { state } = await foldStream({
+      store: this.store,
+      streamId: sessionStreamName(sessionId),
+      decider: sessionPlanDecider,
+      parseEvent: parseStoredSessionEvent,
+      lookFor: undefined,
+      cache: this.folded,
+    });
+    if (state.status !== 'active') throw new SessionNotFoundError(sessionId);
+    return state;
   }
 
   /**
