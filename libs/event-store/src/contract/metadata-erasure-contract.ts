@@ -1,6 +1,6 @@
 // Contract: stream metadata (round trip, replacement) and erasure (content gone, appends
 // refused, an audit record that holds no content).
-import { StreamErasedError } from '../port';
+import { ReservedStreamMetadataError, StreamErasedError } from '../port';
 import {
   anEvent,
   collect,
@@ -35,6 +35,22 @@ export function describeMetadataAndErasureContract({ store, features }: Contract
       expect(replaced).not.toHaveProperty('retention');
       expect(await collect(store().readStream(streamId))).toHaveLength(1);
     });
+
+    it.each(['maxAge', 'maxCount', 'truncateBefore', 'cacheControl', 'acl', '$tb'])(
+      'refuses %s (retention or access control), stores nothing and keeps every event',
+      async (key) => {
+        const streamId = newScope().stream('retention');
+        await store().appendToStream(streamId, [anEvent(), anEvent(), anEvent()]);
+        await store().setStreamMetadata(streamId, { owner: 'team-a' });
+        const error = await rejectionOf(store().setStreamMetadata(streamId, { owner: 'team-b', [key]: 1 }));
+        expect(error).toBeInstanceOf(ReservedStreamMetadataError);
+        expect(error).toMatchObject({ streamId, keys: [key] });
+        const kept = await store().getStreamMetadata(streamId);
+        expect(kept).toMatchObject({ owner: 'team-a' });
+        expect(kept).not.toHaveProperty(key);
+        expect(await collect(store().readStream(streamId))).toHaveLength(3);
+      },
+    );
   });
 
   describe('erasure', () => {

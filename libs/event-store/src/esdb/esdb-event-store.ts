@@ -28,6 +28,7 @@ import {
   type JSONType,
 } from '@eventstore/db-client';
 import {
+  assertAllowedStreamMetadata,
   ConcurrencyError,
   StreamErasedError,
   matchesEventFilter,
@@ -210,6 +211,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    assertAllowedStreamMetadata(streamId, metadata);
     toJsonText(metadata, `metadata of stream ${streamId}`);
     try {
       await this.client.setStreamMetadata(streamId, { ...metadata });

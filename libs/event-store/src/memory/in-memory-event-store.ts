@@ -1,6 +1,7 @@
 // The in-memory adapter of the event-store port, for unit tests: the same semantics as the
 // durable adapters (checked by the shared contract suite), nothing kept across processes.
 import {
+  assertAllowedStreamMetadata,
   DuplicateEventIdError,
   StreamErasedError,
   matchesEventFilter,
@@ -89,6 +90,7 @@ export class InMemoryEventStore implements EventStore {
 
   setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
     return settle(() => {
+      assertAllowedStreamMetadata(streamId, metadata);
       this.metadataByStream.set(streamId, toJsonRecord(this.frozenJson(metadata, 'stream metadata')));
     });
   }

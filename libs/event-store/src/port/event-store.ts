@@ -89,9 +89,33 @@ export interface Subscription extends AsyncIterable<SubscriptionMessage> {
   close(): Promise<void>;
 }
 
-/** `maxAge` / `maxCount` / `truncateBefore` and custom keys, as JSON. */
+/**
+ * A stream's custom metadata, as JSON. Keys that would let the store drop or hide events
+ * (`RESERVED_STREAM_METADATA_KEYS`, and any key starting with `$`) are refused by every adapter
+ * with `ReservedStreamMetadataError`: events leave a stream only through `eraseStream`.
+ */
 export interface StreamMetadata {
   readonly [key: string]: unknown;
+}
+
+/**
+ * EventStoreDB's system settings of a stream as its client names them: retention (`maxAge`,
+ * `maxCount`, `truncateBefore`) would delete events, `acl` would hide them, `cacheControl` changes
+ * how they are served. None may be set through the port (see docs/decisions/0004).
+ */
+export const RESERVED_STREAM_METADATA_KEYS: readonly string[] = [
+  'maxAge',
+  'maxCount',
+  'truncateBefore',
+  'cacheControl',
+  'acl',
+];
+
+/** The keys of `metadata` that the port refuses (reserved names and `$`-prefixed system keys). */
+export function reservedStreamMetadataKeys(metadata: StreamMetadata): string[] {
+  return Object.keys(metadata).filter(
+    (key) => RESERVED_STREAM_METADATA_KEYS.includes(key) || key.startsWith('$'),
+  );
 }
 
 export interface ErasureRequest {
@@ -194,6 +218,27 @@ export class DuplicateEventIdError extends Error {
   ) {
     super(message ?? `Event id ${eventId} appended to ${streamId} is already recorded`);
   }
+}
+
+/** Stream metadata that would set retention or access control; nothing was stored. */
+export class ReservedStreamMetadataError extends Error {
+  override readonly name = 'ReservedStreamMetadataError';
+
+  constructor(
+    readonly streamId: string,
+    readonly keys: readonly string[],
+  ) {
+    super(
+      `Stream metadata of ${streamId} may not set ${keys.join(', ')}: events leave a stream only ` +
+        'through eraseStream, so retention and access control are not delegated to the store',
+    );
+  }
+}
+
+/** Throws `ReservedStreamMetadataError` when `metadata` names a reserved key. */
+export function assertAllowedStreamMetadata(streamId: string, metadata: StreamMetadata): void {
+  const reserved = reservedStreamMetadataKeys(metadata);
+  if (reserved.length > 0) throw new ReservedStreamMetadataError(streamId, reserved);
 }
 
 /** Where a subscriber stored the last position it fully handled. */

@@ -4,6 +4,7 @@
 // commit order and nothing is lost or duplicated. Event ids are unique across the store.
 import type Database from 'better-sqlite3';
 import {
+  assertAllowedStreamMetadata,
   DuplicateEventIdError,
   StreamErasedError,
   type AppendResult,
@@ -157,6 +158,7 @@ export class SqliteEventStore implements EventStore {
 
   setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
     return settle(() => {
+      assertAllowedStreamMetadata(streamId, metadata);
       this.statements.upsertMetadata.run(streamId, toJsonText(metadata, 'stream metadata'));
     });
   }
