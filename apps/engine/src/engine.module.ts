@@ -140,7 +140,13 @@ export class EngineModule {
       { provide: SESSION_FOLD_BOUNDS, useValue: { ...DEFAULT_SESSION_FOLD_BOUNDS, ...options.foldCache } },
       {
         provide: TOKEN_COUNTER,
-        useFactory: (settings: EngineSettings) => createTokenCounter(settings.tokenizer),
+        useFactory: (settings: EngineSettings) => {
+          const counter = createTokenCounter(settings.tokenizer);
+          // o200k builds its encoder on first use (about 1.4 s here): do it while starting, not
+          // in the first request that counts.
+          counter.countPieces(['Strata'], 0);
+          return counter;
+        },
         inject: [ENGINE_SETTINGS],
       },
       { provide: ENGINE_TEMPLATES, useFactory: () => loadEngineTemplates(options.promptsDirectory) },

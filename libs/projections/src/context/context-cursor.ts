@@ -45,7 +45,15 @@ export class ContextCursor {
   /** The cursor of the root→leaf `path` (an empty path gives the empty context). */
   static along(path: readonly SessionEntry[], source: MessageSource): ContextCursor {
     const cursor = new ContextCursor(source);
-    for (const entry of path) cursor.extend(entry);
+    // What comes before the path's last compaction reaches the context only through it (its
+    // kept entries are emitted again when it is reached), so it is recorded, never emitted:
+    // nothing is counted that the context then drops.
+    const lastCompaction = path.findLastIndex((entry) => entry.type === 'compaction');
+    for (let index = 0; index < path.length; index += 1) {
+      const entry = path[index] as SessionEntry;
+      if (index < lastCompaction) cursor.record(entry);
+      else cursor.extend(entry);
+    }
     return cursor;
   }
 
@@ -61,11 +69,16 @@ export class ContextCursor {
   /** Moves the leaf to `entry`, a child of the current leaf (the caller checks). */
   extend(entry: SessionEntry): void {
     this.snapshot = undefined;
+    this.record(entry);
+    if (entry.type === 'compaction') this.restartAt(entry);
+    else this.emit(entry);
+  }
+
+  /** Puts `entry` on the path and gathers its settings, without emitting its message. */
+  private record(entry: SessionEntry): void {
     this.path.push(entry);
     this.pathIndex.set(entry.id, this.path.length - 1);
     applyPathEntry(this.settings, entry);
-    if (entry.type === 'compaction') this.restartAt(entry);
-    else this.emit(entry);
   }
 
   /** The context at the leaf; computed once per change. */

@@ -10,7 +10,7 @@ import {
   type SessionEvent,
   type TokenCounter,
 } from '@strata/session';
-import { generatedSessionArbitrary } from '@strata/testing';
+import { generatedSessionArbitrary, session, type GeneratedSession } from '@strata/testing';
 import { ProjectionRunner } from '../runner/projection-runner';
 import {
   appendEvents,
@@ -355,6 +355,72 @@ describe('ContextProjection', () => {
       expect(projection.accepts(sessionId)).toBe(false);
       expect((await projection.contextAt(sessionId)).context).toEqual(expectedContext(events));
       expect(projection.stats().hydrations).toBe(2);
+    });
+  });
+
+  describe('given a session whose tokens were never counted', () => {
+    /** A session of `turns` turns (texts `turn N ...`), compacted to keep its last `kept` entries. */
+    function compactedSession(turns: number, kept = 8): GeneratedSession {
+      const builder = session({ sessionId });
+      for (let turn = 0; turn < turns; turn += 1)
+        builder.user(`turn ${turn} question`).assistant(`turn ${turn} answer`);
+      const firstKept = builder.entries[builder.entries.length - kept]!;
+      builder.compaction({
+        firstKeptEntryId: firstKept.id,
+        tokensBefore: 1_000,
+        summary: 'summary of the early turns',
+      });
+      builder.user('after the compaction').assistant('still here');
+      return { header: builder.header, entries: [...builder.entries], leafId: builder.leafId };
+    }
+
+    it('counts only what the context at the current leaf keeps, nothing before the compaction', async () => {
+      const store = new InMemoryEventStore();
+      const events = sessionEventsOf(compactedSession(12));
+      await appendEvents(store, sessionId, events);
+      const counted: string[] = [];
+      const recordingCounter: TokenCounter = {
+        name: 'chars4',
+        countPieces: (pieces, imageCount) => {
+          counted.push(...pieces);
+          return charsPerFourCounter.countPieces(pieces, imageCount);
+        },
+      };
+      const projection = new ContextProjection({ store, tokenCounter: recordingCounter });
+
+      const answered = await projection.contextAt(sessionId);
+      expect(answered.context).toEqual(expectedContext(events));
+      expect(answered.tokens).toBe(tokensOf(answered.context));
+      const text = counted.join('\n');
+      for (const turn of [8, 9, 10, 11]) expect(text).toContain(`turn ${turn} question`);
+      for (const turn of [0, 1, 7]) expect(text).not.toContain(`turn ${turn} question`);
+    });
+
+    it('counts between turns of the event loop, so other work runs before the answer', async () => {
+      const store = new InMemoryEventStore();
+      const events = sessionEventsOf(compactedSession(40, 60));
+      await appendEvents(store, sessionId, events);
+      const slowCounter: TokenCounter = {
+        name: 'chars4',
+        countPieces: (pieces, imageCount) => {
+          const until = performance.now() + 4;
+          while (performance.now() < until) {
+            // A long text under o200k: several milliseconds of work per message.
+          }
+          return charsPerFourCounter.countPieces(pieces, imageCount);
+        },
+      };
+      const projection = new ContextProjection({ store, tokenCounter: slowCounter });
+      await projection.sessionTree(sessionId); // hydrated: only the counting is left
+      let timerRan = false;
+      setTimeout(() => {
+        timerRan = true;
+      }, 0);
+
+      const answered = await projection.contextAt(sessionId);
+      expect(timerRan).toBe(true);
+      expect(answered.context).toEqual(expectedContext(events));
+      expect(answered.tokens).toBe(tokensOf(answered.context));
     });
   });
 

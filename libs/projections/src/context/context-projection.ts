@@ -3,7 +3,10 @@
 // bounded by a least-recently-used limit on sessions and on entries (an evicted session is
 // hydrated again when next asked for). It answers the context at the current leaf from a
 // running structure, at any other leaf with the pure builder and cached token counts, and as
-// of any global position by reading the stream up to it.
+// of any global position by reading the stream up to it. Token counts missing for a read (a
+// session just imported or hydrated) are counted before it in slices of about
+// `COUNTING_SLICE_MS`, letting the event loop serve other requests between slices: a first count
+// of a pi fixture takes seconds with o200k, and held the whole engine that long.
 import { SessionNotFoundError, type EventStore } from '@strata/event-store';
 import { sessionEventTypes, sessionStreamName, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
@@ -19,6 +22,20 @@ export const CONTEXT_PROJECTION_NAME = 'context';
 export const DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 /** About 600 MB of heap at the 2.5 kB per entry `npm run bench` measures (projection suite). */
 export const DEFAULT_MAX_CACHED_ENTRIES = 250_000;
+/** Counting work done in one turn of the event loop before a read yields to other work. */
+export const COUNTING_SLICE_MS = 20;
+
+/** Counts the entries a read at `leafId` needs, yielding to the event loop between slices. */
+async function countInSlices(view: SessionView, leafId: string | null | undefined): Promise<void> {
+  let sliceStart = performance.now();
+  for (const entry of view.uncountedEntries(leafId)) {
+    view.countEntry(entry);
+    if (performance.now() - sliceStart >= COUNTING_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
 
 export interface ContextProjectionOptions {
   readonly store: EventStore;
@@ -113,6 +130,7 @@ export class ContextProjection implements Projection {
    */
   async contextAt(sessionId: string, leafId?: string | null, scope?: TenantScope): Promise<ProjectedContext> {
     const view = inScope(await this.view(sessionId), scope);
+    await countInSlices(view, leafId);
     return view.contextAt(leafId);
   }
 
@@ -127,6 +145,7 @@ export class ContextProjection implements Projection {
     scope?: TenantScope,
   ): Promise<ProjectedContext> {
     const view = inScope(await this.readStream(sessionId, position), scope);
+    await countInSlices(view, leafId);
     return view.contextAt(leafId);
   }
 

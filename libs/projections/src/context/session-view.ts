@@ -205,6 +205,33 @@ export class SessionView implements MessageSource {
     };
   }
 
+  /**
+   * The entries whose token counts a context at `leafId` may need and that are not counted yet,
+   * root side first: the path from the leaf back to the first kept entry of the latest compaction
+   * on it (the whole path when it has none). Empty for an unknown leaf.
+   */
+  uncountedEntries(leafId?: string | null): SessionEntry[] {
+    const target = leafId === undefined ? this.leafId : leafId;
+    const pending: SessionEntry[] = [];
+    const visited = new Set<string>();
+    let firstKeptId: string | undefined;
+    let current = target === null ? undefined : this.byId.get(target);
+    while (current !== undefined && !visited.has(current.id)) {
+      visited.add(current.id);
+      if (!this.tokenCounts.has(current.id)) pending.push(current);
+      if (current.id === firstKeptId) break;
+      if (current.type === 'compaction' && firstKeptId === undefined) firstKeptId = current.firstKeptEntryId;
+      current = current.parentId === null ? undefined : this.byId.get(current.parentId);
+    }
+    return pending.reverse();
+  }
+
+  /** Counts and keeps the tokens of what `entry` puts in a context, as a context read would. */
+  countEntry(entry: SessionEntry): void {
+    if (entry.type === 'compaction') this.compactionSummaryOf(entry);
+    else this.messageOf(entry);
+  }
+
   messageOf(entry: SessionEntry): CountedMessage | undefined {
     const message = this.contextMessage(entry);
     return message === undefined
