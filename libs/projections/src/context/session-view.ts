@@ -208,10 +208,13 @@ export class SessionView implements MessageSource {
   /**
    * The entries whose token counts a context at `leafId` may need and that are not counted yet,
    * root side first: the path from the leaf back to the first kept entry of the latest compaction
-   * on it (the whole path when it has none). Empty for an unknown leaf.
+   * on it (the whole path when it has none). Empty for an unknown leaf, and for the current leaf
+   * while its running context is kept (it counts each entry as it arrives): a warm read of the
+   * current leaf does not walk the history.
    */
   uncountedEntries(leafId?: string | null): SessionEntry[] {
     const target = leafId === undefined ? this.leafId : leafId;
+    if (target === this.leafId && this.cursor !== undefined) return [];
     const pending: SessionEntry[] = [];
     const visited = new Set<string>();
     let firstKeptId: string | undefined;
