@@ -3,7 +3,7 @@
 // each pi fixture under a fresh session id, then answers its first context read, while a client
 // asks `GET /health` every 20 ms. Reported per run: the import's answer time, the first context
 // read, and the longest and median /health answer from just before the import until 3 s after
-// the context read.
+// the context read. Results go to bench/results/responsiveness/ (not a suite: `npm run bench` skips them).
 //   node bin/run-ts.js bench/responsiveness/responsiveness-probe.ts [--runs N] [--engine <bin/engine.js>] [--out <file.json>]
 // `--engine` points at another checkout's engine to compare commits (the results name it).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -108,7 +108,10 @@ async function main(): Promise<void> {
     options: {
       runs: { type: 'string', default: '3' },
       engine: { type: 'string', default: path.join(repositoryRoot, 'bin', 'engine.js') },
-      out: { type: 'string', default: path.join(repositoryRoot, 'bench', 'results', 'responsiveness.json') },
+      out: {
+        type: 'string',
+        default: path.join(repositoryRoot, 'bench', 'results', 'responsiveness', 'current.json'),
+      },
     },
   });
   const runs = Number(values.runs);

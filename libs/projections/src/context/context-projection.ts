@@ -8,7 +8,7 @@
 // `COUNTING_SLICE_MS`, letting the event loop serve other requests between slices: a first count
 // of a pi fixture takes seconds with o200k, and held the whole engine that long.
 import { SessionNotFoundError, type EventStore } from '@strata/event-store';
-import { sessionEventTypes, sessionStreamName, type TokenCounter } from '@strata/session';
+import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
 import {
@@ -25,10 +25,10 @@ export const DEFAULT_MAX_CACHED_ENTRIES = 250_000;
 /** Counting work done in one turn of the event loop before a read yields to other work. */
 export const COUNTING_SLICE_MS = 20;
 
-/** Counts the entries a read at `leafId` needs, yielding to the event loop between slices. */
-async function countInSlices(view: SessionView, leafId: string | null | undefined): Promise<void> {
+/** Counts `entries` of `view`, yielding to the event loop between slices. */
+async function countInSlices(view: SessionView, entries: readonly SessionEntry[]): Promise<void> {
   let sliceStart = performance.now();
-  for (const entry of view.uncountedEntries(leafId)) {
+  for (const entry of entries) {
     view.countEntry(entry);
     if (performance.now() - sliceStart >= COUNTING_SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -130,7 +130,8 @@ export class ContextProjection implements Projection {
    */
   async contextAt(sessionId: string, leafId?: string | null, scope?: TenantScope): Promise<ProjectedContext> {
     const view = inScope(await this.view(sessionId), scope);
-    await countInSlices(view, leafId);
+    const uncounted = view.uncountedEntries(leafId);
+    if (uncounted.length > 0) await countInSlices(view, uncounted);
     return view.contextAt(leafId);
   }
 
@@ -145,7 +146,8 @@ export class ContextProjection implements Projection {
     scope?: TenantScope,
   ): Promise<ProjectedContext> {
     const view = inScope(await this.readStream(sessionId, position), scope);
-    await countInSlices(view, leafId);
+    const uncounted = view.uncountedEntries(leafId);
+    if (uncounted.length > 0) await countInSlices(view, uncounted);
     return view.contextAt(leafId);
   }
 
