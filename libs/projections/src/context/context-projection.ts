@@ -5,11 +5,12 @@
 // running structure, at any other leaf with the pure builder and cached token counts, and as
 // of any global position by reading the stream up to it. Token counts missing for a read (a
 // session just imported or hydrated) are counted before it in slices of about
-// `COUNTING_SLICE_MS`, letting the event loop serve other requests between slices: a first count
+// `WORK_SLICE_MS`, letting the event loop serve other requests between slices: a first count
 // of a pi fixture takes seconds with o200k, and held the whole engine that long.
 import { SessionNotFoundError, type EventStore } from '@strata/event-store';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
+import { WorkSlices } from '../runner/work-slices';
 import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
 import {
   SessionView,
@@ -22,18 +23,12 @@ export const CONTEXT_PROJECTION_NAME = 'context';
 export const DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 /** About 600 MB of heap at the 2.5 kB per entry `npm run bench` measures (projection suite). */
 export const DEFAULT_MAX_CACHED_ENTRIES = 250_000;
-/** Counting work done in one turn of the event loop before a read yields to other work. */
-export const COUNTING_SLICE_MS = 20;
-
 /** Counts `entries` of `view`, yielding to the event loop between slices. */
 async function countInSlices(view: SessionView, entries: readonly SessionEntry[]): Promise<void> {
-  let sliceStart = performance.now();
+  const slices = new WorkSlices();
   for (const entry of entries) {
     view.countEntry(entry);
-    if (performance.now() - sliceStart >= COUNTING_SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
+    if (slices.due()) await slices.yield();
   }
 }
 
