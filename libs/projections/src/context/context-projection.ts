@@ -23,6 +23,7 @@ export const CONTEXT_PROJECTION_NAME = 'context';
 export const DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 /** About 600 MB of heap at the 2.5 kB per entry `npm run bench` measures (projection suite). */
 export const DEFAULT_MAX_CACHED_ENTRIES = 250_000;
+
 /** Counts `entries` of `view`, yielding to the event loop between slices. */
 async function countInSlices(view: SessionView, entries: readonly SessionEntry[]): Promise<void> {
   const slices = new WorkSlices();
@@ -39,7 +40,7 @@ export interface ContextProjectionOptions {
   readonly maxSessions?: number;
   /**
    * At most this many entries (summed over the sessions held) stay in memory; the session in
-   * use is kept even when it alone is larger. 1,000,000 by default.
+   * use is kept even when it alone is larger. `DEFAULT_MAX_CACHED_ENTRIES` by default.
    */
   readonly maxEntries?: number;
   /** Events of a stream that are not session events (skipped while hydrating). */
