@@ -10,7 +10,7 @@
 import { SessionNotFoundError, type EventStore } from '@strata/event-store';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
-import { WorkSlices } from '../runner/work-slices';
+import { WorkSlices } from './work-slices';
 import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
 import {
   SessionView,

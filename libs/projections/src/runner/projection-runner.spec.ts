@@ -171,37 +171,6 @@ describe('ProjectionRunner', () => {
       await runner.stop();
     });
 
-    it('takes in a long burst of events in slices, letting timers run between them', async () => {
-      const store = new InMemoryEventStore();
-      const projection = new RecordingProjection('slow');
-      const apply = projection.apply.bind(projection);
-      projection.apply = (event) => {
-        const until = performance.now() + 1;
-        while (performance.now() < until) {
-          // a projection with real work to do for each event
-        }
-        return apply(event);
-      };
-      const runner = runnerOver(store, new InMemoryCheckpointStore(), [projection]);
-      await runner.start();
-      await runner.whenCaughtUp();
-      await appendStarted(store, 'burst');
-      const burst = Array.from({ length: 150 }, () => ({
-        id: eventId(),
-        type: 'LeafMoved',
-        data: { leafId: null, previousLeafId: null },
-      }));
-      const appended = await store.appendToStream(sessionStreamName('burst'), burst);
-      const timerRanAt: number[] = [];
-      setTimeout(() => timerRanAt.push(projection.applied.length), 0);
-
-      await runner.waitForPosition(appended.position);
-      expect(projection.applied).toHaveLength(151);
-      expect(timerRanAt).toHaveLength(1);
-      expect(timerRanAt[0]).toBeLessThan(151);
-      await runner.stop();
-    });
-
     it('reports how far it was behind before it started', async () => {
       const store = new InMemoryEventStore();
       await appendStarted(store, 's3');

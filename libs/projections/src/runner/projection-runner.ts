@@ -28,7 +28,6 @@ import {
   type RunnerState,
 } from './projection-runner-types';
 import { Signal } from './signal';
-import { WorkSlices } from './work-slices';
 import { sessionHeadPosition, sessionStreamFilter, storeHeadPosition } from './store-head';
 
 interface Slot {
@@ -245,9 +244,6 @@ export class ProjectionRunner {
   }
 
   private async consume(subscription: Subscription): Promise<void> {
-    // A large append (an imported file) arrives as a burst of events; between slices of them
-    // the event loop serves requests.
-    const slices = new WorkSlices();
     try {
       for await (const message of subscription) {
         if (message.kind === 'caught_up') {
@@ -261,7 +257,6 @@ export class ProjectionRunner {
         this.sinceFlush += 1;
         if (this.state === 'live' || this.sinceFlush >= this.checkpointInterval) await this.flushAll();
         this.reportProgress(message.event.position);
-        if (slices.due()) await slices.yield();
       }
     } catch (error) {
       this.fail(error);
