@@ -223,6 +223,40 @@ describe('the processor runner', () => {
     });
   });
 
+  describe('given a read of one stream while another stream holds the checkpoint back', () => {
+    it('releases a wait on that stream as soon as its own events are handled and flushed', async () => {
+      const store = new InMemoryEventStore();
+      const processor = new RecordingProcessor('recorder');
+      const runner = runnerOf(store, new InMemoryCheckpointStore(), [processor]);
+      await runner.start();
+      await runner.whenCaughtUp();
+      const [slow] = await append(store, 'slow', 1);
+      const gate = new Gate();
+      processor.gates.set(slow!, gate);
+      const [fast] = await append(store, 'fast', 1);
+      const fastPosition = 2n;
+      let wholeStoreReached = false;
+      const wholeStore = runner.waitForPosition(fastPosition).then(() => {
+        wholeStoreReached = true;
+      });
+
+      await runner.waitForPartition('fast', fastPosition);
+
+      expect(processor.idsOf('fast')).toEqual([fast]);
+      expect(processor.flushes.at(-1)).toBe(1);
+      expect(wholeStoreReached).toBe(false);
+      await expect(
+        Promise.race([
+          runner.waitForPartition('slow', 1n).then(() => 'reached'),
+          new Promise((resolve) => setTimeout(() => resolve('waiting'), 20)),
+        ]),
+      ).resolves.toBe('waiting');
+      gate.open();
+      await wholeStore;
+      await runner.stop();
+    });
+  });
+
   describe('when the process dies with events running and is started again', () => {
     it('delivers again every event after the stored checkpoint, so none is lost', async () => {
       const store = new InMemoryEventStore();

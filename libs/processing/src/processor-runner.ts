@@ -37,8 +37,17 @@ import { Signal } from './signal';
 
 interface PositionWaiter {
   readonly position: bigint;
-  readonly slots: readonly { readonly flushed: bigint | null }[];
+  /** Only this partition's events matter (a read of one stream). */
+  readonly partition: string | undefined;
+  readonly slots: readonly Pick<ProcessorSlot<unknown>, 'flushed' | 'hasReached'>[];
   readonly signal: Signal;
+}
+
+function waiterReached(waiter: PositionWaiter): boolean {
+  const { partition, position } = waiter;
+  return waiter.slots.every((slot) =>
+    partition === undefined ? !isAfter(position, slot.flushed) : slot.hasReached(partition, position),
+  );
 }
 
 function asError(error: unknown): Error {
@@ -164,16 +173,27 @@ export class ProcessorRunner<Message> {
 
   /** Resolves once every event at or below `position` is handled and flushed (by the named processors). */
   waitForPosition(position: bigint, processorNames?: readonly string[]): Promise<void> {
-    const slots = this.selectSlots(processorNames);
-    if (slots.every((slot) => !isAfter(position, slot.flushed))) return Promise.resolve();
+    return this.wait({ position, partition: undefined, slots: this.selectSlots(processorNames) });
+  }
+
+  /**
+   * Resolves once every event of one partition at or below `position` is handled and flushed:
+   * other partitions that hold the checkpoint back (a burst of another tenant) do not delay it.
+   */
+  waitForPartition(partition: string, position: bigint, processorNames?: readonly string[]): Promise<void> {
+    return this.wait({ position, partition, slots: this.selectSlots(processorNames) });
+  }
+
+  private wait(request: Omit<PositionWaiter, 'signal'>): Promise<void> {
+    const waiter: PositionWaiter = { ...request, signal: new Signal() };
+    if (waiterReached(waiter)) return Promise.resolve();
     if (!this.isRunning) {
       return Promise.reject(
         this.state === 'failed' ? asError(this.failure) : new ProcessorRunnerStoppedError(this.name),
       );
     }
-    const signal = new Signal();
-    this.waiters.push({ position, slots, signal });
-    return signal.promise;
+    this.waiters.push(waiter);
+    return waiter.signal.promise;
   }
 
   /** Resolves once every event of the subscription's streams in the store is handled, the processors' own writes included. */
@@ -253,7 +273,7 @@ export class ProcessorRunner<Message> {
   async lag(): Promise<RunnerLag> {
     const headPosition = await this.headPosition(this.filter);
     const appliedPosition = lowest(this.slots.map((slot) => slot.flushed));
-    const behind = headPosition === null ? 0n : headPosition - (appliedPosition ?? -1n);
+    const behind = headPosition === null ? 0n : headPosition - (appliedPosition ?? 0n);
     return {
       lastSeenPosition: this.lastSeen,
       appliedPosition,
@@ -281,6 +301,7 @@ export class ProcessorRunner<Message> {
           continue;
         }
         this.dispatch(message.event);
+        this.releaseWaiters();
         this.reportProgress(message.event.position);
         await this.roomToRead(signal);
       }
@@ -351,8 +372,13 @@ export class ProcessorRunner<Message> {
       this.state = 'live';
       this.caughtUpSignal.resolve();
     }
+    this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.slots.some((slot) => isAfter(waiter.position, slot.flushed))) return true;
+      if (!waiterReached(waiter)) return true;
       waiter.signal.resolve();
       return false;
     });

@@ -3,6 +3,7 @@
 // and its counters. The runner reads and dispatches; the slot does everything per processor.
 import type { CheckpointStore, RecordedEvent } from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from './parked-partitions';
+import { Fifo } from './fifo';
 import { PartitionScheduler } from './partition-scheduler';
 import { checkpointIdOf, type Processor } from './processor';
 import type { DeliveryFailure, ProcessorStatus } from './processor-runner-types';
@@ -79,6 +80,13 @@ export class ProcessorSlot<Message> {
   /** Events finished (handled, given up or parked) since the last flush. */
   private dirty = false;
   private sinceFlush = 0;
+  /** Counts finished events; `flushedSeq` is the count the last completed flush covered. */
+  private finishSeq = 0;
+  private flushedSeq = 0;
+  /** Positions of each partition's unfinished events, oldest first. */
+  private readonly unfinishedByPartition = new Map<string, Fifo<bigint>>();
+  /** The last event finished in each partition, until the checkpoint has passed it. */
+  private readonly lastFinishedByPartition = new Map<string, { readonly position: bigint; readonly seq: number }>();
   private signal: AbortSignal = new AbortController().signal;
   private eventsHandled = 0;
   private failedDeliveries = 0;
@@ -135,6 +143,8 @@ export class ProcessorSlot<Message> {
     this.flushed = this.startAfter;
     this.watermark = new Watermark(this.startAfter);
     this.sinceFlush = 0;
+    this.unfinishedByPartition.clear();
+    this.lastFinishedByPartition.clear();
     this.signal = signal;
     this.scheduler = this.newScheduler();
   }
@@ -156,7 +166,28 @@ export class ProcessorSlot<Message> {
 
   enqueue(partition: string, work: Omit<SlotWork<Message>, 'ticket'>): void {
     const ticket = this.watermark.open(work.event.position);
+    let unfinished = this.unfinishedByPartition.get(partition);
+    if (unfinished === undefined) {
+      unfinished = new Fifo();
+      this.unfinishedByPartition.set(partition, unfinished);
+    }
+    unfinished.push(ticket.position);
     this.scheduler.enqueue(partition, work.tenant, { ...work, ticket });
+  }
+
+  /**
+   * Whether every event of `partition` at or below `position` is handled and flushed — sooner
+   * than the checkpoint when other partitions hold it back (a read of one session waits for
+   * that session only). Needs the runner to have read up to `position`.
+   */
+  hasReached(partition: string, position: bigint): boolean {
+    if (!isAfter(position, this.flushed)) return true;
+    const seen = this.watermark.lastSeen;
+    if (seen === null || position > seen) return false;
+    const firstUnfinished = this.unfinishedByPartition.get(partition)?.peek();
+    if (firstUnfinished !== undefined && firstUnfinished <= position) return false;
+    const lastFinished = this.lastFinishedByPartition.get(partition);
+    return lastFinished === undefined || lastFinished.seq <= this.flushedSeq;
   }
 
   /** Resolves at the next event finished (to wait for room). */
@@ -224,12 +255,12 @@ export class ProcessorSlot<Message> {
     if (this.signal.aborted) return;
     if (this.parkedPartitions.has(partition)) {
       this.eventsPassedWhileParked += 1;
-      this.finish(work.ticket);
+      this.finish(partition, work.ticket);
       return;
     }
     if (work.content.kind === 'invalid') {
       const reason = `the event cannot be read: ${work.content.detail}`;
-      if (await this.giveUp(partition, work, reason, undefined)) this.finish(work.ticket);
+      if (await this.giveUp(partition, work, reason, undefined)) this.finish(partition, work.ticket);
       return;
     }
     const { message } = work.content;
@@ -244,14 +275,16 @@ export class ProcessorSlot<Message> {
         const failure = this.failureOf(partition, work, delivery, error);
         this.callbacks.onDeliveryFailed?.(failure);
         if (delivery >= this.settings.maxDeliveries) {
-          if (await this.giveUp(partition, work, describe(error), failure)) this.finish(work.ticket);
+          if (await this.giveUp(partition, work, describe(error), failure)) {
+            this.finish(partition, work.ticket);
+          }
           return;
         }
         const delay = this.settings.retryDelayMs * 2 ** (delivery - 1);
         if (!(await pause(delay, this.signal))) return;
       }
     }
-    this.finish(work.ticket);
+    this.finish(partition, work.ticket);
   }
 
   /**
@@ -284,7 +317,7 @@ export class ProcessorSlot<Message> {
     this.processor.forget?.(partition);
     for (const dropped of this.scheduler.dropQueued(partition)) {
       this.eventsPassedWhileParked += 1;
-      this.finish(dropped.ticket);
+      this.finish(partition, dropped.ticket);
     }
     try {
       if (this.isDurable) await this.parkedStore.park(record);
@@ -314,8 +347,13 @@ export class ProcessorSlot<Message> {
     };
   }
 
-  private finish(ticket: WatermarkTicket): void {
+  private finish(partition: string, ticket: WatermarkTicket): void {
     this.watermark.finish(ticket);
+    const unfinished = this.unfinishedByPartition.get(partition);
+    unfinished?.shift();
+    if (unfinished?.length === 0) this.unfinishedByPartition.delete(partition);
+    this.finishSeq += 1;
+    this.lastFinishedByPartition.set(partition, { position: ticket.position, seq: this.finishSeq });
     this.dirty = true;
     this.afterProgress();
   }
@@ -334,10 +372,7 @@ export class ProcessorSlot<Message> {
     }
     if (this.dirty || this.flushActive) return;
     const position = this.watermark.position;
-    if (position !== null && isAfter(position, this.flushed)) {
-      this.flushed = position;
-      this.callbacks.onFlushed();
-    }
+    if (position !== null && isAfter(position, this.flushed)) this.flushedUpTo(position, this.finishSeq);
   }
 
   /** Flushes until nothing finished meanwhile; `flushActive` is cleared in the same turn as the last check. */
@@ -355,15 +390,25 @@ export class ProcessorSlot<Message> {
     this.dirty = false;
     this.sinceFlush = 0;
     const target = this.watermark.position;
+    const seq = this.finishSeq;
     await this.processor.flush?.();
     if (this.isDurable && target !== null && isAfter(target, this.stored)) {
       await this.checkpoints.store(this.checkpointId, target);
       this.stored = target;
     }
-    if (target !== null && isAfter(target, this.flushed)) {
-      this.flushed = target;
-      this.callbacks.onFlushed();
+    this.flushedUpTo(target, seq);
+  }
+
+  /** Everything finished up to `seq` is flushed, and the checkpoint is `position`. */
+  private flushedUpTo(position: bigint | null, seq: number): void {
+    this.flushedSeq = Math.max(this.flushedSeq, seq);
+    if (position !== null && isAfter(position, this.flushed)) this.flushed = position;
+    for (const [partition, finished] of this.lastFinishedByPartition) {
+      if (finished.seq <= this.flushedSeq && !isAfter(finished.position, this.flushed)) {
+        this.lastFinishedByPartition.delete(partition);
+      }
     }
+    this.callbacks.onFlushed();
   }
 }
 

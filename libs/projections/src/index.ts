@@ -1,11 +1,12 @@
-// @strata/projections: the read side (DESIGN.md decisions 5 and 6) — a checkpointed runner
-// over the store's catch-up subscription, the context projection (live sessions in memory),
+// @strata/projections: the read side (DESIGN.md decisions 5 and 6) — the read models as
+// processors of the one runner of durable work, the context projection (live sessions in memory),
 // and the catalog and audit projections (documents in SQLite or in memory).
 export * from './runner/projected-event';
 export * from './runner/projection';
-export * from './runner/projection-runner';
-export * from './runner/projection-runner-types';
+export * from './runner/read-model-runner';
+export * from './runner/session-set-aside';
 export { sessionHeadPosition, storeHeadPosition } from './runner/store-head';
+export * from './storage/sqlite-parked-partitions';
 export * from './documents/document-projection';
 export * from './documents/paging';
 export * from './context/session-view';

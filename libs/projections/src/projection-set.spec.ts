@@ -8,7 +8,7 @@ import { generatedSessionArbitrary } from '@strata/testing';
 import type { AuditAttempt } from './audit/audit-attempt';
 import type { CatalogSession } from './catalog/catalog-session';
 import { createProjectionSet, type ProjectionSet } from './projection-set';
-import { checkpointIdOf } from './runner/projection-runner-types';
+import { projectionCheckpointId as checkpointIdOf } from './runner/read-model-runner';
 import {
   inMemoryProjectionStorage,
   openProjectionStorage,
@@ -130,7 +130,7 @@ describe('projections over a SQLite store', () => {
       const applied = Object.fromEntries(
         second.set.runner
           .status()
-          .projections.map((projection) => [projection.name, projection.eventsApplied]),
+          .processors.map((processor) => [processor.name, processor.eventsHandled]),
       );
       expect(applied['catalog']).toBe(gamma.length + laterBeta.length);
       expect(applied['audit']).toBe(laterBeta.length);
@@ -169,7 +169,7 @@ describe('projections over a SQLite store', () => {
 
       const report = await set.runner.rebuild(['catalog', 'audit']);
 
-      expect(report.projections).toEqual(['catalog', 'audit']);
+      expect(report.processors).toEqual(['catalog', 'audit']);
       expect(await allSessions(set, 'acme')).toEqual(sessionsBefore);
       expect(await allAttempts(set, 'acme')).toEqual(attemptsBefore);
       await set.runner.stop();

@@ -1,13 +1,14 @@
-// The three projections of issue 5 wired to one runner: what the engine and `strata replay`
+// The three projections of issue 5 wired to the read-model runner: what the engine and `strata replay`
 // create. Durable projections keep their documents in the given ProjectionStorage.
 import type { EventStore } from '@strata/event-store';
 import type { TokenCounter } from '@strata/session';
 import { AuditProjection } from './audit/audit-projection';
 import { CatalogProjection } from './catalog/catalog-projection';
 import { ContextProjection, type ContextProjectionOptions } from './context/context-projection';
+import type { Processor } from '@strata/processing';
+import type { ProjectedEvent } from './runner/projected-event';
 import type { Projection } from './runner/projection';
-import { ProjectionRunner } from './runner/projection-runner';
-import type { ProjectionRunnerOptions } from './runner/projection-runner-types';
+import { createReadModelRunner, type ReadModelRunner, type ReadModelRunnerOptions } from './runner/read-model-runner';
 import type { ProjectionStorage } from './storage/projection-storage';
 
 export const projectionNames = ['context', 'catalog', 'audit'] as const;
@@ -26,14 +27,16 @@ export interface ProjectionSetOptions {
   /** Which projections the runner drives; all three by default. */
   readonly include?: readonly ProjectionName[];
   readonly context?: Omit<ContextProjectionOptions, 'store' | 'tokenCounter'>;
-  readonly runner?: Omit<ProjectionRunnerOptions, 'store' | 'checkpoints' | 'projections'>;
+  readonly runner?: Omit<ReadModelRunnerOptions, 'store' | 'checkpoints' | 'parked' | 'projections' | 'processors'>;
+  /** Other processors of session events on the same subscription (the engine's metrics). */
+  readonly processors?: readonly Processor<ProjectedEvent>[];
 }
 
 export interface ProjectionSet {
   readonly context: ContextProjection;
   readonly catalog: CatalogProjection;
   readonly audit: AuditProjection;
-  readonly runner: ProjectionRunner;
+  readonly runner: ReadModelRunner;
 }
 
 export function createProjectionSet(options: ProjectionSetOptions): ProjectionSet {
@@ -46,11 +49,13 @@ export function createProjectionSet(options: ProjectionSetOptions): ProjectionSe
   const audit = new AuditProjection(options.storage.audit);
   const byName: Readonly<Record<ProjectionName, Projection>> = { context, catalog, audit };
   const included = options.include ?? projectionNames;
-  const runner = new ProjectionRunner({
+  const runner = createReadModelRunner({
     ...options.runner,
     store: options.store,
     checkpoints: options.storage.checkpoints,
+    parked: options.storage.parked,
     projections: included.map((name) => byName[name]),
+    ...(options.processors !== undefined ? { processors: options.processors } : {}),
   });
   return { context, catalog, audit, runner };
 }

@@ -11,7 +11,7 @@ import {
   type TokenCounter,
 } from '@strata/session';
 import { generatedSessionArbitrary, session, type GeneratedSession } from '@strata/testing';
-import { ProjectionRunner } from '../runner/projection-runner';
+import { createReadModelRunner } from '../runner/read-model-runner';
 import {
   appendEvents,
   extraActivityArbitrary,
@@ -19,6 +19,7 @@ import {
   sessionEventsOf,
 } from '../testing/session-events';
 import { ContextProjection } from './context-projection';
+import { SessionSetAsideError } from '../runner/session-set-aside';
 import { UnknownEntryError } from './session-view';
 
 const sessionId = 'generated-session';
@@ -111,7 +112,7 @@ describe('ContextProjection', () => {
             const hydratedAfter = 1 + Math.floor(split * (events.length - 1));
             await appendEvents(store, sessionId, events.slice(0, hydratedAfter));
             const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
-            const runner = new ProjectionRunner({
+            const runner = createReadModelRunner({
               store,
               checkpoints: new InMemoryCheckpointStore(),
               projections: [projection],
@@ -162,7 +163,7 @@ describe('ContextProjection', () => {
       await appendEvents(store, sessionId, head);
       const counter = countingCounter();
       const projection = new ContextProjection({ store, tokenCounter: counter });
-      const runner = new ProjectionRunner({
+      const runner = createReadModelRunner({
         store,
         checkpoints: new InMemoryCheckpointStore(),
         projections: [projection],
@@ -329,6 +330,63 @@ describe('ContextProjection', () => {
 
       expect((await projection.contextAt(sessionId)).context).toEqual(expectedContext(events));
       expect(reports).toEqual(['unknown_type:SomethingNew']);
+    });
+  });
+
+  describe('given a stream holding a session event whose data does not validate', () => {
+    it('sets the session aside: its reads name the event instead of answering a context without it', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 10 }), { numRuns: 1, seed: 9 })[0]!;
+      const events = sessionEventsOf(session);
+      await appendEvents(store, sessionId, events.slice(0, 2));
+      const badId = '0190a8f0-0000-7000-8000-000000000002';
+      await store.appendToStream('session-generated-session', [
+        { id: badId, type: 'LeafMoved', data: { leafId: 42 } },
+      ]);
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+
+      const read = projection.contextAt(sessionId);
+
+      await expect(read).rejects.toBeInstanceOf(SessionSetAsideError);
+      await expect(read).rejects.toMatchObject({ sessionId, event: { eventId: badId, projection: 'context' } });
+      await expect(projection.sessionTree(sessionId)).rejects.toBeInstanceOf(SessionSetAsideError);
+      expect(projection.stats().sessions).toBe(0);
+    });
+  });
+
+  describe('given a held session with events the runner has not delivered', () => {
+    it('reads them from the stream before it answers, counting only the new entries', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 20 }), { numRuns: 1, seed: 12 })[0]!;
+      const events = sessionEventsOf(session);
+      const split = Math.ceil(events.length / 2);
+      await appendEvents(store, sessionId, events.slice(0, split));
+      const counter = countingCounter();
+      const projection = new ContextProjection({ store, tokenCounter: counter });
+      await projection.contextAt(sessionId);
+      const callsAfterFirstRead = counter.calls;
+
+      await appendEvents(store, sessionId, events.slice(split));
+      const read = await projection.contextAt(sessionId);
+
+      expect(read.context).toEqual(expectedContext(events));
+      expect(projection.stats()).toMatchObject({ hydrations: 1, hits: 1 });
+      expect(counter.calls - callsAfterFirstRead).toBeLessThanOrEqual(events.length - split);
+    });
+  });
+
+  describe('given a held session the runner sets aside', () => {
+    it('forgets it', async () => {
+      const store = new InMemoryEventStore();
+      const session = fc.sample(generatedSessionArbitrary({ maxEntries: 10 }), { numRuns: 1, seed: 10 })[0]!;
+      await appendEvents(store, sessionId, sessionEventsOf(session));
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter });
+      await projection.contextAt(sessionId);
+      expect(projection.stats().sessions).toBe(1);
+
+      projection.forget(sessionId);
+
+      expect(projection.stats()).toMatchObject({ sessions: 0, entries: 0 });
     });
   });
 

@@ -1,5 +1,7 @@
 // The context projection (DESIGN.md decision 6): live sessions held in memory as SessionViews,
-// updated incrementally from the runner's events, hydrated from their stream on a miss, and
+// updated incrementally from the runner's events and, at each read, from the events of the
+// stream the runner has not delivered yet (so a read waits for no other session's work),
+// hydrated from their stream on a miss, and
 // bounded by a least-recently-used limit on sessions and on entries (an evicted session is
 // hydrated again when next asked for). It answers the context at the current leaf from a
 // running structure, at any other leaf with the pure builder and cached token counts, and as
@@ -7,13 +9,15 @@
 // session just imported or hydrated) are counted before it in slices of about
 // `WORK_SLICE_MS`, letting the event loop serve other requests between slices: a first count
 // of a pi fixture takes seconds with o200k, and held the whole engine that long.
-import { SessionNotFoundError, type EventStore } from '@strata/event-store';
+import { SessionNotFoundError, type EventStore, type RecordedEvent } from '@strata/event-store';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import { WorkSlices } from './work-slices';
 import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
+import { SessionSetAsideError } from '../runner/session-set-aside';
 import {
   SessionView,
+  type ApplyOutcome,
   type ProjectedContext,
   type SessionTreeView,
   type SessionViewMetrics,
@@ -43,7 +47,7 @@ export interface ContextProjectionOptions {
    * use is kept even when it alone is larger. `DEFAULT_MAX_CACHED_ENTRIES` by default.
    */
   readonly maxEntries?: number;
-  /** Events of a stream that are not session events (skipped while hydrating). */
+  /** Events of a type no session event has (skipped while hydrating). */
   readonly onInvalidEvent?: (report: InvalidEventReport) => void;
 }
 
@@ -114,6 +118,11 @@ export class ContextProjection implements Projection {
     return Promise.resolve();
   }
 
+  /** The runner set the session aside: drop it (a read hydrates it again, or answers why not). */
+  forget(sessionId: string): void {
+    this.evict(sessionId);
+  }
+
   /** Forgets every session held (they hydrate again on demand). */
   reset(): Promise<void> {
     for (const sessionId of [...this.sessions.keys()]) this.evict(sessionId);
@@ -174,22 +183,36 @@ export class ContextProjection implements Projection {
     };
   }
 
-  /** The held view (marked as just used), or one hydrated from the stream. */
-  private view(sessionId: string): Promise<SessionView> {
+  /**
+   * The held view (marked as just used) brought up to the stream's last event, or one hydrated
+   * from the stream: a read never waits for the runner, so another session's burst of events
+   * cannot delay it. The runner's later delivery of the same events changes nothing.
+   */
+  private async view(sessionId: string): Promise<SessionView> {
     const cached = this.sessions.get(sessionId);
-    if (cached !== undefined) {
-      this.hits += 1;
-      this.sessions.delete(sessionId);
-      this.sessions.set(sessionId, cached);
-      return Promise.resolve(cached);
+    if (cached === undefined) {
+      this.misses += 1;
+      let pending = this.hydrating.get(sessionId);
+      if (pending === undefined) {
+        pending = this.hydrate(sessionId).finally(() => this.hydrating.delete(sessionId));
+        this.hydrating.set(sessionId, pending);
+      }
+      return pending;
     }
-    this.misses += 1;
-    let pending = this.hydrating.get(sessionId);
-    if (pending === undefined) {
-      pending = this.hydrate(sessionId).finally(() => this.hydrating.delete(sessionId));
-      this.hydrating.set(sessionId, pending);
+    this.hits += 1;
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, cached);
+    const before = cached.entryCount;
+    for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId), {
+      fromRevision: cached.revision + 1n,
+    })) {
+      if (this.applyRecorded(cached, recorded) === 'gap') {
+        this.evict(sessionId);
+        return this.view(sessionId);
+      }
     }
-    return pending;
+    if (this.sessions.get(sessionId) === cached) this.afterGrowth(cached, before);
+    return cached;
   }
 
   private async hydrate(sessionId: string): Promise<SessionView> {
@@ -214,16 +237,33 @@ export class ContextProjection implements Projection {
     const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics);
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId))) {
       if (lastPosition !== undefined && recorded.position > lastPosition) break;
-      const result = readProjectedEvent(recorded);
-      if (result.kind === 'invalid') {
-        this.options.onInvalidEvent?.(result.report);
-        view.skip(recorded.revision, recorded.position);
-      } else {
-        view.apply(result.event);
-      }
+      this.applyRecorded(view, recorded);
     }
     if (!view.isStarted) throw new SessionNotFoundError(sessionId);
     return view;
+  }
+
+  /**
+   * Applies one event read from the stream. An event of a known type whose data does not
+   * validate sets the session aside (`SessionSetAsideError`, and a held view is dropped): a
+   * context without it would be wrong. Events of unknown types are reported and stepped over.
+   */
+  private applyRecorded(view: SessionView, recorded: RecordedEvent): ApplyOutcome {
+    const result = readProjectedEvent(recorded);
+    if (result.kind === 'valid') return view.apply(result.event);
+    if (result.report.reason === 'invalid_data') {
+      this.evict(view.sessionId);
+      throw new SessionSetAsideError(view.sessionId, {
+        projection: this.name,
+        eventId: recorded.id,
+        eventType: recorded.type,
+        position: recorded.position,
+        reason: `the event cannot be read: ${result.report.reason}: ${result.report.detail}`,
+      });
+    }
+    this.options.onInvalidEvent?.(result.report);
+    view.skip(recorded.revision, recorded.position);
+    return 'applied';
   }
 
   /** Accounts for entries a held view gained, then evicts the least recently used beyond the limits. */

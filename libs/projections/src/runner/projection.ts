@@ -1,4 +1,4 @@
-// The projection port the runner drives (STYLE.md habit 8): a named consumer of session events
+// The projection port the read-model runner drives (STYLE.md habit 8): a named consumer of session events
 // with the list of event types it handles, idempotent under redelivery, and resettable so that
 // it can be rebuilt from the log at any time.
 import type { SessionEventType } from '@strata/session';
@@ -23,11 +23,14 @@ export interface Projection {
    */
   accepts?(sessionId: string): boolean;
   /**
-   * Applies one event, in position order. Contract: idempotent — an event at or below the
-   * position the projection already reflects for the same document or session changes nothing.
-   * A throw stops the runner (the checkpoint stays before this event).
+   * Applies one event; the events of one session arrive in position order, different sessions'
+   * may interleave. Contract: idempotent — an event at or below the position the projection
+   * already reflects for the same document or session changes nothing. A throw is retried, then
+   * sets the session aside for this projection (its later events are not applied) until a rebuild.
    */
   apply(event: ProjectedEvent): Promise<void>;
+  /** The session was set aside: drop what is held of it. */
+  forget?(sessionId: string): void;
   /** Makes everything applied so far durable and visible to queries; called before its checkpoint is stored. */
   flush(): Promise<void>;
   /** Forgets every document (the first step of a rebuild). */

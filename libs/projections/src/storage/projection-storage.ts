@@ -2,7 +2,8 @@
 // interface: in memory for tests, or SQLite (better-sqlite3). For a SQLite event store the
 // projection tables live in the same database file (their own connection); for EventStoreDB
 // they go to a local SQLite file (`./data/projections.db` by default). Checkpoints are kept in
-// the same database as the documents, so the two are lost or kept together.
+// the same database as the documents, so the two are lost or kept together, and so are the
+// sessions the read models set aside.
 import { isAbsolute, resolve } from 'node:path';
 import {
   InMemoryCheckpointStore,
@@ -11,12 +12,14 @@ import {
   parseStoreUrl,
   type CheckpointStore,
 } from '@strata/event-store';
+import { InMemoryParkedPartitionStore, type ParkedPartitionStore } from '@strata/processing';
 import { InMemoryAuditStorage } from '../audit/in-memory-audit-storage';
 import type { AuditStorage } from '../audit/audit-storage';
 import { SqliteAuditStorage } from '../audit/sqlite-audit-storage';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { InMemoryCatalogStorage } from '../catalog/in-memory-catalog-storage';
 import { SqliteCatalogStorage } from '../catalog/sqlite-catalog-storage';
+import { SqliteParkedPartitionStore } from './sqlite-parked-partitions';
 
 export const DEFAULT_PROJECTIONS_DATABASE = './data/projections.db';
 
@@ -24,6 +27,8 @@ export interface ProjectionStorage {
   readonly catalog: CatalogStorage;
   readonly audit: AuditStorage;
   readonly checkpoints: CheckpointStore;
+  /** The sessions the read models have set aside (kept with the checkpoints). */
+  readonly parked: ParkedPartitionStore;
   /** Where it is, for messages: `memory` or the database file. */
   readonly location: string;
   close(): Promise<void>;
@@ -34,6 +39,7 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
     catalog: new InMemoryCatalogStorage(),
     audit: new InMemoryAuditStorage(),
     checkpoints: new InMemoryCheckpointStore(),
+    parked: new InMemoryParkedPartitionStore(),
     location: 'memory',
     close: () => Promise.resolve(),
   };
@@ -48,6 +54,7 @@ export function sqliteProjectionStorage(filename: string): ProjectionStorage {
       catalog: new SqliteCatalogStorage(database),
       audit: new SqliteAuditStorage(database),
       checkpoints,
+      parked: new SqliteParkedPartitionStore(database),
       location: filename,
       close: () => {
         database.close();

@@ -1,17 +1,18 @@
 import { InMemoryCheckpointStore, InMemoryEventStore, type CheckpointStore } from '@strata/event-store';
 import { sessionEventTypes, sessionStreamName, type SessionEventType } from '@strata/session';
+import { RESET_CHECKPOINT, UnknownProcessorError } from '@strata/processing';
 import type { Projection, ProjectionDurability } from './projection';
-import type { InvalidEventReport, ProjectedEvent } from './projected-event';
-import { ProjectionRunner } from './projection-runner';
+import type { ProjectedEvent } from './projected-event';
 import {
-  checkpointIdOf,
-  RESET_CHECKPOINT,
-  UnknownProjectionError,
-  type ProjectionRunnerOptions,
-} from './projection-runner-types';
+  createReadModelRunner,
+  projectionCheckpointId as checkpointIdOf,
+  type ReadModelRunner,
+  type ReadModelRunnerOptions,
+} from './read-model-runner';
 
 class RecordingProjection implements Projection {
   readonly applied: ProjectedEvent[] = [];
+  readonly forgotten: string[] = [];
   resets = 0;
   failOnEventId: string | undefined;
 
@@ -30,6 +31,10 @@ class RecordingProjection implements Projection {
 
   flush(): Promise<void> {
     return Promise.resolve();
+  }
+
+  forget(sessionId: string): void {
+    this.forgotten.push(sessionId);
   }
 
   reset(): Promise<void> {
@@ -95,12 +100,12 @@ function runnerOver(
   store: InMemoryEventStore,
   checkpoints: CheckpointStore,
   projections: readonly Projection[],
-  extra: Partial<ProjectionRunnerOptions> = {},
-): ProjectionRunner {
-  return new ProjectionRunner({ store, checkpoints, projections, ...extra });
+  extra: Partial<ReadModelRunnerOptions> = {},
+): ReadModelRunner {
+  return createReadModelRunner({ store, checkpoints, projections, retryDelayMs: 1, ...extra });
 }
 
-describe('ProjectionRunner', () => {
+describe('the read-model runner', () => {
   describe('given session events and other streams in the store', () => {
     it('applies the session events in position order, only of the types a projection handles, and stores its checkpoint', async () => {
       const store = new InMemoryEventStore();
@@ -120,7 +125,7 @@ describe('ProjectionRunner', () => {
       expect(startsOnly.eventIds).toEqual([started]);
       expect(await checkpoints.load(checkpointIdOf('everything'))).toBe(3n);
       expect(await checkpoints.load(checkpointIdOf('starts'))).toBe(3n);
-      expect(runner.status()).toMatchObject({ state: 'live', appliedPosition: 3n });
+      expect(runner.status()).toMatchObject({ state: 'live', position: 3n });
       await runner.stop();
     });
   });
@@ -181,31 +186,33 @@ describe('ProjectionRunner', () => {
     });
   });
 
-  describe('given events that are not session events', () => {
-    it('reports and skips unknown types and invalid data, and moves its checkpoint past them', async () => {
+  describe('given session events that cannot be read back', () => {
+    it('sets their session aside, goes on with the other sessions, and passes over unknown types', async () => {
       const store = new InMemoryEventStore();
       const checkpoints = new InMemoryCheckpointStore();
+      await appendStarted(store, 's4');
       await store.appendToStream(sessionStreamName('s4'), [
         { id: eventId(), type: 'SomethingNew', data: {} },
         { id: eventId(), type: 'LeafMoved', data: { leafId: 42 } },
       ]);
-      const started = await appendStarted(store, 's4');
-      const reports: InvalidEventReport[] = [];
+      await appendLeafMove(store, 's4');
+      const other = await appendStarted(store, 's4b');
       const projection = new RecordingProjection('tolerant');
+      const parked: string[] = [];
       const runner = runnerOver(store, checkpoints, [projection], {
-        onInvalidEvent: (report) => reports.push(report),
+        onParked: (record) => parked.push(`${record.partition} ${record.eventType}: ${record.reason}`),
       });
 
       await runner.start();
       await runner.whenCaughtUp();
 
-      expect(reports.map((report) => [report.reason, report.type])).toEqual([
-        ['unknown_type', 'SomethingNew'],
-        ['invalid_data', 'LeafMoved'],
+      expect(parked).toEqual([
+        `${sessionStreamName('s4')} LeafMoved: the event cannot be read: invalid_data: Invalid input: expected string, received number at data.leafId`,
       ]);
-      expect(projection.eventIds).toEqual([started]);
-      expect(runner.status().invalidEvents).toBe(2);
-      expect(await checkpoints.load(checkpointIdOf('tolerant'))).toBe(3n);
+      expect(projection.eventIds).toEqual([expect.any(String), other]);
+      expect(projection.forgotten).toEqual(['s4']);
+      expect(runner.isParked(sessionStreamName('s4'))).toMatchObject({ processor: 'tolerant', position: 3n });
+      expect(await checkpoints.load(checkpointIdOf('tolerant'))).toBe(5n);
       await runner.stop();
     });
   });
@@ -269,9 +276,9 @@ describe('ProjectionRunner', () => {
       expect(rebuilt.applied).toHaveLength(2);
       expect(untouched.applied).toHaveLength(2);
       expect(report).toMatchObject({
-        projections: ['rebuilt'],
+        processors: ['rebuilt'],
         eventsRead: 2,
-        eventsApplied: 2,
+        eventsHandled: 2,
         position: 2n,
       });
       expect(runner.isRunning).toBe(true);
@@ -290,7 +297,7 @@ describe('ProjectionRunner', () => {
 
       const report = await runner.rebuild();
 
-      expect(report.eventsApplied).toBe(1);
+      expect(report.eventsHandled).toBe(1);
       expect(runner.status().state).toBe('stopped');
     });
 
@@ -299,27 +306,38 @@ describe('ProjectionRunner', () => {
         new RecordingProjection('a'),
       ]);
 
-      await expect(runner.rebuild(['nope'])).rejects.toBeInstanceOf(UnknownProjectionError);
+      await expect(runner.rebuild(['nope'])).rejects.toBeInstanceOf(UnknownProcessorError);
     });
   });
 
-  describe('given a projection that fails', () => {
-    it('stops as failed, rejects the caught-up wait, and keeps the checkpoint before the failing event', async () => {
+  describe('given a projection that fails on one event', () => {
+    it('sets that session aside for it, keeps the other sessions and projections going, and moves the checkpoint on', async () => {
       const store = new InMemoryEventStore();
       const checkpoints = new InMemoryCheckpointStore();
       await appendStarted(store, 's9');
       const failing = await appendLeafMove(store, 's9');
-      const projection = new RecordingProjection('fragile');
-      projection.failOnEventId = failing.id;
+      const after = await appendLeafMove(store, 's9');
+      const elsewhere = await appendStarted(store, 's10');
+      const fragile = new RecordingProjection('fragile');
+      fragile.failOnEventId = failing.id;
+      const sturdy = new RecordingProjection('sturdy');
       const errors: unknown[] = [];
-      const runner = runnerOver(store, checkpoints, [projection], { onError: (error) => errors.push(error) });
+      const runner = runnerOver(store, checkpoints, [fragile, sturdy], { onError: (error) => errors.push(error) });
 
       await runner.start();
+      await runner.whenCaughtUp();
 
-      await expect(runner.whenCaughtUp()).rejects.toThrow(`cannot apply ${failing.id}`);
-      expect(runner.status()).toMatchObject({ state: 'failed', failure: `cannot apply ${failing.id}` });
-      expect(errors).toHaveLength(1);
-      expect(await checkpoints.load(checkpointIdOf('fragile'))).toBeNull();
+      expect(runner.status().state).toBe('live');
+      expect(errors).toEqual([]);
+      expect(fragile.eventIds).not.toContain(after.id);
+      expect(fragile.eventIds).toContain(elsewhere);
+      expect(sturdy.eventIds).toContain(after.id);
+      expect(runner.isParked(sessionStreamName('s9'), 'fragile')).toMatchObject({
+        eventId: failing.id,
+        reason: `cannot apply ${failing.id}`,
+      });
+      expect(runner.isParked(sessionStreamName('s9'), 'sturdy')).toBeUndefined();
+      expect(await checkpoints.load(checkpointIdOf('fragile'))).toBe(4n);
       await runner.stop();
     });
   });
