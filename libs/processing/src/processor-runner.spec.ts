@@ -240,14 +240,14 @@ describe('the processor runner', () => {
         wholeStoreReached = true;
       });
 
-      await runner.waitForPartition('fast', fastPosition);
+      await runner.waitForScope({ partition: 'fast' }, fastPosition);
 
       expect(processor.idsOf('fast')).toEqual([fast]);
       expect(processor.flushes.at(-1)).toBe(1);
       expect(wholeStoreReached).toBe(false);
       await expect(
         Promise.race([
-          runner.waitForPartition('slow', 1n).then(() => 'reached'),
+          runner.waitForScope({ partition: 'slow' }, 1n).then(() => 'reached'),
           new Promise((resolve) => setTimeout(() => resolve('waiting'), 20)),
         ]),
       ).resolves.toBe('waiting');

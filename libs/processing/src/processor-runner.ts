@@ -35,18 +35,20 @@ import {
 import { RestartBackoff } from './restart-backoff';
 import { Signal } from './signal';
 
+/** Whose events a wait is for: one partition, one tenant, or all. */
+export type WaitScope = { readonly partition: string } | { readonly tenant: string };
+
 interface PositionWaiter {
   readonly position: bigint;
-  /** Only this partition's events matter (a read of one stream). */
-  readonly partition: string | undefined;
+  readonly scope: WaitScope | undefined;
   readonly slots: readonly Pick<ProcessorSlot<unknown>, 'flushed' | 'hasReached'>[];
   readonly signal: Signal;
 }
 
 function waiterReached(waiter: PositionWaiter): boolean {
-  const { partition, position } = waiter;
+  const { scope, position } = waiter;
   return waiter.slots.every((slot) =>
-    partition === undefined ? !isAfter(position, slot.flushed) : slot.hasReached(partition, position),
+    scope === undefined ? !isAfter(position, slot.flushed) : slot.hasReached(scope, position),
   );
 }
 
@@ -173,15 +175,16 @@ export class ProcessorRunner<Message> {
 
   /** Resolves once every event at or below `position` is handled and flushed (by the named processors). */
   waitForPosition(position: bigint, processorNames?: readonly string[]): Promise<void> {
-    return this.wait({ position, partition: undefined, slots: this.selectSlots(processorNames) });
+    return this.wait({ position, scope: undefined, slots: this.selectSlots(processorNames) });
   }
 
   /**
-   * Resolves once every event of one partition at or below `position` is handled and flushed:
-   * other partitions that hold the checkpoint back (a burst of another tenant) do not delay it.
+   * Resolves once every event of one partition (or of one tenant) at or below `position` is
+   * handled and flushed: other partitions that hold the checkpoint back (a burst of another
+   * tenant) do not delay it.
    */
-  waitForPartition(partition: string, position: bigint, processorNames?: readonly string[]): Promise<void> {
-    return this.wait({ position, partition, slots: this.selectSlots(processorNames) });
+  waitForScope(scope: WaitScope, position: bigint, processorNames?: readonly string[]): Promise<void> {
+    return this.wait({ position, scope, slots: this.selectSlots(processorNames) });
   }
 
   private wait(request: Omit<PositionWaiter, 'signal'>): Promise<void> {

@@ -3,16 +3,18 @@
 // and its counters. The runner reads and dispatches; the slot does everything per processor.
 import type { CheckpointStore, RecordedEvent } from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from './parked-partitions';
-import { Fifo } from './fifo';
 import { PartitionScheduler } from './partition-scheduler';
 import { checkpointIdOf, type Processor } from './processor';
 import type { DeliveryFailure, ProcessorStatus } from './processor-runner-types';
+import { ScopeProgress, type ScopeEntry } from './scope-progress';
 import { Watermark, type WatermarkTicket } from './watermark';
 
 /** One event queued for a processor. */
 export interface SlotWork<Message> {
   readonly event: RecordedEvent;
   readonly ticket: WatermarkTicket;
+  /** Its place among the unfinished events of its partition and of its tenant. */
+  readonly scopes: { readonly partition: ScopeEntry; readonly tenant: ScopeEntry };
   readonly tenant: string;
   /** The decoded message, or why the event could not be read. */
   readonly content:
@@ -83,10 +85,8 @@ export class ProcessorSlot<Message> {
   /** Counts finished events; `flushedSeq` is the count the last completed flush covered. */
   private finishSeq = 0;
   private flushedSeq = 0;
-  /** Positions of each partition's unfinished events, oldest first. */
-  private readonly unfinishedByPartition = new Map<string, Fifo<bigint>>();
-  /** The last event finished in each partition, until the checkpoint has passed it. */
-  private readonly lastFinishedByPartition = new Map<string, { readonly position: bigint; readonly seq: number }>();
+  private readonly byPartition = new ScopeProgress();
+  private readonly byTenant = new ScopeProgress();
   private signal: AbortSignal = new AbortController().signal;
   private eventsHandled = 0;
   private failedDeliveries = 0;
@@ -143,8 +143,8 @@ export class ProcessorSlot<Message> {
     this.flushed = this.startAfter;
     this.watermark = new Watermark(this.startAfter);
     this.sinceFlush = 0;
-    this.unfinishedByPartition.clear();
-    this.lastFinishedByPartition.clear();
+    this.byPartition.clear();
+    this.byTenant.clear();
     this.signal = signal;
     this.scheduler = this.newScheduler();
   }
@@ -164,30 +164,27 @@ export class ProcessorSlot<Message> {
     this.pass(position);
   }
 
-  enqueue(partition: string, work: Omit<SlotWork<Message>, 'ticket'>): void {
+  enqueue(partition: string, work: Omit<SlotWork<Message>, 'ticket' | 'scopes'>): void {
     const ticket = this.watermark.open(work.event.position);
-    let unfinished = this.unfinishedByPartition.get(partition);
-    if (unfinished === undefined) {
-      unfinished = new Fifo();
-      this.unfinishedByPartition.set(partition, unfinished);
-    }
-    unfinished.push(ticket.position);
-    this.scheduler.enqueue(partition, work.tenant, { ...work, ticket });
+    const scopes = {
+      partition: this.byPartition.opened(partition, ticket.position),
+      tenant: this.byTenant.opened(work.tenant, ticket.position),
+    };
+    this.scheduler.enqueue(partition, work.tenant, { ...work, ticket, scopes });
   }
 
   /**
-   * Whether every event of `partition` at or below `position` is handled and flushed — sooner
-   * than the checkpoint when other partitions hold it back (a read of one session waits for
-   * that session only). Needs the runner to have read up to `position`.
+   * Whether every event of the scope (a partition, or a tenant) at or below `position` is
+   * handled and flushed — sooner than the checkpoint when other scopes hold it back (a read of
+   * one session waits for that session only). Needs the runner to have read up to `position`.
    */
-  hasReached(partition: string, position: bigint): boolean {
+  hasReached(scope: { readonly partition: string } | { readonly tenant: string }, position: bigint): boolean {
     if (!isAfter(position, this.flushed)) return true;
     const seen = this.watermark.lastSeen;
     if (seen === null || position > seen) return false;
-    const firstUnfinished = this.unfinishedByPartition.get(partition)?.peek();
-    if (firstUnfinished !== undefined && firstUnfinished <= position) return false;
-    const lastFinished = this.lastFinishedByPartition.get(partition);
-    return lastFinished === undefined || lastFinished.seq <= this.flushedSeq;
+    return 'partition' in scope
+      ? this.byPartition.reached(scope.partition, position, this.flushedSeq)
+      : this.byTenant.reached(scope.tenant, position, this.flushedSeq);
   }
 
   /** Resolves at the next event finished (to wait for room). */
@@ -255,12 +252,12 @@ export class ProcessorSlot<Message> {
     if (this.signal.aborted) return;
     if (this.parkedPartitions.has(partition)) {
       this.eventsPassedWhileParked += 1;
-      this.finish(partition, work.ticket);
+      this.finish(work);
       return;
     }
     if (work.content.kind === 'invalid') {
       const reason = `the event cannot be read: ${work.content.detail}`;
-      if (await this.giveUp(partition, work, reason, undefined)) this.finish(partition, work.ticket);
+      if (await this.giveUp(partition, work, reason, undefined)) this.finish(work);
       return;
     }
     const { message } = work.content;
@@ -276,7 +273,7 @@ export class ProcessorSlot<Message> {
         this.callbacks.onDeliveryFailed?.(failure);
         if (delivery >= this.settings.maxDeliveries) {
           if (await this.giveUp(partition, work, describe(error), failure)) {
-            this.finish(partition, work.ticket);
+            this.finish(work);
           }
           return;
         }
@@ -284,7 +281,7 @@ export class ProcessorSlot<Message> {
         if (!(await pause(delay, this.signal))) return;
       }
     }
-    this.finish(partition, work.ticket);
+    this.finish(work);
   }
 
   /**
@@ -317,7 +314,7 @@ export class ProcessorSlot<Message> {
     this.processor.forget?.(partition);
     for (const dropped of this.scheduler.dropQueued(partition)) {
       this.eventsPassedWhileParked += 1;
-      this.finish(partition, dropped.ticket);
+      this.finish(dropped);
     }
     try {
       if (this.isDurable) await this.parkedStore.park(record);
@@ -347,13 +344,11 @@ export class ProcessorSlot<Message> {
     };
   }
 
-  private finish(partition: string, ticket: WatermarkTicket): void {
-    this.watermark.finish(ticket);
-    const unfinished = this.unfinishedByPartition.get(partition);
-    unfinished?.shift();
-    if (unfinished?.length === 0) this.unfinishedByPartition.delete(partition);
+  private finish(work: SlotWork<Message>): void {
+    this.watermark.finish(work.ticket);
     this.finishSeq += 1;
-    this.lastFinishedByPartition.set(partition, { position: ticket.position, seq: this.finishSeq });
+    this.byPartition.finished(work.scopes.partition, this.finishSeq);
+    this.byTenant.finished(work.scopes.tenant, this.finishSeq);
     this.dirty = true;
     this.afterProgress();
   }
@@ -403,11 +398,8 @@ export class ProcessorSlot<Message> {
   private flushedUpTo(position: bigint | null, seq: number): void {
     this.flushedSeq = Math.max(this.flushedSeq, seq);
     if (position !== null && isAfter(position, this.flushed)) this.flushed = position;
-    for (const [partition, finished] of this.lastFinishedByPartition) {
-      if (finished.seq <= this.flushedSeq && !isAfter(finished.position, this.flushed)) {
-        this.lastFinishedByPartition.delete(partition);
-      }
-    }
+    this.byPartition.prune(this.flushed, this.flushedSeq);
+    this.byTenant.prune(this.flushed, this.flushedSeq);
     this.callbacks.onFlushed();
   }
 }

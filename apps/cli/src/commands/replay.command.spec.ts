@@ -73,7 +73,7 @@ describe('strata replay', () => {
       expect(result.err()).toContain(`replay: rebuilding catalog, audit from ${storeUrl}`);
       expect(result.out()).toMatch(/^rebuilt catalog, audit up to position \d+\n/);
       expect(result.out()).toMatch(
-        /events read: \d+; applied: catalog \d+, audit 2; skipped as invalid: 0\n/,
+        /events read: \d+; applied: catalog \d+, audit 2; sessions set aside: 0\n/,
       );
       expect(result.out()).toMatch(/throughput: [\d,∞]+ events\/s\n$/);
       const storage = sqliteProjectionStorage(filename);

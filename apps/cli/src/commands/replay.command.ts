@@ -1,16 +1,15 @@
 // `strata replay`: rebuilds the stored projections (catalog, audit) from the event log —
-// resets them and their checkpoints, replays every session event, and reports totals and
-// throughput. Progress goes to stderr, the report to stdout. The context projection lives in
+// resets them and their checkpoints, brings back the sessions they had set aside, replays every
+// session event, and reports totals, the sessions set aside again, and throughput. Progress goes to stderr, the report to stdout. The context projection lives in
 // the engine's memory and hydrates itself on demand, so there is nothing of it to replay.
 import { resolveStoreUrl } from '@strata/event-store';
+import type { ParkedPartition, RunnerProgress } from '@strata/processing';
 import {
   createProjectionSet,
   durableProjectionNames,
   isProjectionName,
   openProjectionStorage,
-  type InvalidEventReport,
   type ProjectionName,
-  type RunnerProgress,
 } from '@strata/projections';
 import { charsPerFourCounter } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
@@ -38,8 +37,11 @@ function describeProgress(progress: RunnerProgress): string {
   return `replay: ${progress.eventsRead} events read (position ${progress.position}${target})\n`;
 }
 
-function describeInvalid(report: InvalidEventReport): string {
-  return `replay: skipped event ${report.eventId} (${report.type}) at position ${report.position} of ${report.streamId}: ${report.reason}: ${report.detail}\n`;
+function describeSetAside(record: ParkedPartition): string {
+  return (
+    `replay: ${record.processor} set ${record.partition} aside at event ${record.eventId} ` +
+    `(${record.eventType}, position ${record.position}): ${record.reason}\n`
+  );
 }
 
 function rate(events: number, seconds: number): string {
@@ -66,7 +68,7 @@ async function replay(
         runner: {
           progressInterval: PROGRESS_INTERVAL,
           onProgress: (progress) => io.stderr(describeProgress(progress)),
-          onInvalidEvent: (report) => io.stderr(describeInvalid(report)),
+          onParked: (record) => io.stderr(describeSetAside(record)),
         },
       });
       io.stderr(`replay: rebuilding ${names.join(', ')} from ${storeUrl} into ${storage.location}\n`);
@@ -75,12 +77,12 @@ async function replay(
       const seconds = (performance.now() - startedAt) / 1000;
       const perProjection = runner
         .status()
-        .projections.map((projection) => `${projection.name} ${projection.eventsApplied}`)
+        .processors.map((processor) => `${processor.name} ${processor.eventsHandled}`)
         .join(', ');
       io.stdout(
         [
-          `rebuilt ${report.projections.join(', ')} up to position ${report.position ?? 'none'}`,
-          `events read: ${report.eventsRead}; applied: ${perProjection}; skipped as invalid: ${report.invalidEvents}`,
+          `rebuilt ${report.processors.join(', ')} up to position ${report.position ?? 'none'}`,
+          `events read: ${report.eventsRead}; applied: ${perProjection}; sessions set aside: ${report.parkedPartitions}`,
           `time: ${seconds.toFixed(3)} s; throughput: ${rate(report.eventsRead, seconds)} events/s`,
           '',
         ].join('\n'),

@@ -15,7 +15,6 @@ import { EventStreams } from '../events-stream/event-streams.service';
 import type { SessionHookHandlers } from '../hooks/session-hook.types';
 import { EngineMetrics } from '../observability/engine-metrics.service';
 import { MetricsController } from '../observability/metrics.controller';
-import { StoreActivityMetrics } from '../observability/store-activity-metrics.service';
 import { SagasModule } from '../sagas/sagas.module';
 import type { EngineSettingsInput } from '../settings/engine-settings.schema';
 import type { Clock } from '../shared/clock';
@@ -104,7 +103,6 @@ export class StrataHttpModule {
         TenantSessions,
         ReadModels,
         EventStreams,
-        StoreActivityMetrics,
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
     };

@@ -57,6 +57,15 @@ export class EngineMetrics {
     'strata_projection_applied_position',
     'The global position every projection has applied and flushed.',
   );
+  readonly sessionsSetAside = this.registry.counter(
+    'strata_sessions_set_aside_total',
+    'Sessions a read model set aside since the engine started (an event it could not read back or apply), by read model.',
+    ['projection'],
+  );
+  readonly sessionsSetAsideNow = this.registry.gauge(
+    'strata_sessions_set_aside',
+    'Sessions set aside by at least one read model now (their reads answer set_aside).',
+  );
   readonly projectionsLive = this.registry.gauge(
     'strata_projections_live',
     '1 when the projections have caught up and follow the store live, else 0.',

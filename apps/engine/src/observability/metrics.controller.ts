@@ -28,6 +28,7 @@ export class MetricsController {
   private async refreshProjectionGauges(): Promise<void> {
     const status = this.readModels.runner.status();
     this.metrics.projectionsLive.set({}, status.state === 'live' ? 1 : 0);
+    this.metrics.sessionsSetAsideNow.set({}, this.readModels.setAsideSessions());
     try {
       const lag = await this.readModels.lag();
       this.metrics.projectionLag.set({}, Number(lag.positionsBehind));

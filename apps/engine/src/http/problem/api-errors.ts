@@ -9,6 +9,7 @@ export const problemStatuses = {
   conflict: 409,
   payload_too_large: 413,
   unavailable: 503,
+  set_aside: 503,
   internal: 500,
 } as const;
 
@@ -24,6 +25,7 @@ export const problemTitles: Readonly<Record<ProblemCode, string>> = {
   conflict: 'Conflict with the current state',
   payload_too_large: 'The request body is too large',
   unavailable: 'The service is not available right now',
+  set_aside: 'The read models have set this session aside',
   internal: 'Internal error',
 };
 

@@ -10,11 +10,8 @@ import {
   StreamErasedError,
   storeUnavailableReason,
 } from '@strata/event-store';
-import {
-  InvalidProjectionQueryError,
-  ProjectionRunnerStoppedError,
-  UnknownEntryError,
-} from '@strata/projections';
+import { ProcessorRunnerStoppedError } from '@strata/processing';
+import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
 import { SessionDomainError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { TenantMismatchError } from '../../tenancy/tenant-stamping-event-store';
@@ -120,7 +117,18 @@ export function problemOf(error: unknown): MappedProblem {
     });
   }
   if (error instanceof InvalidProjectionQueryError) return problem('validation', error.message);
-  if (error instanceof ProjectionRunnerStoppedError) {
+  if (error instanceof SessionSetAsideError) {
+    const { event } = error;
+    return problem('set_aside', `${error.message}; retrying does not help until it is brought back`, {
+      sessionId: error.sessionId,
+      projection: event.projection,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      position: event.position.toString(),
+      reason: event.reason,
+    });
+  }
+  if (error instanceof ProcessorRunnerStoppedError) {
     return problem('unavailable', 'the read models are stopping', {}, { 'Retry-After': '1' });
   }
   if (error instanceof HttpException) return fromHttpException(error);

@@ -1,9 +1,11 @@
-// The engine's read side: the context, catalog and audit projections driven by one checkpointed
-// runner over the store's subscription (DESIGN.md decisions 5 and 6), started with the
-// application and stopped before the store closes. Reads that must see a write just made wait
-// (briefly, `STRATA_READ_WAIT_MS`) for the runner to reach the position of that write. A runner
-// that fails (the store went away) is started again from its checkpoints after a pause that
-// doubles (shared/restart-backoff), so the engine recovers without a restart.
+// The engine's read side: the context, catalog and audit projections and the store-activity
+// metrics, processors of one read-model runner over the store's subscription (DESIGN.md
+// decisions 5 and 6), started with the application and stopped before the store closes. A
+// read that must see a write just made waits (briefly, `STRATA_READ_WAIT_MS`) for that
+// session's events only, never for other sessions' work. A session a read model has set aside
+// answers its own problem (`set_aside`) on every read that needs it, with a log line and a
+// metric; the others go on. A runner that fails (the store went away) starts again from its
+// checkpoints after a pause that doubles, so the engine recovers without a restart.
 import {
   Inject,
   Injectable,
@@ -12,17 +14,21 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { SessionNotFoundError, type EventStore } from '@strata/event-store';
+import type { ParkedPartition, RunnerLag } from '@strata/processing';
 import {
+  SessionSetAsideError,
   createProjectionSet,
   sessionHeadPosition,
-  type ProjectionLag,
+  sessionIdOfStream,
   type ProjectionSet,
   type ProjectionStorage,
 } from '@strata/projections';
 import { sessionStreamName, type TokenCounter } from '@strata/session';
 import type { EngineConfig } from '../../config/engine-config';
+import { EngineMetrics } from '../../observability/engine-metrics.service';
+import { storeActivityMetrics } from '../../observability/store-activity-metrics';
+import { describeError } from '../../shared/attempt-errors';
 import { EVENT_STORE, TOKEN_COUNTER } from '../../shared/injection-tokens';
-import { RestartBackoff } from '../../shared/restart-backoff';
 import { ENGINE_CONFIG, PROJECTION_STORAGE } from '../http-tokens';
 import { unavailable } from '../problem/api-errors';
 
@@ -32,27 +38,25 @@ export type ReachOutcome = 'reached' | 'timed_out' | 'failed';
 export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ReadModels');
   readonly projections: ProjectionSet;
-  private readonly restarts = new RestartBackoff(() => this.restart());
-  private stopping = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(TOKEN_COUNTER) tokenCounter: TokenCounter,
     @Inject(PROJECTION_STORAGE) storage: ProjectionStorage,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly metrics: EngineMetrics,
   ) {
     this.projections = createProjectionSet({
       store,
       storage,
       tokenCounter,
       context: config.contextCache,
+      processors: [storeActivityMetrics(store, metrics)],
       runner: {
-        onError: (error) => {
-          this.logger.error(`projections stopped: ${String(error)}; starting them again shortly`);
-          this.restarts.schedule();
-        },
-        onInvalidEvent: (report) =>
-          this.logger.warn(`skipped event ${report.eventId} of ${report.streamId}: ${report.detail}`),
+        restartAfterFailure: true,
+        onError: (error) =>
+          this.logger.error(`the read models stopped: ${describeError(error)}; starting them again shortly`),
+        onParked: (record) => this.reportSetAside(record),
       },
     });
   }
@@ -62,59 +66,48 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopping = true;
-    this.restarts.close();
-    await this.projections.runner.stop();
-  }
-
-  /** Starts the failed runner again from its checkpoints; a failure schedules the next try. */
-  private async restart(): Promise<void> {
-    if (this.stopping || this.projections.runner.isRunning) return;
-    try {
-      await this.projections.runner.stop();
-      await this.projections.runner.start();
-      this.logger.log('projections started again');
-    } catch (error) {
-      this.logger.warn(`projections could not start again: ${String(error)}`);
-      this.restarts.schedule();
-    }
+    await this.projections.runner.dispose();
   }
 
   get runner(): ProjectionSet['runner'] {
     return this.projections.runner;
   }
 
-  lag(): Promise<ProjectionLag> {
+  lag(): Promise<RunnerLag> {
     return this.projections.runner.lag();
   }
 
   /** Waits until every session event at or below `position` is applied (at most the read wait). */
-  async reach(position: bigint | null): Promise<ReachOutcome> {
-    const runner = this.projections.runner;
-    if (runner.status().state === 'failed') return 'failed';
-    if (position === null) return 'reached';
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<ReachOutcome>((resolve) => {
-      timer = setTimeout(() => resolve('timed_out'), this.config.readWaitMs);
-    });
-    try {
-      return await Promise.race([
-        runner.waitForPosition(position).then(
-          (): ReachOutcome => 'reached',
-          (): ReachOutcome => 'failed',
-        ),
-        timeout,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+  reach(position: bigint | null): Promise<ReachOutcome> {
+    return this.reachWith(position, (at) => this.runner.waitForPosition(at));
   }
 
   /** Like `reach`, but a read that cannot be answered fresh answers 503. */
   async requireReached(position: bigint | null): Promise<void> {
-    const outcome = await this.reach(position);
-    if (outcome === 'failed') throw unavailable('the read models have stopped; see the engine log', 5);
-    if (outcome === 'timed_out') throw unavailable('the read models are catching up; retry shortly', 1);
+    this.requireOutcome(await this.reach(position));
+  }
+
+  /**
+   * Waits until the read models hold the session's last event (its own events only), and
+   * refuses a session they have set aside; throws `SessionNotFoundError` for an empty stream.
+   */
+  async requireSession(sessionId: string): Promise<void> {
+    this.requireNotSetAside(sessionId);
+    const head = await this.sessionHead(sessionId);
+    const streamId = sessionStreamName(sessionId);
+    this.requireOutcome(await this.reachWith(head, (at) => this.runner.waitForScope({ partition: streamId }, at)));
+    this.requireNotSetAside(sessionId);
+  }
+
+  /** Throws `SessionSetAsideError` when a read model has set the session aside. */
+  requireNotSetAside(sessionId: string): void {
+    const parked = this.runner.isParked(sessionStreamName(sessionId));
+    if (parked !== undefined) throw SessionSetAsideError.fromParked(sessionId, parked);
+  }
+
+  /** How many sessions a read model has set aside. */
+  setAsideSessions(): number {
+    return new Set(this.runner.parked().map((record) => record.partition)).size;
   }
 
   /** The position of the last session event in the store. */
@@ -132,5 +125,43 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       return last.position;
     }
     throw new SessionNotFoundError(sessionId);
+  }
+
+  private async reachWith(
+    position: bigint | null,
+    wait: (position: bigint) => Promise<void>,
+  ): Promise<ReachOutcome> {
+    if (this.runner.status().state === 'failed') return 'failed';
+    if (position === null) return 'reached';
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ReachOutcome>((resolve) => {
+      timer = setTimeout(() => resolve('timed_out'), this.config.readWaitMs);
+    });
+    try {
+      return await Promise.race([
+        wait(position).then(
+          (): ReachOutcome => 'reached',
+          (): ReachOutcome => 'failed',
+        ),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private requireOutcome(outcome: ReachOutcome): void {
+    if (outcome === 'failed') throw unavailable('the read models have stopped; see the engine log', 5);
+    if (outcome === 'timed_out') throw unavailable('the read models are catching up; retry shortly', 1);
+  }
+
+  private reportSetAside(record: ParkedPartition): void {
+    const sessionId = sessionIdOfStream(record.partition) ?? record.partition;
+    this.metrics.sessionsSetAside.increment({ projection: record.processor });
+    this.logger.error(
+      `session ${sessionId} of tenant ${record.tenant} is set aside by the ${record.processor} read model: ` +
+        `event ${record.eventId} (${record.eventType}) at position ${record.position}: ${record.reason}; ` +
+        'its reads answer set_aside until `strata replay` (after a fix) brings it back',
+    );
   }
 }

@@ -58,7 +58,7 @@ export class SessionQueriesController {
   @Get('sessions/:sessionId')
   async detail(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    await this.readModels.requireSession(sessionId);
     const { catalog, context } = this.readModels.projections;
     const session = await catalog.findSession(principal.tenant, sessionId);
     if (session === undefined) throw new SessionNotFoundError(sessionId);
@@ -80,24 +80,21 @@ export class SessionQueriesController {
   ) {
     const query = parseQuery(request, contextQuery);
     const sessionId = await this.ownedSession(principal, sessionIdText);
+    this.readModels.requireNotSetAside(sessionId);
     const { context } = this.readModels.projections;
     if (query.asOf !== undefined) {
       const asOf = BigInt(query.asOf);
       const projected = await context.contextAsOf(sessionId, asOf, query.leaf);
       return contextView(projected, query.format, this.templates.context, asOf);
     }
-    const head = await this.readModels.sessionHead(sessionId);
-    const projected =
-      (await this.readModels.reach(head)) === 'reached'
-        ? await context.contextAt(sessionId, query.leaf)
-        : await context.contextAsOf(sessionId, head, query.leaf);
+    const projected = await context.contextAt(sessionId, query.leaf);
     return contextView(projected, query.format, this.templates.context, undefined);
   }
 
   @Get('sessions/:sessionId/tree')
   async tree(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    this.readModels.requireNotSetAside(sessionId);
     return treeView(await this.readModels.projections.context.sessionTree(sessionId));
   }
 
@@ -109,7 +106,7 @@ export class SessionQueriesController {
   ) {
     const query = parseQuery(request, entriesQuery);
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    this.readModels.requireNotSetAside(sessionId);
     const tree = await this.readModels.projections.context.sessionTree(sessionId);
     if (query.leaf !== undefined && !tree.byId.has(query.leaf))
       throw new UnknownEntryError(sessionId, query.leaf);
@@ -134,7 +131,7 @@ export class SessionQueriesController {
   ) {
     const query = parseQuery(request, attemptsQuery);
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    await this.readModels.requireReached(await this.readModels.sessionHead(sessionId));
+    await this.readModels.requireSession(sessionId);
     const page = await this.readModels.projections.audit.listAttempts({
       ...query,
       tenant: principal.tenant,
