@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import type { ProjectionStorage } from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
 import type { SessionEntry, SessionHeader } from '@strata/session';
 import { session } from '@strata/testing';
@@ -27,6 +28,8 @@ export interface HttpHarnessOptions {
   readonly directory?: string;
   /** Listen on this port (to restart an engine where a client expects it). */
   readonly port?: number;
+  /** Projection storage to use instead of the tables beside the store (the caller closes it). */
+  readonly projectionStorage?: ProjectionStorage;
 }
 
 export interface ApiResponse {
@@ -64,7 +67,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
   const config = loadEngineConfig(
     {
       STRATA_STORE: `sqlite:${join(directory, 'strata.db')}`,
-      STRATA_LOG_LEVEL: 'silent',
+      STRATA_LOG_LEVEL: process.env['STRATA_TEST_LOG'] ?? 'silent',
       STRATA_SSE_HEARTBEAT_MS: '250',
       ...options.environment,
     },
@@ -74,6 +77,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
     environment: {},
     settings: { tokenizer: 'chars4', ...options.settings },
     ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
+    ...(options.projectionStorage !== undefined ? { projectionStorage: options.projectionStorage } : {}),
   });
   await app.listen(options.port ?? 0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

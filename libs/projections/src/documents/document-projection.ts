@@ -1,7 +1,9 @@
 // A projection of documents (STYLE.md habit 8): each event names one document, and a pure
 // `evolve(document | null, event)` gives its next version. Every document records the position
 // of the last event it reflects, so an event at or below it is skipped (idempotent under
-// redelivery). Changes are kept in memory until `flush`, which writes them in one batch.
+// redelivery). Changes are kept in memory until `flush`, which writes them in one batch. A
+// document JSON could not hold (a non-finite number) is refused before it is kept, so the event
+// that made it sets its session aside instead of a stored document failing every later read.
 import type { SessionEventType } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import type { ProjectedEvent } from '../runner/projected-event';
@@ -32,6 +34,30 @@ export interface DocumentProjectionDefinition<Document extends ProjectionDocumen
   evolve(document: Document | null, event: ProjectedEvent): Document | null;
 }
 
+/** Where in `value` a number JSON cannot hold (Infinity, NaN) sits; undefined when none does. */
+function nonFiniteNumberAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path || '(root)';
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = nonFiniteNumberAt(child, path === '' ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** A document that could not be stored and read back as it is. */
+export class UnstorableDocumentError extends Error {
+  override readonly name = 'UnstorableDocumentError';
+
+  constructor(
+    readonly projection: string,
+    readonly documentId: string,
+    readonly path: string,
+  ) {
+    super(`the ${projection} document ${documentId} would hold a number JSON cannot store at ${path}`);
+  }
+}
+
 export class DocumentProjection<Document extends ProjectionDocument> implements Projection {
   readonly durability = 'durable' as const;
   readonly name: string;
@@ -51,7 +77,10 @@ export class DocumentProjection<Document extends ProjectionDocument> implements 
     const current = this.unsaved.get(documentId) ?? (await this.storage.load(documentId)) ?? null;
     if (current !== null && current.position >= event.position) return;
     const next = this.definition.evolve(current, event);
-    if (next !== null && next !== current) this.unsaved.set(documentId, next);
+    if (next === null || next === current) return;
+    const unstorable = nonFiniteNumberAt(next, '');
+    if (unstorable !== undefined) throw new UnstorableDocumentError(this.name, documentId, unstorable);
+    this.unsaved.set(documentId, next);
   }
 
   async flush(): Promise<void> {

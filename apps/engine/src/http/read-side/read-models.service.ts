@@ -20,6 +20,7 @@ import {
   createProjectionSet,
   sessionHeadPosition,
   sessionIdOfStream,
+  type ProjectionName,
   type ProjectionSet,
   type ProjectionStorage,
 } from '@strata/projections';
@@ -88,21 +89,24 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Waits until the read models hold the session's last event (its own events only), and
-   * refuses a session they have set aside; throws `SessionNotFoundError` for an empty stream.
+   * Waits until the named read models hold the session's last event (its own events only),
+   * and refuses a session one of them has set aside; throws `SessionNotFoundError` for an
+   * empty stream.
    */
-  async requireSession(sessionId: string): Promise<void> {
-    this.requireNotSetAside(sessionId);
+  async requireSession(sessionId: string, projections: readonly ProjectionName[]): Promise<void> {
+    this.requireNotSetAside(sessionId, projections);
     const head = await this.sessionHead(sessionId);
-    const streamId = sessionStreamName(sessionId);
-    this.requireOutcome(await this.reachWith(head, (at) => this.runner.waitForScope({ partition: streamId }, at)));
-    this.requireNotSetAside(sessionId);
+    const scope = { partition: sessionStreamName(sessionId) };
+    this.requireOutcome(await this.reachWith(head, (at) => this.runner.waitForScope(scope, at, projections)));
+    this.requireNotSetAside(sessionId, projections);
   }
 
-  /** Throws `SessionSetAsideError` when a read model has set the session aside. */
-  requireNotSetAside(sessionId: string): void {
-    const parked = this.runner.isParked(sessionStreamName(sessionId));
-    if (parked !== undefined) throw SessionSetAsideError.fromParked(sessionId, parked);
+  /** Throws `SessionSetAsideError` when one of the named read models has set the session aside. */
+  requireNotSetAside(sessionId: string, projections: readonly ProjectionName[]): void {
+    for (const projection of projections) {
+      const parked = this.runner.isParked(sessionStreamName(sessionId), projection);
+      if (parked !== undefined) throw SessionSetAsideError.fromParked(sessionId, parked);
+    }
   }
 
   /** How many sessions a read model has set aside. */

@@ -58,7 +58,7 @@ export class SessionQueriesController {
   @Get('sessions/:sessionId')
   async detail(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    await this.readModels.requireSession(sessionId);
+    await this.readModels.requireSession(sessionId, ['catalog', 'context']);
     const { catalog, context } = this.readModels.projections;
     const session = await catalog.findSession(principal.tenant, sessionId);
     if (session === undefined) throw new SessionNotFoundError(sessionId);
@@ -80,7 +80,7 @@ export class SessionQueriesController {
   ) {
     const query = parseQuery(request, contextQuery);
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    this.readModels.requireNotSetAside(sessionId);
+    this.readModels.requireNotSetAside(sessionId, ['context']);
     const { context } = this.readModels.projections;
     if (query.asOf !== undefined) {
       const asOf = BigInt(query.asOf);
@@ -94,7 +94,7 @@ export class SessionQueriesController {
   @Get('sessions/:sessionId/tree')
   async tree(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    this.readModels.requireNotSetAside(sessionId);
+    this.readModels.requireNotSetAside(sessionId, ['context']);
     return treeView(await this.readModels.projections.context.sessionTree(sessionId));
   }
 
@@ -106,7 +106,7 @@ export class SessionQueriesController {
   ) {
     const query = parseQuery(request, entriesQuery);
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    this.readModels.requireNotSetAside(sessionId);
+    this.readModels.requireNotSetAside(sessionId, ['context']);
     const tree = await this.readModels.projections.context.sessionTree(sessionId);
     if (query.leaf !== undefined && !tree.byId.has(query.leaf))
       throw new UnknownEntryError(sessionId, query.leaf);
@@ -131,7 +131,7 @@ export class SessionQueriesController {
   ) {
     const query = parseQuery(request, attemptsQuery);
     const sessionId = await this.ownedSession(principal, sessionIdText);
-    await this.readModels.requireSession(sessionId);
+    await this.readModels.requireSession(sessionId, ['audit']);
     const page = await this.readModels.projections.audit.listAttempts({
       ...query,
       tenant: principal.tenant,
