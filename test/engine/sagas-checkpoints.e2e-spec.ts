@@ -5,9 +5,9 @@ import { SummarizerError } from '@strata/summarizer';
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import { autoCompactionAttemptId } from '../../apps/engine/src/sagas/saga-ids';
 import {
-  DEFAULT_SAGA_SUBSCRIBER_ID,
-  SAGA_EVENT_FILTER,
-} from '../../apps/engine/src/sagas/saga-runner.service';
+  SAGA_CHECKPOINT_ID as DEFAULT_SAGA_SUBSCRIBER_ID,
+  SAGA_EVENT_TYPES,
+} from '../../apps/engine/src/sagas/saga-processor';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 import { assistantEntry, startSagaEngine, usageOf, userEntry, type SagaHarness } from './sagas-harness';
 
@@ -69,7 +69,7 @@ describe('given a session the sagas compacted at its threshold', () => {
       expect(await engine.events(sessionId)).toHaveLength(written);
       expect(summarizer.calls).toHaveLength(calls);
       expect(engine.runner.status()).toMatchObject({
-        state: 'running',
+        state: 'live',
         startedAfter: null,
         eventsGivenUp: 0,
       });
@@ -91,7 +91,7 @@ describe('given a session the sagas compacted at its threshold', () => {
       await engine.runner.drain();
 
       const events = await engine.events(sessionId);
-      const sagaEventTypes = SAGA_EVENT_FILTER.eventTypes ?? [];
+      const sagaEventTypes = SAGA_EVENT_TYPES;
       const newSagaEvents = events.filter(
         (event) => stored !== null && event.position > stored && sagaEventTypes.includes(event.type),
       );

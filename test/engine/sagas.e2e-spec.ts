@@ -254,6 +254,6 @@ describe('given an answer above the threshold that a compaction made stale befor
 
     expect(await engine.eventTypes(sessionId, before)).toEqual([]);
     expect(ofType(await engine.events(sessionId), 'CompactionStarted')).toHaveLength(1);
-    expect(engine.runner.status()).toMatchObject({ state: 'running', eventsGivenUp: 0 });
+    expect(engine.runner.status()).toMatchObject({ state: 'live', eventsGivenUp: 0 });
   });
 });

@@ -76,6 +76,8 @@ export type RunnerState = 'idle' | 'catching_up' | 'live' | 'stopped' | 'failed'
 export interface ProcessorStatus {
   readonly name: string;
   readonly durability: ProcessorDurability;
+  /** The position the current run started after (null: the start of the log). */
+  readonly startedAfter: bigint | null;
   /** Every event at or below it is handled and flushed (and stored, when durable). */
   readonly checkpoint: bigint | null;
   /** The last event given to it, handled or not. */
@@ -96,6 +98,7 @@ export interface ProcessorRunnerStatus {
   readonly state: RunnerState;
   /** The lowest checkpoint of its processors. */
   readonly position: bigint | null;
+  /** Events read since the current run started. */
   readonly eventsRead: number;
   readonly processors: readonly ProcessorStatus[];
   readonly failure: string | null;

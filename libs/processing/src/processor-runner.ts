@@ -266,7 +266,7 @@ export class ProcessorRunner<Message> {
       name: this.name,
       state: this.state,
       position: lowest(this.slots.map((slot) => slot.flushed)),
-      eventsRead: this.eventsRead,
+      eventsRead: this.eventsRead - this.eventsReadAtStart,
       processors: this.slots.map((slot) => slot.status()),
       failure: this.failure === undefined ? null : asError(this.failure).message,
     };

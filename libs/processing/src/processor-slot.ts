@@ -227,6 +227,7 @@ export class ProcessorSlot<Message> {
     return {
       name: this.name,
       durability: this.processor.durability,
+      startedAfter: this.startAfter,
       checkpoint: this.flushed,
       lastSeen: this.watermark.lastSeen,
       running: this.scheduler.runningCount,

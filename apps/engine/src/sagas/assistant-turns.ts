@@ -78,6 +78,8 @@ export interface PruningStep {
  * comes out the same the second time.
  */
 export function pruningStep(trigger: SagaTrigger, view: SagaSessionView): PruningStep {
+  const { event } = trigger;
+  if (event.type !== 'EntryAppended') return { commands: [], tokensSaved: 0 };
   if (view.recordedPruningSavings !== undefined) {
     return { commands: [], tokensSaved: view.recordedPruningSavings };
   }
@@ -93,6 +95,7 @@ export function pruningStep(trigger: SagaTrigger, view: SagaSessionView): Prunin
           prunedAt: trigger.recordedAt,
           results: decision.results.map(({ entryId, tokens }) => ({ entryId, tokens })),
           tokensSaved: decision.tokensSaved,
+          answerEntryId: event.data.entry.id,
           idSeed: pruningSeedOf(trigger.eventId),
         },
       },

@@ -1,7 +1,7 @@
 // The vocabulary of the session sagas (DESIGN.md decision 5, STYLE.md habit 9): a saga is a pure
 // function of one stored session event and a view of its session to the commands it asks for.
-// The saga runner builds the trigger and the view; the @Saga wrappers run the function; the
-// step handler executes the commands. Nothing here touches Nest, the store or the clock.
+// The saga processor builds the trigger and the view, runs the function and executes the
+// commands through the CommandBus. Nothing here touches Nest, the store or the clock.
 import type {
   CompactionSettings,
   CompactionTrigger,
@@ -19,6 +19,8 @@ import type {
 /** The stored event a saga reacts to. */
 export interface SagaTrigger {
   readonly sessionId: string;
+  /** The tenant recorded on the event: what the saga writes is written for it. */
+  readonly tenant: string;
   /** The store's id of the event; everything a saga writes takes its ids from it. */
   readonly eventId: string;
   readonly position: bigint;
@@ -63,7 +65,14 @@ type SagaCommandOf<Type extends string, Data> = {
 /** Record a pruning decision; `idSeed` makes a repeated command write nothing. */
 export type PruneToolOutputsCommand = SagaCommandOf<
   'PruneToolOutputs',
-  { prunedAt: number; results: readonly PrunedToolOutput[]; tokensSaved: number; idSeed: string }
+  {
+    prunedAt: number;
+    results: readonly PrunedToolOutput[];
+    tokensSaved: number;
+    /** The answer the pruning comes after; the session records what it saved against it. */
+    answerEntryId: string;
+    idSeed: string;
+  }
 >;
 
 /** Run an automatic compaction attempt named by `attemptId`. */

@@ -59,7 +59,14 @@ export function sagaViewOf(entries: readonly SessionEntry[], given: GivenSession
 }
 
 function triggerOf(event: SessionEvent, eventId: string): SagaTrigger {
-  return { sessionId: SPEC_SESSION_ID, eventId, position: 1n, recordedAt: SPEC_RECORDED_AT, event };
+  return {
+    sessionId: SPEC_SESSION_ID,
+    tenant: 'default',
+    eventId,
+    position: 1n,
+    recordedAt: SPEC_RECORDED_AT,
+    event,
+  };
 }
 
 /** The stored `EntryAppended` event of one of `entries`. */

@@ -1,19 +1,15 @@
-// The session sagas as a Nest module: the @Saga wrappers, the runner that feeds them from the
-// store subscription, and the commands only sagas issue (record a pruning, request a
-// continuation). It relies on the global EngineModule (store, settings, session streams, the
-// CommandBus) and starts its runner on application bootstrap.
+// The session sagas as a Nest module: the runner that feeds the saga processor from the store,
+// and the commands only sagas issue (record a pruning, request a continuation). It relies on
+// the global EngineModule (store, settings, session streams, the CommandBus) and starts its
+// runner on application bootstrap.
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { CheckpointStore, EventStore } from '@strata/event-store';
 import { EVENT_STORE } from '../shared/injection-tokens';
 import { RecordPruningHandler } from './record-pruning/record-pruning.handler';
 import { RequestContinuationHandler } from './request-continuation/request-continuation.handler';
-import { RunSagaStepHandler } from './run-saga-step.handler';
 import { defaultCheckpointStoreFor } from './saga-checkpoints';
-import { SagaFeed } from './saga-feed';
 import { DEFAULT_SAGA_RUNNER_OPTIONS, SagaRunner, type SagaRunnerOptions } from './saga-runner.service';
 import { SAGA_CHECKPOINTS, SAGA_RUNNER_OPTIONS } from './saga-tokens';
-import { SagaViewLoader } from './saga-view-loader.service';
-import { SessionSagas } from './session-sagas.provider';
 
 export interface SagasModuleOptions extends Partial<SagaRunnerOptions> {
   /** Where the runner keeps its position; beside the events by default (see saga-checkpoints.ts). */
@@ -33,10 +29,6 @@ export class SagasModule {
           useFactory: (store: EventStore): CheckpointStore => checkpoints ?? defaultCheckpointStoreFor(store),
           inject: [EVENT_STORE],
         },
-        SagaFeed,
-        SagaViewLoader,
-        SessionSagas,
-        RunSagaStepHandler,
         RecordPruningHandler,
         RequestContinuationHandler,
         SagaRunner,

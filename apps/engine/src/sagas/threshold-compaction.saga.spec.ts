@@ -157,6 +157,7 @@ describe('threshold compaction', () => {
             { entryId: 'e0003', tokens: 10000 },
           ],
           tokensSaved: SAVED_BY_PRUNING,
+          answerEntryId: builder.lastId,
           idSeed: pruningSeedOf(`event-of-${builder.lastId}`),
         },
       };

@@ -188,6 +188,27 @@ describe('a session with tool results', () => {
       .then([{ type: 'ToolOutputsPruned', data: pruneT1.data }]);
   });
 
+  it('records which answer the pruning came after, and the state tells what it saved', () => {
+    const afterAnswer = { ...pruneT1, data: { ...pruneT1.data, answerEntryId: 'a1' } } satisfies RecordPruning;
+    spec
+      .given(startedChain)
+      .when(afterAnswer)
+      .then([{ type: 'ToolOutputsPruned', data: afterAnswer.data }]);
+    const state = [...startedChain, { type: 'ToolOutputsPruned', data: afterAnswer.data } as const].reduce(
+      sessionDecider.evolve,
+      sessionDecider.initialState(),
+    );
+    expect(state.status === 'active' && state.pruningSavedAfter('a1')).toBe(29_990);
+    expect(state.status === 'active' && state.pruningSavedAfter('t1')).toBeUndefined();
+  });
+
+  it('refuses a pruning after an answer that is not an entry of the session', () => {
+    spec
+      .given(startedChain)
+      .when({ ...pruneT1, data: { ...pruneT1.data, answerEntryId: 'missing' } })
+      .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
   it('refuses to prune an entry that is not a tool result', () => {
     spec
       .given(startedChain)

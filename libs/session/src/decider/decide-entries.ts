@@ -84,7 +84,7 @@ function isCount(value: number): boolean {
 }
 
 export function recordPruning(command: RecordPruning, state: ActiveSessionState): ToolOutputsPrunedEvent[] {
-  const { prunedAt, results, tokensSaved } = command.data;
+  const { prunedAt, results, tokensSaved, answerEntryId } = command.data;
   if (results.length === 0) throw invalid('there are no tool outputs to prune');
   if (!Number.isFinite(prunedAt) || prunedAt < 0 || !isCount(tokensSaved)) {
     throw invalid('prunedAt and tokensSaved must be non-negative numbers', { prunedAt, tokensSaved });
@@ -103,5 +103,18 @@ export function recordPruning(command: RecordPruning, state: ActiveSessionState)
     batchIds.add(entryId);
   }
   const pruned = results.map(({ entryId, tokens }) => ({ entryId, tokens }));
-  return [{ type: 'ToolOutputsPruned', data: { prunedAt, results: pruned, tokensSaved } }];
+  if (answerEntryId !== undefined && state.getEntry(answerEntryId) === undefined) {
+    throw notFound(`entry ${answerEntryId} not found`, { entryId: answerEntryId });
+  }
+  return [
+    {
+      type: 'ToolOutputsPruned',
+      data: {
+        prunedAt,
+        results: pruned,
+        tokensSaved,
+        ...(answerEntryId !== undefined ? { answerEntryId } : {}),
+      },
+    },
+  ];
 }

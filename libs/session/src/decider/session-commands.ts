@@ -30,7 +30,13 @@ export type SetLabel = CommandOf<'SetLabel', { entry: LabelEntry }>;
 
 export type RecordPruning = CommandOf<
   'RecordPruning',
-  { prunedAt: number; results: readonly PrunedToolOutput[]; tokensSaved: number }
+  {
+    prunedAt: number;
+    results: readonly PrunedToolOutput[];
+    tokensSaved: number;
+    /** The assistant answer whose turn the pruning comes before (automatic compaction). */
+    answerEntryId?: string;
+  }
 >;
 
 export type StartCompaction = CommandOf<

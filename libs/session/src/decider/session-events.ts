@@ -49,7 +49,13 @@ export const leafMovedSchema = z.object({
 
 export const toolOutputsPrunedSchema = z.object({
   type: z.literal('ToolOutputsPruned'),
-  data: z.object({ prunedAt: millis, results: z.array(prunedToolOutputSchema), tokensSaved: count }),
+  data: z.object({
+    prunedAt: millis,
+    results: z.array(prunedToolOutputSchema),
+    tokensSaved: count,
+    /** The assistant answer the pruning was decided after (sagas); absent on older events. */
+    answerEntryId: id.optional(),
+  }),
 });
 
 export const compactionStartedSchema = z.object({

@@ -46,10 +46,23 @@ export class SessionLog {
     private readonly attemptStarts: Map<string, Tagged<AttemptStart>>,
     private readonly attemptOutcomes: Map<string, Tagged<AttemptOutcome>>,
     private readonly continuations: Map<string, Tagged<ContinuationRequestedEvent>>,
+    /** Answer entry id → tokens saved by the pruning that answer caused. */
+    private readonly pruningsAfterAnswers: Map<string, Tagged<number>>,
   ) {}
 
   static empty(): SessionLog {
-    return new SessionLog(0, [], [], new Map(), new Map(), new Map(), new Map(), new Map(), new Map());
+    return new SessionLog(
+      0,
+      [],
+      [],
+      new Map(),
+      new Map(),
+      new Map(),
+      new Map(),
+      new Map(),
+      new Map(),
+      new Map(),
+    );
   }
 
   get tick(): number {
@@ -80,6 +93,7 @@ export class SessionLog {
       visibleEntries(this.attemptStarts, tick),
       visibleEntries(this.attemptOutcomes, tick),
       visibleEntries(this.continuations, tick),
+      visibleEntries(this.pruningsAfterAnswers, tick),
     );
   }
 
@@ -109,6 +123,10 @@ export class SessionLog {
 
   recordPruning(entryId: string, output: PrunedResult): boolean {
     return this.recordOnce(this.pruned, entryId, output);
+  }
+
+  recordPruningAfter(answerEntryId: string, tokensSaved: number): boolean {
+    return this.recordOnce(this.pruningsAfterAnswers, answerEntryId, tokensSaved);
   }
 
   recordAttemptStart(started: AttemptStart): boolean {
@@ -172,6 +190,10 @@ export class SessionLog {
 
   prunedEntryIds(): Iterable<string> {
     return this.pruned.keys();
+  }
+
+  pruningSavedAfter(answerEntryId: string, tick: number): number | undefined {
+    return visible(this.pruningsAfterAnswers.get(answerEntryId), tick);
   }
 
   attemptStart(attemptId: string, tick: number): AttemptStart | undefined {

@@ -131,6 +131,14 @@ export class ActiveSessionState {
     return pruned;
   }
 
+  /**
+   * Tokens saved by the pruning recorded because of the answer `answerEntryId` (before an
+   * automatic compaction was considered); undefined when that answer caused none.
+   */
+  pruningSavedAfter(answerEntryId: string): number | undefined {
+    return this.log.pruningSavedAfter(answerEntryId, this.tick);
+  }
+
   getAttempt(attemptId: string): SessionAttempt | undefined {
     const started = this.log.attemptStart(attemptId, this.tick);
     if (!started) return undefined;
@@ -183,6 +191,9 @@ export class ActiveSessionState {
       case 'ToolOutputsPruned':
         for (const result of event.data.results) {
           log.recordPruning(result.entryId, { prunedAt: event.data.prunedAt, tokens: result.tokens });
+        }
+        if (event.data.answerEntryId !== undefined) {
+          log.recordPruningAfter(event.data.answerEntryId, event.data.tokensSaved);
         }
         break;
       case 'CompactionStarted':

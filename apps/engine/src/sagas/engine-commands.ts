@@ -1,0 +1,38 @@
+// The engine command that carries out each saga command (STYLE.md habit 9: sagas are pure and
+// ask; the engine's command handlers do). Each runs for the tenant of the triggering event.
+import { CompactSessionCommand } from '../sessions/compact-session/compact-session.command';
+import { RecordPruningCommand } from './record-pruning/record-pruning.command';
+import { RequestContinuationCommand } from './request-continuation/request-continuation.command';
+import type { SagaCommand } from './saga-messages';
+
+export type EngineCommand = CompactSessionCommand | RecordPruningCommand | RequestContinuationCommand;
+
+export function engineCommandOf(command: SagaCommand): EngineCommand {
+  switch (command.type) {
+    case 'PruneToolOutputs': {
+      const { sessionId, causationEventId, idSeed, prunedAt, results, tokensSaved, answerEntryId } =
+        command.data;
+      return new RecordPruningCommand(
+        sessionId,
+        { prunedAt, results, tokensSaved, answerEntryId },
+        { idSeed, causationEventId },
+      );
+    }
+    case 'AutoCompact': {
+      const { sessionId, trigger, attemptId } = command.data;
+      return new CompactSessionCommand(sessionId, { trigger, attemptId });
+    }
+    case 'ContinueAfterCompaction': {
+      const { sessionId, causationEventId, idSeed, reason, causationAttemptId, message } = command.data;
+      return new RequestContinuationCommand(
+        sessionId,
+        { reason, causationAttemptId, ...(message !== undefined ? { message } : {}) },
+        { idSeed, causationEventId },
+      );
+    }
+    default: {
+      const unhandled: never = command;
+      throw new Error(`unhandled saga command ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
