@@ -128,9 +128,7 @@ describe('projections over a SQLite store', () => {
       await second.set.runner.whenCaughtUp();
 
       const applied = Object.fromEntries(
-        second.set.runner
-          .status()
-          .processors.map((processor) => [processor.name, processor.eventsHandled]),
+        second.set.runner.status().processors.map((processor) => [processor.name, processor.eventsHandled]),
       );
       expect(applied['catalog']).toBe(gamma.length + laterBeta.length);
       expect(applied['audit']).toBe(laterBeta.length);

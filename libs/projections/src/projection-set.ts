@@ -8,7 +8,11 @@ import { ContextProjection, type ContextProjectionOptions } from './context/cont
 import type { Processor } from '@strata/processing';
 import type { ProjectedEvent } from './runner/projected-event';
 import type { Projection } from './runner/projection';
-import { createReadModelRunner, type ReadModelRunner, type ReadModelRunnerOptions } from './runner/read-model-runner';
+import {
+  createReadModelRunner,
+  type ReadModelRunner,
+  type ReadModelRunnerOptions,
+} from './runner/read-model-runner';
 import type { ProjectionStorage } from './storage/projection-storage';
 
 export const projectionNames = ['context', 'catalog', 'audit'] as const;
@@ -27,7 +31,10 @@ export interface ProjectionSetOptions {
   /** Which projections the runner drives; all three by default. */
   readonly include?: readonly ProjectionName[];
   readonly context?: Omit<ContextProjectionOptions, 'store' | 'tokenCounter'>;
-  readonly runner?: Omit<ReadModelRunnerOptions, 'store' | 'checkpoints' | 'parked' | 'projections' | 'processors'>;
+  readonly runner?: Omit<
+    ReadModelRunnerOptions,
+    'store' | 'checkpoints' | 'parked' | 'projections' | 'processors'
+  >;
   /** Other processors of session events on the same subscription (the engine's metrics). */
   readonly processors?: readonly Processor<ProjectedEvent>[];
 }

@@ -348,7 +348,10 @@ describe('ContextProjection', () => {
       const read = projection.contextAt(sessionId);
 
       await expect(read).rejects.toBeInstanceOf(SessionSetAsideError);
-      await expect(read).rejects.toMatchObject({ sessionId, event: { eventId: badId, projection: 'context' } });
+      await expect(read).rejects.toMatchObject({
+        sessionId,
+        event: { eventId: badId, projection: 'context' },
+      });
       await expect(projection.sessionTree(sessionId)).rejects.toBeInstanceOf(SessionSetAsideError);
       expect(projection.stats().sessions).toBe(0);
     });

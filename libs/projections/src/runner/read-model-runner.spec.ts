@@ -322,7 +322,9 @@ describe('the read-model runner', () => {
       fragile.failOnEventId = failing.id;
       const sturdy = new RecordingProjection('sturdy');
       const errors: unknown[] = [];
-      const runner = runnerOver(store, checkpoints, [fragile, sturdy], { onError: (error) => errors.push(error) });
+      const runner = runnerOver(store, checkpoints, [fragile, sturdy], {
+        onError: (error) => errors.push(error),
+      });
 
       await runner.start();
       await runner.whenCaughtUp();

@@ -26,14 +26,15 @@ export function projectionCheckpointId(projectionName: string): string {
 
 /** A projection as a processor of the runner. */
 export function projectionProcessor(projection: Projection): Processor<ProjectedEvent> {
-  const { accepts } = projection;
   return {
     name: projection.name,
     checkpointId: projectionCheckpointId(projection.name),
     durability: projection.durability,
     eventTypes: projection.eventTypes,
     onFailure: 'park',
-    ...(accepts !== undefined ? { accepts: (event: ProjectedEvent) => accepts.call(projection, event.sessionId) } : {}),
+    ...(projection.accepts !== undefined
+      ? { accepts: (event: ProjectedEvent) => projection.accepts?.(event.sessionId) ?? true }
+      : {}),
     handle: (event) => projection.apply(event),
     forget: (partition) => {
       const sessionId = sessionIdOfStream(partition);
@@ -56,16 +57,20 @@ export function decodeSessionEvent(recorded: RecordedEvent): DecodedEvent<Projec
       detail: `${result.report.reason}: ${result.report.detail}`,
     };
   }
-  return { kind: 'message', message: result.event, partition: recorded.streamId, tenant: result.event.tenant };
+  return {
+    kind: 'message',
+    message: result.event,
+    partition: recorded.streamId,
+    tenant: result.event.tenant,
+  };
 }
 
 export type ReadModelRunner = ProcessorRunner<ProjectedEvent>;
 
-export interface ReadModelRunnerOptions
-  extends Omit<
-    ProcessorRunnerOptions<ProjectedEvent>,
-    'name' | 'processors' | 'decode' | 'streamPrefixes' | 'store' | 'checkpoints' | 'parked'
-  > {
+export interface ReadModelRunnerOptions extends Omit<
+  ProcessorRunnerOptions<ProjectedEvent>,
+  'name' | 'processors' | 'decode' | 'streamPrefixes' | 'store' | 'checkpoints' | 'parked'
+> {
   readonly store: EventStore;
   readonly checkpoints: CheckpointStore;
   readonly parked?: ParkedPartitionStore;

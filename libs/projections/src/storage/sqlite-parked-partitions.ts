@@ -32,7 +32,9 @@ interface ParkedRow {
 
 export class SqliteParkedPartitionStore implements ParkedPartitionStore {
   private readonly selectParked: Database.Statement<[string], ParkedRow>;
-  private readonly upsertParked: Database.Statement<[string, string, string, string, string, bigint, string, string]>;
+  private readonly upsertParked: Database.Statement<
+    [string, string, string, string, string, bigint, string, string]
+  >;
   private readonly deleteOne: Database.Statement<[string, string]>;
   private readonly deleteAll: Database.Statement<[string]>;
 
@@ -49,7 +51,9 @@ export class SqliteParkedPartitionStore implements ParkedPartitionStore {
          tenant = excluded.tenant, event_id = excluded.event_id, event_type = excluded.event_type,
          position = excluded.position, reason = excluded.reason, parked_at = excluded.parked_at`,
     );
-    this.deleteOne = database.prepare('DELETE FROM parked_partitions WHERE processor = ? AND partition_key = ?');
+    this.deleteOne = database.prepare(
+      'DELETE FROM parked_partitions WHERE processor = ? AND partition_key = ?',
+    );
     this.deleteAll = database.prepare('DELETE FROM parked_partitions WHERE processor = ?');
   }
 

@@ -189,7 +189,10 @@ describe('a session with tool results', () => {
   });
 
   it('records which answer the pruning came after, and the state tells what it saved', () => {
-    const afterAnswer = { ...pruneT1, data: { ...pruneT1.data, answerEntryId: 'a1' } } satisfies RecordPruning;
+    const afterAnswer = {
+      ...pruneT1,
+      data: { ...pruneT1.data, answerEntryId: 'a1' },
+    } satisfies RecordPruning;
     spec
       .given(startedChain)
       .when(afterAnswer)
