@@ -17,6 +17,7 @@ import {
 } from '@strata/projections';
 import { SessionDomainError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
+import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { TenantMismatchError } from '../../tenancy/tenant-stamping-event-store';
 import { ApiError, problemStatuses, problemTitles, type ProblemCode } from './api-errors';
 
@@ -107,6 +108,9 @@ export function problemOf(error: unknown): MappedProblem {
     return problem('conflict', 'an event id of this request is already recorded', {
       reason: 'duplicate_event',
     });
+  }
+  if (error instanceof IdempotencyMismatchError) {
+    return problem('conflict', error.message, { reason: 'idempotency_mismatch' });
   }
   if (error instanceof SessionImportConflictError) {
     return problem('conflict', error.message, { reason: 'import_conflict' });
