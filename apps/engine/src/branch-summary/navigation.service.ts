@@ -86,7 +86,8 @@ export class NavigationService {
     }
     if (existing?.kind === 'branch_summary' && existing.outcome !== null) {
       const ended = resultOfEndedSummary({ sessionId, targetId }, existing, state, true);
-      if (ended) return ended;
+      const editorText = ended?.outcome === 'navigated' ? this.editorTextOf(state, targetId) : undefined;
+      if (ended) return { ...ended, ...(editorText !== undefined ? { editorText } : {}) };
     }
     const targetEntry = state.getEntry(targetId);
     if (!targetEntry) throw notFound(`Entry ${targetId} not found`, { entryId: targetId });
@@ -293,6 +294,12 @@ export class NavigationService {
       ...(target.editorText !== undefined ? { editorText: target.editorText } : {}),
       ...(declined !== undefined ? { summaryDeclined: declined } : {}),
     };
+  }
+
+  /** The text a navigation to `targetId` offers for re-editing, as its first answer offered it. */
+  private editorTextOf(state: ActiveSessionState, targetId: string): string | undefined {
+    const target = state.getEntry(targetId);
+    return target === undefined ? undefined : navigationTarget(target).editorText;
   }
 
   private cancelled(navigation: Navigation, reason: string): NavigationResult {
