@@ -5,6 +5,7 @@
 // derives is scoped by session, so one tenant can neither collide with nor claim in advance the
 // ids of another's appends, labels or attempts. Writes made the way the engine made them before
 // the change (seeds without a session scope) keep their idempotency.
+import fc from 'fast-check';
 import type { EventStore } from '@strata/event-store';
 import { sessionStreamName, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
@@ -79,9 +80,11 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
     });
   }
 
-  function expectMismatch(response: ApiResponse): void {
+  /** A reused key or id with other content: 409 idempotency_mismatch (the caller checks the store). */
+  function expectMismatch(response: ApiResponse, family: string): void {
     expect(response.status).toBe(409);
     expect(problemOf(response)).toMatchObject({ code: 'conflict', reason: 'idempotency_mismatch' });
+    counts.record('reused key or id, other content: 409, nothing stored', [family]);
   }
 
   describe('an append with an idempotency key', () => {
@@ -94,9 +97,8 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       const before = await eventsOf(builder.header.id);
       builder.user('B').assistant('C');
       const reused = await append(builder.header.id, builder.entries.slice(1), ALPHA_KEY, 'job-7');
-      expectMismatch(reused);
+      expectMismatch(reused, 'append');
       expect(await eventsOf(builder.header.id)).toEqual(before);
-      counts.record('reused key, other content: 409, nothing stored', ['append']);
     });
 
     it('answers the same key and entries with the first outcome after the session moved on', async () => {
@@ -116,7 +118,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
     });
 
     it('keeps exactly one of concurrent first requests with one key and different entries', async () => {
-      const rounds = 4;
+      const rounds = 10;
       const writers = 6;
       for (let round = 0; round < rounds; round += 1) {
         const sessionId = `idem-race-${round}`;
@@ -132,7 +134,8 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         );
         const winners = answers.flatMap((answer, writer) => (answer.status === 200 ? [writer] : []));
         expect(winners).toHaveLength(1);
-        for (const answer of answers) if (answer.status !== 200) expectMismatch(answer);
+        for (const answer of answers)
+          if (answer.status !== 200) expectMismatch(answer, 'append (concurrent)');
         const winner = batches[winners[0]!]!;
         expect(await storedEntryIds(sessionId)).toEqual(winner.map((entry) => entry.id));
         counts.record('concurrent first requests, one key, different content', ['append']);
@@ -169,14 +172,15 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       const before = await eventsOf(builder.header.id);
       expectMismatch(
         await engine.request('POST', path, { body: { ...body, label: 'other' }, key: ALPHA_KEY }),
+        'label',
       );
       expectMismatch(
         await engine.request('POST', path, { body: { ...body, targetId: 'e0002' }, key: ALPHA_KEY }),
+        'label',
       );
       const again = await engine.request('POST', path, { body, key: ALPHA_KEY });
       expect(again.body).toEqual({ ...(first.body as object), alreadySet: true });
       expect(await eventsOf(builder.header.id)).toEqual(before);
-      counts.record('reused key, other content: 409, nothing stored', ['label']);
       counts.record('same key, same content: the first outcome', ['label']);
     });
   });
@@ -195,8 +199,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         { sessionId: 'idem-start', cwd: '/first' },
         { sessionId: 'idem-start', cwd: '/first', title: 'First', parentSession: 'p' },
       ]) {
-        expectMismatch(await engine.request('POST', '/sessions', { body, key: ALPHA_KEY }));
-        counts.record('reused key, other content: 409, nothing stored', ['start']);
+        expectMismatch(await engine.request('POST', '/sessions', { body, key: ALPHA_KEY }), 'start');
       }
       const again = await engine.request('POST', '/sessions', {
         body: { sessionId: 'idem-start', cwd: '/first', title: 'First' },
@@ -223,8 +226,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         { ...body, customInstructions: 'focus on the docs' },
         { ...body, trigger: 'threshold' },
       ]) {
-        expectMismatch(await engine.request('POST', path, { body: other, key: ALPHA_KEY }));
-        counts.record('reused key, other content: 409, nothing stored', ['compact']);
+        expectMismatch(await engine.request('POST', path, { body: other, key: ALPHA_KEY }), 'compact');
       }
       const again = await engine.request('POST', path, { body, key: ALPHA_KEY });
       expect(again.body).toEqual({ ...(first.body as object), redelivered: true });
@@ -245,14 +247,13 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         { ...body, customInstructions: 'only the failures' },
         { ...body, summarize: false },
       ]) {
-        expectMismatch(await engine.request('POST', path, { body: other, key: ALPHA_KEY }));
-        counts.record('reused key, other content: 409, nothing stored', ['navigate']);
+        expectMismatch(await engine.request('POST', path, { body: other, key: ALPHA_KEY }), 'navigate');
       }
       const compaction = await engine.request('POST', '/sessions/idem-navigate/compact', {
         body: { attemptId: 'navigate-1' },
         key: ALPHA_KEY,
       });
-      expectMismatch(compaction);
+      expectMismatch(compaction, 'compact (a branch-summary id)');
       expect(await eventsOf('idem-navigate')).toEqual(before);
       await engine.request('POST', path, { body: { targetId: builder.lastId }, key: ALPHA_KEY });
       const again = await engine.request('POST', path, { body, key: ALPHA_KEY });
@@ -323,6 +324,32 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       }
     });
 
+    it('keeps apart generated pairs whose session id and key a "/" join would make equal', async () => {
+      const piece = fc
+        .array(fc.constantFrom('a', 'b', '/', 'append', '-', '%', ' '), { minLength: 1, maxLength: 5 })
+        .map((parts) => parts.join(''));
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(piece, piece, piece, async (prefix, middle, key) => {
+          run += 1;
+          const alpha = { sessionId: `gen-${run}-${prefix}`, idempotencyKey: `${middle}/append/${key}` };
+          const beta = { sessionId: `${alpha.sessionId}/append/${middle}`, idempotencyKey: key };
+          for (const [pair, apiKey] of [
+            [alpha, ALPHA_KEY],
+            [beta, BETA_KEY],
+          ] as const) {
+            await start(pair.sessionId, apiKey);
+            const entries = session({ sessionId: pair.sessionId }).user('A').entries;
+            const answer = await append(pair.sessionId, entries, apiKey, pair.idempotencyKey);
+            expect(answer.status).toBe(200);
+            expect(await storedEntryIds(pair.sessionId)).toEqual(['e0001']);
+          }
+          counts.record('generated session id + key pairs that collided before', ['append']);
+        }),
+        { numRuns: 25 },
+      );
+    });
+
     it("keeps an attempt id of one tenant from claiming the ids of another tenant's append", async () => {
       await start('claim-beta', BETA_KEY);
       const beta = session({ sessionId: 'claim-beta' }).editTurns(4);
@@ -369,7 +396,10 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         alreadyAppended: true,
       });
       builder.user('B');
-      expectMismatch(await append(sessionId, builder.entries.slice(1), ALPHA_KEY, 'old-key'));
+      expectMismatch(
+        await append(sessionId, builder.entries.slice(1), ALPHA_KEY, 'old-key'),
+        'append (before the change)',
+      );
       expect(await eventsOf(sessionId)).toEqual(before);
       counts.record('key written before the change', ['append']);
     });
@@ -424,6 +454,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       expect(started.body).toMatchObject({ alreadyStarted: true, revision: '0' });
       expectMismatch(
         await engine.request('POST', '/sessions', { body: { sessionId, cwd: '/elsewhere' }, key: ALPHA_KEY }),
+        'start (before the change)',
       );
       const path = `/sessions/${sessionId}/labels`;
       const label = await engine.request('POST', path, {
@@ -436,6 +467,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
           body: { targetId: 'e0001', label: 'changed', idempotencyKey: 'old-label' },
           key: ALPHA_KEY,
         }),
+        'label (before the change)',
       );
       expect(await eventsOf(sessionId)).toEqual(before);
       counts.record('key written before the change', ['start', 'label']);
