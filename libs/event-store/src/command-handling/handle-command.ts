@@ -151,6 +151,32 @@ function digestOf(event: RecordedEvent | undefined): string | undefined {
   return typeof digest === 'string' ? digest : undefined;
 }
 
+async function earlierHandling(
+  store: EventStore,
+  streamId: string,
+  idSeed: string,
+  revision: bigint,
+): Promise<EarlierHandling> {
+  return { idSeed, revision, requestDigest: digestOf(await eventAt(store, streamId, revision)) };
+}
+
+/**
+ * Whether the store holds this request's first event where the append says it wrote it. Only a
+ * request with a digest can tell: without one, a same-seed batch the store took for a retry of
+ * another passes for its own (as it always did).
+ */
+async function holdsRequest(
+  store: EventStore,
+  streamId: string,
+  ids: readonly string[],
+  result: { readonly nextExpectedRevision: bigint },
+  requestDigest: string | undefined,
+): Promise<boolean> {
+  if (requestDigest === undefined) return true;
+  const recorded = await eventAt(store, streamId, result.nextExpectedRevision - BigInt(ids.length) + 1n);
+  return recorded?.id === ids[0] && digestOf(recorded) === requestDigest;
+}
+
 function eventIds<Event, State>(
   events: readonly Event[],
   options: HandleCommandOptions<Event, State>,
@@ -198,12 +224,8 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     const revision = lastEvent?.revision ?? null;
     const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
     if (folded.sawEvent) {
-      const { id, revision: handledAt } = folded.sawEvent;
-      const earlier: EarlierHandling = {
-        idSeed: seeds[lookFor.indexOf(id)]!,
-        revision: handledAt,
-        requestDigest: digestOf(await eventAt(store, streamId, handledAt)),
-      };
+      const seed = seeds[lookFor.indexOf(folded.sawEvent.id)]!;
+      const earlier = await earlierHandling(store, streamId, seed, folded.sawEvent.revision);
       return { ...unchanged, alreadyHandled: true, earlier };
     }
     if (duplicate !== undefined) throw duplicate;
@@ -235,16 +257,13 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       await (options.pauseBeforeRetry ?? jitteredPause)(attempt);
       continue;
     }
-    if (seeds.length > 0 && options.requestDigest !== undefined) {
-      const recorded = await eventAt(store, streamId, result.nextExpectedRevision - BigInt(ids.length) + 1n);
+    if (seeds.length > 0 && !(await holdsRequest(store, streamId, ids, result, options.requestDigest))) {
       // Another command with this seed won the race: the store holds its events, not these.
-      if (recorded?.id !== ids[0] || digestOf(recorded) !== options.requestDigest) {
-        if (attempt >= maxAttempts) {
-          const message = `Append to ${streamId} kept meeting commands with the same seed`;
-          throw new ConcurrencyError(streamId, revision ?? 'no_stream', null, message);
-        }
-        continue;
+      if (attempt >= maxAttempts) {
+        const message = `Append to ${streamId} kept meeting commands with the same seed`;
+        throw new ConcurrencyError(streamId, revision ?? 'no_stream', null, message);
       }
+      continue;
     }
     const after = events.reduce((current, event) => decider.evolve(current, event), state);
     rememberAppend(foldRequest, folded, ids, result, after);
