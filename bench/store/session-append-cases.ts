@@ -2,10 +2,14 @@
 // command (`SessionStreams.execute`, what every append request runs) to a SQLite session of
 // 1,000 or 10,000 entries, with the fold cache the engine keeps (the command reads only the
 // events since its cached fold) next to no cache (every command reads and folds the whole
-// stream, as before the cache). Each case writes its own copy of the session in one file.
+// stream, as before the cache), and the append request's handler with an idempotency key (its
+// request digest, and the read-back of the first event that tells a race lost to the same key).
+// Each case writes its own copy of the session in one file.
 import { SqliteEventStore } from '@strata/event-store';
 import type { SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
+import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
+import { AppendEntriesHandler } from '../../apps/engine/src/sessions/append-entries/append-entries.handler';
 import { SessionStreams } from '../../apps/engine/src/sessions/session-streams.service';
 import { generateSession } from '../context/generate-session';
 import { userTurnEntry } from '../projection/session-streams';
@@ -44,10 +48,22 @@ class LongSession {
 
   /** Appends one user entry to the leaf with one command. */
   async appendOne(): Promise<void> {
+    const entry = this.nextEntry();
+    await this.streams.execute(this.sessionId, { type: 'AppendEntries', data: { entries: [entry] } });
+  }
+
+  /** Appends one user entry to the leaf as an append request with a fresh idempotency key does. */
+  async appendOneWithKey(handler: AppendEntriesHandler): Promise<void> {
+    const entry = this.nextEntry();
+    const idempotencyKey = `bench-${this.appended}`;
+    await handler.execute(new AppendEntriesCommand(this.sessionId, [entry], { idempotencyKey }));
+  }
+
+  private nextEntry(): SessionEntry {
     this.appended += 1;
     const entry = userTurnEntry(`append-${this.appended}`, this.leafId, Date.UTC(2026, 0, 1) + this.appended);
-    await this.streams.execute(this.sessionId, { type: 'AppendEntries', data: { entries: [entry] } });
     this.leafId = entry.id;
+    return entry;
   }
 }
 
@@ -56,7 +72,7 @@ export interface SessionAppendFixture {
   close(): Promise<void>;
 }
 
-/** Writes the session twice (one copy per case) and returns the two cases. */
+/** Writes the session three times (one copy per case) and returns the three cases. */
 export async function sessionAppendFixture(
   entryCount: number,
   scratchDirectory: string,
@@ -70,6 +86,9 @@ export async function sessionAppendFixture(
     entries,
   );
   const cached = await LongSession.write(new SessionStreams(store), 'with-cache', entries);
+  const keyedStreams = new SessionStreams(store);
+  const keyed = await LongSession.write(keyedStreams, 'with-key', entries);
+  const handler = new AppendEntriesHandler(keyedStreams);
   const group = `append one entry to a session of ${entries.length.toLocaleString('en-US')} entries (SQLite, one command)`;
   const details = { sessionEntries: entries.length };
   const cases: BenchCase<unknown>[] = [
@@ -90,6 +109,15 @@ export async function sessionAppendFixture(
       unit: 'append',
       details,
       run: () => cached.appendOne(),
+    },
+    {
+      name: `store/session-append/${entryCount}/fold-cache-keyed`,
+      group,
+      role: 'subject',
+      label: 'fold cache, as an append request with an idempotency key',
+      unit: 'append',
+      details,
+      run: () => keyed.appendOneWithKey(handler),
     },
   ];
   return {

@@ -114,7 +114,7 @@ export const storeSuite: BenchSuite = {
     );
 
     for (const entryCount of sizes.sessionAppendEntries) {
-      progress.step('store', `writing two sessions of ${entryCount} entries for the session-append group`);
+      progress.step('store', `writing three sessions of ${entryCount} entries for the session-append group`);
       const fixture = await sessionAppendFixture(entryCount, scratchDirectory);
       try {
         cases.push(...(await measureCases('store', fixture.cases, settings.sessionAppend, progress)));

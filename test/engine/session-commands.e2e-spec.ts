@@ -10,6 +10,7 @@ import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entr
 import { CompactSessionCommand } from '../../apps/engine/src/sessions/compact-session/compact-session.command';
 import { SetLabelCommand } from '../../apps/engine/src/sessions/set-label/set-label.command';
 import { StartSessionCommand } from '../../apps/engine/src/sessions/start-session/start-session.command';
+import { IdempotencyMismatchError } from '../../apps/engine/src/shared/idempotency';
 import { startEngine, type EngineHarness } from './engine-harness';
 
 const TIMESTAMP = '2026-02-01T00:00:00.000Z';
@@ -85,6 +86,32 @@ describe('session commands', () => {
         'SessionStarted',
         'EntryAppended',
       ]);
+    });
+
+    it('keeps exactly one of concurrent first batches with one key and different entries', async () => {
+      const batches = Array.from({ length: 8 }, (_, writer) =>
+        Array.from({ length: 1 + (writer % 3) }, (_, index) =>
+          userEntry(
+            `w${writer}-${index}`,
+            index === 0 ? null : `w${writer}-${index - 1}`,
+            `writer ${writer}`,
+          ),
+        ),
+      );
+      const outcomes = await Promise.allSettled(
+        batches.map((batch) =>
+          engine.commands.execute(new AppendEntriesCommand('s', batch, { idempotencyKey: 'race' })),
+        ),
+      );
+      const winners = outcomes.flatMap((outcome, writer) => (outcome.status === 'fulfilled' ? [writer] : []));
+      expect(winners).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(IdempotencyMismatchError);
+      }
+      const stored = (await engine.events('s')).flatMap((event) =>
+        event.type === 'EntryAppended' ? [(event.data as { entry: SessionEntry }).entry.id] : [],
+      );
+      expect(stored).toEqual(batches[winners[0]!]!.map((entry) => entry.id));
     });
 
     it('refuses a writer whose expected revision or leaf is out of date', async () => {

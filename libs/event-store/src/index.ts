@@ -6,6 +6,7 @@ export * from './store-url';
 export * from './store-availability';
 export * from './command-handling/handle-command';
 export * from './command-handling/derived-event-id';
+export * from './command-handling/id-seed';
 export * from './command-handling/folded-stream-cache';
 export * from './command-handling/fold-stream';
 export * from './sessions';

@@ -9,7 +9,7 @@
 // end that one's attempts too (its own terminal write is then refused as already ended).
 // Embedders running several engines on one store turn it off (`recoverInterruptedAttempts`).
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { parseStoredSessionEvent, type EventStore } from '@strata/event-store';
+import { parseStoredSessionEvent, sessionIdSeed, type EventStore } from '@strata/event-store';
 import {
   SESSION_STREAM_PREFIX,
   type SessionAttempt,
@@ -89,7 +89,7 @@ export class InterruptedAttempts implements OnModuleInit {
             const attempt = state.getAttempt(attemptId);
             return attempt === undefined || attempt.outcome !== null ? [] : [this.failure(attempt)];
           },
-          { idSeed: `${attemptId}/interrupted` },
+          { idSeed: sessionIdSeed(sessionId, 'interrupted', attemptId) },
         );
         const attempt = written.events.length > 0 ? written.state : undefined;
         if (attempt?.status === 'active') {

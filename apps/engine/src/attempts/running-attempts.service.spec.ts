@@ -1,3 +1,4 @@
+import { IdempotencyMismatchError } from '../shared/idempotency';
 import { RunningAttempts } from './running-attempts.service';
 
 describe('running attempts', () => {
@@ -18,6 +19,21 @@ describe('running attempts', () => {
     expect(await Promise.all([first, second])).toEqual(['run 1', 'run 1']);
     expect(runs).toBe(1);
     expect(attempts.runningIds('s')).toEqual([]);
+  });
+
+  it('refuses to join a running attempt of another kind or another request', async () => {
+    const attempts = new RunningAttempts();
+    let finish = (): void => undefined;
+    const work = () => new Promise<string>((resolve) => (finish = () => resolve('done')));
+    const first = attempts.run('s', 'a', 'compaction', work, 'digest-1');
+    const otherRequest = attempts.run('s', 'a', 'compaction', work, 'digest-2');
+    const otherKind = attempts.run('s', 'a', 'branch_summary', work, 'digest-1');
+    await expect(otherRequest).rejects.toBeInstanceOf(IdempotencyMismatchError);
+    await expect(otherKind).rejects.toBeInstanceOf(IdempotencyMismatchError);
+    const same = attempts.run('s', 'a', 'compaction', work, 'digest-1');
+    await Promise.resolve();
+    finish();
+    expect(await Promise.all([first, same])).toEqual(['done', 'done']);
   });
 
   it('aborts only the matching attempts of the session', async () => {

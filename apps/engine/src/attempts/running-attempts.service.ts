@@ -1,7 +1,9 @@
 // The compaction and branch-summary attempts running in this process, each with the abort
 // controller that AbortCompaction trips. Running the same attempt id again while it runs joins
-// the running one instead of starting a second (an in-process redelivery writes nothing twice).
+// the running one instead of starting a second (an in-process redelivery writes nothing twice),
+// provided it asks the same: another kind or another request digest is an idempotency mismatch.
 import { Injectable } from '@nestjs/common';
+import { IdempotencyMismatchError } from '../shared/idempotency';
 
 export type AttemptKind = 'compaction' | 'branch_summary';
 
@@ -9,6 +11,7 @@ interface RunningAttempt {
   readonly sessionId: string;
   readonly attemptId: string;
   readonly kind: AttemptKind;
+  readonly requestDigest: string | undefined;
   readonly controller: AbortController;
   readonly done: Promise<unknown>;
 }
@@ -30,22 +33,32 @@ export class RunningAttempts {
 
   /**
    * Runs `work` as the attempt `attemptId` with a fresh abort signal, or joins the run already
-   * in progress under that id (its result is returned to both callers).
+   * in progress under that id (its result is returned to both callers). Throws
+   * `IdempotencyMismatchError` when the running attempt is of another kind or another request.
    */
   run<Result>(
     sessionId: string,
     attemptId: string,
     kind: AttemptKind,
     work: (signal: AbortSignal) => Promise<Result>,
+    requestDigest?: string,
   ): Promise<Result> {
     const key = keyOf(sessionId, attemptId);
     const existing = this.running.get(key);
-    if (existing) return existing.done as Promise<Result>;
+    if (existing) {
+      if (existing.kind !== kind || existing.requestDigest !== requestDigest) {
+        const running = existing.kind === 'compaction' ? 'a running compaction' : 'a running branch summary';
+        return Promise.reject(
+          new IdempotencyMismatchError('attemptId', attemptId, `${running} of another request`),
+        );
+      }
+      return existing.done as Promise<Result>;
+    }
     const controller = new AbortController();
     const done = Promise.resolve()
       .then(() => work(controller.signal))
       .finally(() => this.running.delete(key));
-    this.running.set(key, { sessionId, attemptId, kind, controller, done });
+    this.running.set(key, { sessionId, attemptId, kind, requestDigest, controller, done });
     return done;
   }
 

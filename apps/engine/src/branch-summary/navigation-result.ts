@@ -63,7 +63,12 @@ export type NavigationResult =
 
 export const TREE_HOOK_CANCELLED_REASON = 'cancelled by a session_before_tree hook';
 
-/** The result of a branch-summary attempt that has ended, read back from the session state. */
+/**
+ * The result of a branch-summary attempt that has ended, read back from the session state. Read
+ * for a repeat (`redelivered`), the leaf is the one the attempt left, whatever happened to the
+ * session since: a completed attempt moved it to its summary entry, any other left it where
+ * navigation began. Otherwise it is the current leaf, which the attempt has just left so.
+ */
 export function resultOfEndedSummary(
   base: Omit<NavigationBase, 'leafId' | 'oldLeafId'>,
   attempt: BranchSummaryAttempt,
@@ -72,7 +77,10 @@ export function resultOfEndedSummary(
 ): NavigationResult | undefined {
   const outcome = attempt.outcome;
   if (outcome === null) return undefined;
-  const where = { ...base, oldLeafId: attempt.started.oldLeafId, leafId: state.leafId };
+  const { oldLeafId } = attempt.started;
+  const leftBy = outcome.type === 'BranchSummaryCompleted' ? outcome.data.entryId : oldLeafId;
+  const leafId = redelivered ? leftBy : state.leafId;
+  const where = { ...base, oldLeafId, leafId };
   const { attemptId } = attempt;
   switch (outcome.type) {
     case 'BranchSummaryCompleted': {

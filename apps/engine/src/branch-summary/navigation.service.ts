@@ -6,7 +6,9 @@
 // the summariser answered, its model and usage. An abort ends it `BranchSummaryCancelled` and
 // the leaf stays put; a leaf that moved while the summary was made ends it skipped (`stale`),
 // so a summary is never attached to the wrong branch. Without a summary the move is persisted
-// as `LeafMoved` (defect 22). The summary's `fromId` names the abandoned leaf (defect 21).
+// as `LeafMoved` (defect 22). The summary's `fromId` names the abandoned leaf (defect 21). An
+// attempt id that ended returns its recorded outcome; the same id with another target, other
+// instructions or no summary asked for is an idempotency mismatch (attempt-requests.ts).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   SessionDomainError,
@@ -18,6 +20,8 @@ import {
   type SkipBranchSummary,
 } from '@strata/session';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
+import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
+import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { TreePreparation } from '../hooks/session-hook.types';
@@ -74,9 +78,16 @@ export class NavigationService {
     const { sessionId, targetId, attemptId } = request;
     const state = await this.streams.state(sessionId);
     const existing = state.getAttempt(attemptId);
+    const asked = attemptRequestOf(request);
+    if (existing !== undefined) {
+      const sameStart =
+        existing.kind === 'branch_summary' && existing.started.targetId === targetId && request.summarize;
+      await requireSameAttempt(this.streams, asked, existing, sameStart);
+    }
     if (existing?.kind === 'branch_summary' && existing.outcome !== null) {
       const ended = resultOfEndedSummary({ sessionId, targetId }, existing, state, true);
-      if (ended) return ended;
+      const editorText = ended?.outcome === 'navigated' ? this.editorTextOf(state, targetId) : undefined;
+      if (ended) return { ...ended, ...(editorText !== undefined ? { editorText } : {}) };
     }
     const targetEntry = state.getEntry(targetId);
     if (!targetEntry) throw notFound(`Entry ${targetId} not found`, { entryId: targetId });
@@ -101,8 +112,12 @@ export class NavigationService {
       },
     };
     if (!userWantsSummary) return this.withoutAttempt(navigation, request.summarize ? 'disabled' : undefined);
-    return this.attempts.run(sessionId, attemptId, 'branch_summary', (signal) =>
-      this.withAttempt(navigation, settings, signal),
+    return this.attempts.run(
+      sessionId,
+      attemptId,
+      'branch_summary',
+      (signal) => this.withAttempt(navigation, settings, signal),
+      asked.requestDigest,
     );
   }
 
@@ -146,7 +161,10 @@ export class NavigationService {
           startedAt,
         },
       },
-      { idSeed: `${attemptId}/start` },
+      {
+        idSeed: attemptStartSeeds(sessionId, attemptId, 'branch_summary').idSeed,
+        requestDigest: attemptRequestOf(request).requestDigest,
+      },
     );
     try {
       const draft: BranchSummaryDraft = hookSummary
@@ -233,7 +251,9 @@ export class NavigationService {
     let state: SessionState;
     let redelivered: boolean;
     try {
-      const written = await this.streams.execute(sessionId, plan, { idSeed: `${attemptId}/outcome` });
+      const written = await this.streams.execute(sessionId, plan, {
+        idSeed: attemptOutcomeSeed(sessionId, attemptId, 'branch_summary'),
+      });
       state = written.state;
       redelivered = written.alreadyHandled;
     } catch (error) {
@@ -276,6 +296,12 @@ export class NavigationService {
     };
   }
 
+  /** The text a navigation to `targetId` offers for re-editing, as its first answer offered it. */
+  private editorTextOf(state: ActiveSessionState, targetId: string): string | undefined {
+    const target = state.getEntry(targetId);
+    return target === undefined ? undefined : navigationTarget(target).editorText;
+  }
+
   private cancelled(navigation: Navigation, reason: string): NavigationResult {
     const { request, preparation } = navigation;
     return {
@@ -287,6 +313,18 @@ export class NavigationService {
       reason,
     };
   }
+}
+
+/** What a navigation's attempt asks: the target, whether to summarise, and the instructions. */
+function attemptRequestOf(request: NavigateRequest): AttemptRequest {
+  const { sessionId, attemptId, targetId, summarize, customInstructions } = request;
+  const fields = { targetId, summarize, customInstructions: customInstructions ?? null };
+  return {
+    sessionId,
+    attemptId,
+    kind: 'branch_summary',
+    requestDigest: attemptDigestOf('branch_summary', fields),
+  };
 }
 
 function cancelSummary(attemptId: string, reason: string, ending: Ending): SessionCommand {

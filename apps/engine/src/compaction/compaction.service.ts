@@ -5,7 +5,8 @@
 // more when the session moved under it. Every attempt ends in exactly one terminal event, with
 // the duration on the engine's clock and what the summarisers spent (all rounds added up). An
 // attempt id that already ended returns its recorded outcome and writes nothing, so callers
-// (sagas) derive it from the triggering event and redelivery never compacts twice.
+// (sagas) derive it from the triggering event and redelivery never compacts twice; the same id
+// with another trigger or other instructions is an idempotency mismatch (attempt-requests.ts).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   SessionDomainError,
@@ -17,6 +18,8 @@ import {
   type TokenCounter,
   type Usage,
 } from '@strata/session';
+import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
+import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
@@ -71,15 +74,29 @@ export class CompactionService {
 
   /** Runs the attempt, or joins it when it is running here, or returns how it ended. */
   compact(request: CompactRequest): Promise<CompactionResult> {
-    return this.attempts.run(request.sessionId, request.attemptId, 'compaction', (signal) =>
-      this.runAttempt(request, signal),
+    const { sessionId, attemptId } = request;
+    const asked = attemptRequestOf(request);
+    return this.attempts.run(
+      sessionId,
+      attemptId,
+      'compaction',
+      (signal) => this.runAttempt(request, asked, signal),
+      asked.requestDigest,
     );
   }
 
-  private async runAttempt(request: CompactRequest, signal: AbortSignal): Promise<CompactionResult> {
+  private async runAttempt(
+    request: CompactRequest,
+    asked: AttemptRequest,
+    signal: AbortSignal,
+  ): Promise<CompactionResult> {
     const { sessionId, attemptId, trigger } = request;
     const state = await this.streams.state(sessionId);
     const existing = state.getAttempt(attemptId);
+    if (existing !== undefined) {
+      const sameTrigger = existing.kind === 'compaction' && existing.started.trigger === trigger;
+      await requireSameAttempt(this.streams, asked, existing, sameTrigger);
+    }
     if (existing?.kind === 'compaction' && existing.outcome !== null) {
       const ended = resultOfEndedAttempt(sessionId, existing, state, true);
       if (ended) return ended;
@@ -159,7 +176,7 @@ export class CompactionService {
           return await this.end(request, [...start, skip(attemptId, preparation.reason, ending())], started);
         }
         if (!started) {
-          await this.streams.execute(sessionId, start, { idSeed: `${attemptId}/start` });
+          await this.streams.execute(sessionId, start, startWrite(request));
           started = true;
         }
         const produced = await this.producer.produce(request, preparation, path, settings, signal);
@@ -183,7 +200,7 @@ export class CompactionService {
             durationMs: Math.max(0, this.clock.now() - startedAt),
             counter: this.counter,
           }),
-          { idSeed: `${attemptId}/outcome` },
+          { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') },
         );
         if (written.events.length > 0 || written.alreadyHandled) {
           return this.endedResult(request, written.state, written.alreadyHandled);
@@ -208,9 +225,11 @@ export class CompactionService {
   ): Promise<CompactionResult> {
     const { sessionId, attemptId } = request;
     try {
-      const written = await this.streams.execute(sessionId, commands, {
-        idSeed: `${attemptId}/${started ? 'outcome' : 'start'}`,
-      });
+      const written = await this.streams.execute(
+        sessionId,
+        commands,
+        started ? { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') } : startWrite(request),
+      );
       return this.endedResult(request, written.state, written.alreadyHandled);
     } catch (error) {
       if (error instanceof SessionDomainError && error.code === 'already_exists') {
@@ -250,6 +269,19 @@ export class CompactionService {
     if (!result) throw new Error(`compaction attempt ${request.attemptId} did not end`);
     return result;
   }
+}
+
+/** What a compaction attempt asks: its trigger and its instructions. */
+function attemptRequestOf(request: CompactRequest): AttemptRequest {
+  const { sessionId, attemptId, trigger, customInstructions } = request;
+  const fields = { trigger, customInstructions: customInstructions ?? null };
+  return { sessionId, attemptId, kind: 'compaction', requestDigest: attemptDigestOf('compaction', fields) };
+}
+
+/** How the attempt's first event is written: seeded by session and attempt, with the request's digest. */
+function startWrite(request: CompactRequest): { idSeed: string; requestDigest: string } {
+  const { idSeed } = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
+  return { idSeed, requestDigest: attemptRequestOf(request).requestDigest };
 }
 
 function skip(attemptId: string, reason: string, ending: Ending): SessionCommand {

@@ -6,17 +6,21 @@
 // that is current when it is written, not the one it was prepared at). Folded sessions are
 // cached per engine, so a command reads only the events appended since the previous one (the
 // cache is always read forward from the store, so other engines writing the same store are seen).
-// Reads of the current state (compaction and navigation) go through the same cache.
+// Reads of the current state (compaction and navigation) go through the same cache. A seeded
+// write that was made before is reported with where it was made, and the events it wrote can be
+// read back, so a use case can compare a repeated request with the first and answer as it did.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   FoldedStreamCache,
   SessionNotFoundError,
+  derivedEventId,
   foldStream,
   handleCommand,
   parseStoredSessionEvent,
   sealingAppender,
   type CommandHandled,
   type Decider,
+  type EarlierHandling,
   type EventStore,
   type StreamAppender,
 } from '@strata/event-store';
@@ -72,6 +76,10 @@ export type SessionWrite = CommandHandled<SessionEvent, SessionState>;
 export interface SessionWriteOptions {
   /** New event ids derive from it; a stream already holding its first id is left alone. */
   readonly idSeed?: string;
+  /** Seeds the engine gave the same write before `idSeed` was scoped by session (stores written then). */
+  readonly formerIdSeeds?: readonly string[];
+  /** A digest of what the seeded write asks; recorded with it, and reported back on a repeat. */
+  readonly requestDigest?: string;
   /** The writer's view: the stream's last revision must equal it (no retry when it does not). */
   readonly expectedRevision?: bigint;
   /** Audit metadata of the new events (actor, correlation and causation ids); actor `strata-engine` by default. */
@@ -141,7 +149,7 @@ export class SessionStreams {
       streamId: sessionStreamName(sessionId),
       decider: sessionPlanDecider,
       parseEvent: parseStoredSessionEvent,
-      lookFor: undefined,
+      lookFor: [],
       cache: this.folded,
     });
     if (state.status !== 'active') throw new SessionNotFoundError(sessionId);
@@ -156,9 +164,38 @@ export class SessionStreams {
     return handleCommand(this.store, sessionStreamName(sessionId), plan, sessionPlanDecider, {
       parseEvent: parseStoredSessionEvent,
       ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
+      ...(options.formerIdSeeds !== undefined ? { formerIdSeeds: options.formerIdSeeds } : {}),
+      ...(options.requestDigest !== undefined ? { requestDigest: options.requestDigest } : {}),
       metadata: { actor: ENGINE_ACTOR, ...options.metadata },
       appender: appenderExpecting(options.expectedRevision),
       ...(this.folded !== undefined ? { cache: this.folded } : {}),
     });
   }
+
+  /** How the write seeded with `idSeed` (or a former seed) was made; undefined when it was not. */
+  async earlierWrite(
+    sessionId: string,
+    options: Pick<SessionWriteOptions, 'idSeed' | 'formerIdSeeds'>,
+  ): Promise<EarlierHandling | undefined> {
+    const probe = await this.execute(sessionId, () => [], options);
+    return probe.earlier;
+  }
+
+  /** The events an earlier seeded write appended, in order, each with its revision. */
+  async eventsOf(sessionId: string, earlier: EarlierHandling): Promise<readonly WrittenEvent[]> {
+    const written: WrittenEvent[] = [];
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      fromRevision: earlier.revision,
+    })) {
+      if (recorded.id !== derivedEventId(earlier.idSeed, written.length)) break;
+      written.push({ revision: recorded.revision, event: parseStoredSessionEvent(recorded) });
+    }
+    return written;
+  }
+}
+
+/** An event of the session as stored, with its revision. */
+export interface WrittenEvent {
+  readonly revision: bigint;
+  readonly event: SessionEvent;
 }

@@ -17,18 +17,24 @@ export interface FoldStreamRequest<Command, Event, State> {
   readonly streamId: string;
   readonly decider: Decider<Command, Event, State>;
   readonly parseEvent: (event: RecordedEvent) => Event;
-  /** An event id to look for (only derived ids are remembered by a cache). */
-  readonly lookFor: string | undefined;
+  /** Event ids to look for (only derived ids are remembered by a cache); the first found is reported. */
+  readonly lookFor: readonly string[];
   readonly cache: FoldedStreamCache<State> | undefined;
 }
 
 export interface FoldedStream<State> {
   readonly state: State;
   readonly lastEvent: RecordedEvent | undefined;
-  /** Whether an event with the id looked for is in the stream. */
-  readonly sawEventId: boolean;
+  /** The event of the stream that has one of the ids looked for; undefined when none has. */
+  readonly sawEvent: SeenEvent | undefined;
   /** With a cache: the derived ids of this incarnation of the stream, to extend after an append. */
   readonly seenIds: SeenDerivedIds | undefined;
+}
+
+/** An event found by its id. */
+export interface SeenEvent {
+  readonly id: string;
+  readonly revision: bigint;
 }
 
 export function foldOwnerOf<Command, Event, State>(
@@ -71,14 +77,16 @@ async function foldFromStart<Command, Event, State>(
   const { decider, parseEvent, lookFor } = request;
   let state = decider.initialState();
   let lastEvent: RecordedEvent | undefined;
-  let sawEventId = false;
+  let sawEvent: SeenEvent | undefined;
   for await (const recorded of request.store.readStream(request.streamId)) {
     state = decider.evolve(state, parseEvent(recorded));
     lastEvent = recorded;
-    if (recorded.id === lookFor) sawEventId = true;
+    if (sawEvent === undefined && lookFor.includes(recorded.id)) {
+      sawEvent = { id: recorded.id, revision: recorded.revision };
+    }
     seenIds?.record(recorded.id, recorded.revision);
   }
-  return { state, lastEvent, sawEventId, seenIds };
+  return { state, lastEvent, sawEvent, seenIds };
 }
 
 /**
@@ -108,11 +116,24 @@ async function foldForward<Command, Event, State>(
   if (lastEvent === undefined) return undefined;
   const { seenIds } = cached;
   for (const recorded of newEvents) seenIds.record(recorded.id, recorded.revision);
-  const sawEventId =
-    lookFor !== undefined &&
-    (seenIds.seenBy(lookFor, cached.end.revision) || newEvents.some((recorded) => recorded.id === lookFor));
+  const sawEvent = seenEventOf(lookFor, seenIds, cached.end.revision, newEvents);
   return {
-    folded: { state, lastEvent, sawEventId, seenIds },
+    folded: { state, lastEvent, sawEvent, seenIds },
     fold: { state, end: foldEndOf(lastEvent), seenIds },
   };
+}
+
+/** The first event with an id of `lookFor`: among the cached fold's ids, else among the new events. */
+function seenEventOf(
+  lookFor: readonly string[],
+  seenIds: SeenDerivedIds,
+  cachedRevision: bigint,
+  newEvents: readonly RecordedEvent[],
+): SeenEvent | undefined {
+  for (const id of lookFor) {
+    const revision = seenIds.revisionOf(id, cachedRevision);
+    if (revision !== undefined) return { id, revision };
+  }
+  const recorded = newEvents.find((event) => lookFor.includes(event.id));
+  return recorded === undefined ? undefined : { id: recorded.id, revision: recorded.revision };
 }

@@ -29,8 +29,13 @@ export class SeenDerivedIds {
 
   /** Whether `id` was recorded at `revision` or before. */
   seenBy(id: string, revision: bigint): boolean {
+    return this.revisionOf(id, revision) !== undefined;
+  }
+
+  /** The revision `id` was recorded at, when that is `revision` or before. */
+  revisionOf(id: string, revision: bigint): bigint | undefined {
     const recordedAt = this.revisionById.get(id);
-    return recordedAt !== undefined && recordedAt <= revision;
+    return recordedAt !== undefined && recordedAt <= revision ? recordedAt : undefined;
   }
 }
 

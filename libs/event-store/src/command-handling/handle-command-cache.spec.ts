@@ -134,6 +134,7 @@ describe('handleCommand with a folded-stream cache', () => {
       await addAll(store, cache, items(5));
       const again = await handleCommand(store, STREAM, add('first'), shelfDecider, seeded);
       expect(again).toMatchObject({ alreadyHandled: true, events: [], revision: 5n });
+      expect(again.earlier).toEqual({ idSeed: 'command-1', revision: 0n, requestDigest: undefined });
       expect(again.state.items).toEqual(['first', ...items(5)]);
       expect((await shelfOf(store, STREAM)).items).toHaveLength(6);
     });
@@ -155,7 +156,7 @@ describe('handleCommand with a folded-stream cache', () => {
         shelfDecider,
         cachedOptions(cache, { idSeed: 'command-2' }),
       );
-      expect(again).toMatchObject({ alreadyHandled: true, revision: 5n });
+      expect(again).toMatchObject({ alreadyHandled: true, revision: 5n, earlier: { revision: 3n } });
     });
 
     it('finds it when another writer appended it after the cached fold, as a full read would', async () => {
@@ -170,8 +171,22 @@ describe('handleCommand with a folded-stream cache', () => {
         shelfDecider,
         cachedOptions(cache, { idSeed: 'command-3' }),
       );
-      expect(handled).toMatchObject({ alreadyHandled: true, revision: 2n });
+      expect(handled).toMatchObject({ alreadyHandled: true, revision: 2n, earlier: { revision: 2n } });
       expect(handled.state.items).toEqual([...items(2), 'raw']);
+    });
+  });
+
+  describe('given a seeded command with a request digest', () => {
+    it('reports the digest its first handling recorded, found through the cached fold', async () => {
+      const store = new InMemoryEventStore();
+      const cache = new FoldedStreamCache<ShelfState>();
+      await addAll(store, cache, items(2));
+      const seeded = (requestDigest: string) => cachedOptions(cache, { idSeed: 'command-4', requestDigest });
+      await handleCommand(store, STREAM, add('first'), shelfDecider, seeded('digest-a'));
+      await addAll(store, cache, items(3, 'later'));
+      const again = await handleCommand(store, STREAM, add('second'), shelfDecider, seeded('digest-b'));
+      expect(again.earlier).toEqual({ idSeed: 'command-4', revision: 2n, requestDigest: 'digest-a' });
+      expect((await shelfOf(store, STREAM)).items).toEqual([...items(2), 'first', ...items(3, 'later')]);
     });
   });
 

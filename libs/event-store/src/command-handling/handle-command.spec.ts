@@ -1,6 +1,7 @@
 import { appendChained, verifyStream } from '../integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
-import { ConcurrencyError, type EventStore, type RecordedEvent } from '../port';
+import { ConcurrencyError, DuplicateEventIdError, type EventStore, type RecordedEvent } from '../port';
+import { parseShelfEvent, shelfDecider, shelfOf } from './cache-spec-support';
 import { derivedEventId } from './derived-event-id';
 import { handleCommand, type Decider, type HandleCommandOptions } from './handle-command';
 
@@ -121,6 +122,90 @@ describe('handleCommand', () => {
       const again = await handleCommand(store, 'list-1', add('milk'), listDecider, seeded);
       expect(again).toMatchObject({ events: [], alreadyHandled: true, revision: 0n });
       expect(await readAllOf(store, 'list-1')).toHaveLength(1);
+    });
+  });
+
+  describe('given an id seed and a request digest', () => {
+    const seeded = (requestDigest: string) => ({ ...options, idSeed: 'command-7', requestDigest });
+
+    it('records the digest on the first event and reports it, with the revision, to a repeat', async () => {
+      const store = new InMemoryEventStore();
+      await handleCommand(store, 'list-1', add('milk'), listDecider, options);
+      await handleCommand(store, 'list-1', add('eggs'), listDecider, seeded('digest-a'));
+      const repeat = await handleCommand(store, 'list-1', add('tea'), listDecider, seeded('digest-b'));
+      expect(repeat).toMatchObject({ alreadyHandled: true, events: [] });
+      expect(repeat.earlier).toEqual({ idSeed: 'command-7', revision: 1n, requestDigest: 'digest-a' });
+      const recorded = await readAllOf(store, 'list-1');
+      expect(recorded.map((event) => event.metadata['requestDigest'])).toEqual([undefined, 'digest-a']);
+    });
+
+    it('finds a command handled under a former seed, which recorded no digest', async () => {
+      const store = new InMemoryEventStore();
+      await handleCommand(store, 'list-1', add('milk'), listDecider, { ...options, idSeed: 'old-seed' });
+      const repeat = await handleCommand(store, 'list-1', add('milk'), listDecider, {
+        ...seeded('digest-a'),
+        formerIdSeeds: ['older-seed', 'old-seed'],
+      });
+      expect(repeat.earlier).toEqual({ idSeed: 'old-seed', revision: 0n, requestDigest: undefined });
+      expect(await readAllOf(store, 'list-1')).toHaveLength(1);
+    });
+
+    it('reports a race lost to another request with the same seed, which the store took for a retry', async () => {
+      const inner = new InMemoryEventStore();
+      let rivals = 0;
+      const store = Object.create(inner) as EventStore;
+      store.appendToStream = async (streamId, events, appendOptions) => {
+        if (rivals === 0) {
+          rivals += 1;
+          await appendChained(inner, streamId, [
+            {
+              id: derivedEventId('command-7', 0),
+              type: 'ItemAdded',
+              data: { item: 'rival', position: 0 },
+              metadata: { requestDigest: 'digest-rival' },
+            },
+          ]);
+        }
+        return inner.appendToStream(streamId, events, appendOptions);
+      };
+      const handled = await handleCommand(store, 'list-1', add('milk'), listDecider, seeded('digest-a'));
+      expect(handled).toMatchObject({ alreadyHandled: true, events: [], state: { items: ['rival'] } });
+      expect(handled.earlier).toEqual({ idSeed: 'command-7', revision: 0n, requestDigest: 'digest-rival' });
+      const items = (await readAllOf(inner, 'list-1')).map((event) => parseListEvent(event).data.item);
+      expect(items).toEqual(['rival']);
+    });
+
+    it('reports a seeded id that a rival recorded meanwhile in a batch of another length', async () => {
+      const inner = new InMemoryEventStore();
+      const store = Object.create(inner) as EventStore;
+      store.appendToStream = async (streamId, events, appendOptions) => {
+        store.appendToStream = inner.appendToStream.bind(inner);
+        await appendChained(inner, streamId, [
+          { id: derivedEventId('command-7', 0), type: 'ItemAdded', data: { item: 'a', position: 0 } },
+        ]);
+        return inner.appendToStream(streamId, events, appendOptions);
+      };
+      const handled = await handleCommand(
+        store,
+        'shelf-1',
+        { type: 'AddTwo', first: 'milk', second: 'eggs' },
+        shelfDecider,
+        { parseEvent: parseShelfEvent, idSeed: 'command-7', requestDigest: 'digest-a' },
+      );
+      expect(handled).toMatchObject({
+        alreadyHandled: true,
+        earlier: { revision: 0n, requestDigest: undefined },
+      });
+      expect(await shelfOf(inner, 'shelf-1')).toEqual({ items: ['a'] });
+    });
+
+    it('still refuses an id that is recorded in another stream', async () => {
+      const store = new InMemoryEventStore();
+      await handleCommand(store, 'list-2', add('milk'), listDecider, seeded('digest-a'));
+      await expect(
+        handleCommand(store, 'list-1', add('milk'), listDecider, seeded('digest-a')),
+      ).rejects.toBeInstanceOf(DuplicateEventIdError);
+      expect(await readAllOf(store, 'list-1')).toEqual([]);
     });
   });
 

@@ -4,12 +4,18 @@
 // read and decide again, a bounded number of times. Events read back are parsed by the
 // caller's `parseEvent` (a trust boundary). Event ids derive from `idSeed` when it is given,
 // so a command handled again (a redelivery) finds its first id already recorded and writes
-// nothing; otherwise they are uuidv7. With a `FoldedStreamCache` a command reads only the events
-// appended since the cached fold (see folded-stream-cache.ts).
+// nothing; otherwise they are uuidv7. A seeded command may carry a digest of what it asks: the
+// first event records it, a repeat is told the digest recorded the first time (so the caller
+// can refuse a seed reused for something else), and after an append the first event is read
+// back, because a store answers an append whose ids it already holds at that place as an
+// idempotent retry even when a concurrent command with the same seed wrote other content there.
+// With a `FoldedStreamCache` a command reads only the events appended since the cached fold
+// (see folded-stream-cache.ts).
 import { newEventId } from '../ids/uuidv7';
 import { createSealingAppender } from '../integrity/chained-append';
 import {
   ConcurrencyError,
+  DuplicateEventIdError,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -61,6 +67,16 @@ export interface HandleCommandOptions<Event, State = never> {
   readonly parseEvent: (event: RecordedEvent) => Event;
   /** Event ids become `derivedEventId(idSeed, index)`: a retried command proposes the same ids. */
   readonly idSeed?: string;
+  /**
+   * Seeds that earlier versions of the caller gave the same command: a stream holding the first
+   * id of one of them has handled it already (with `idSeed` only).
+   */
+  readonly formerIdSeeds?: readonly string[];
+  /**
+   * What the seeded command asks, as a digest: recorded in the first new event's metadata
+   * (`requestDigest`), and returned with `earlier` when the command was handled before.
+   */
+  readonly requestDigest?: string;
   /** Names each new event's id (wins over `idSeed`). */
   readonly eventIdOf?: (event: Event, index: number) => string;
   /** Metadata written with every new event; its `tenant`, `actor`, `correlationId` and `causationId` go into the seal. */
@@ -95,13 +111,70 @@ export interface CommandHandled<Event, State> {
   readonly attempts: number;
   /** True when the stream already held the events of this `idSeed` (nothing was decided or written). */
   readonly alreadyHandled: boolean;
+  /** When `alreadyHandled`: where and how the command was handled the first time. */
+  readonly earlier?: EarlierHandling;
 }
+
+/** The first handling of a seeded command, as the stream records it. */
+export interface EarlierHandling {
+  /** The seed its event ids derive from: `idSeed`, or one of `formerIdSeeds`. */
+  readonly idSeed: string;
+  /** The revision of its first event. */
+  readonly revision: bigint;
+  /** The `requestDigest` it recorded; undefined when it recorded none. */
+  readonly requestDigest: string | undefined;
+}
+
+/** The metadata key of a seeded command's request digest (on its first event). */
+export const REQUEST_DIGEST_KEY = 'requestDigest';
 
 /** The longest default pause after the first lost race, in milliseconds. */
 export const RETRY_JITTER_MS = 5;
 
 function jitteredPause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
+}
+
+async function eventAt(
+  store: EventStore,
+  streamId: string,
+  revision: bigint,
+): Promise<RecordedEvent | undefined> {
+  for await (const event of store.readStream(streamId, { fromRevision: revision, maxCount: 1 })) {
+    return event.revision === revision ? event : undefined;
+  }
+  return undefined;
+}
+
+function digestOf(event: RecordedEvent | undefined): string | undefined {
+  const digest = event?.metadata[REQUEST_DIGEST_KEY];
+  return typeof digest === 'string' ? digest : undefined;
+}
+
+async function earlierHandling(
+  store: EventStore,
+  streamId: string,
+  idSeed: string,
+  revision: bigint,
+): Promise<EarlierHandling> {
+  return { idSeed, revision, requestDigest: digestOf(await eventAt(store, streamId, revision)) };
+}
+
+/**
+ * Whether the store holds this request's first event where the append says it wrote it. Only a
+ * request with a digest can tell: without one, a same-seed batch the store took for a retry of
+ * another passes for its own (as it always did).
+ */
+async function holdsRequest(
+  store: EventStore,
+  streamId: string,
+  ids: readonly string[],
+  result: { readonly nextExpectedRevision: bigint },
+  requestDigest: string | undefined,
+): Promise<boolean> {
+  if (requestDigest === undefined) return true;
+  const recorded = await eventAt(store, streamId, result.nextExpectedRevision - BigInt(ids.length) + 1n);
+  return recorded?.id === ids[0] && digestOf(recorded) === requestDigest;
 }
 
 function eventIds<Event, State>(
@@ -131,53 +204,77 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
   }
   const appender = options.appender ?? sealingAppender;
-  const firstSeededId =
-    options.idSeed !== undefined && !options.eventIdOf ? derivedEventId(options.idSeed, 0) : undefined;
+  const seeds =
+    options.idSeed !== undefined && !options.eventIdOf
+      ? [options.idSeed, ...(options.formerIdSeeds ?? [])]
+      : [];
+  const lookFor = seeds.map((seed) => derivedEventId(seed, 0));
   const foldRequest: FoldStreamRequest<Command, Event, State> = {
     store,
     streamId,
     decider,
     parseEvent: options.parseEvent,
-    lookFor: firstSeededId,
+    lookFor,
     cache: options.cache,
   };
+  let duplicate: DuplicateEventIdError | undefined;
   for (let attempt = 1; ; attempt += 1) {
     const folded = await foldStream(foldRequest);
     const { state, lastEvent } = folded;
     const revision = lastEvent?.revision ?? null;
     const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
-    if (folded.sawEventId) return { ...unchanged, alreadyHandled: true };
+    if (folded.sawEvent) {
+      const seed = seeds[lookFor.indexOf(folded.sawEvent.id)]!;
+      const earlier = await earlierHandling(store, streamId, seed, folded.sawEvent.revision);
+      return { ...unchanged, alreadyHandled: true, earlier };
+    }
+    if (duplicate !== undefined) throw duplicate;
     const events = decider.decide(command, state);
     if (events.length === 0) return { ...unchanged, alreadyHandled: false };
     const ids = eventIds(events, options);
-    const toAppend = events.map((event, index) => ({
-      id: ids[index]!,
-      type: event.type,
-      data: event.data,
-      ...(options.metadata ? { metadata: options.metadata } : {}),
-    }));
+    const toAppend = events.map((event, index) => {
+      const digest = index === 0 && seeds.length > 0 ? options.requestDigest : undefined;
+      const metadata =
+        digest !== undefined ? { ...options.metadata, [REQUEST_DIGEST_KEY]: digest } : options.metadata;
+      return { id: ids[index]!, type: event.type, data: event.data, ...(metadata ? { metadata } : {}) };
+    });
+    let result: { readonly nextExpectedRevision: bigint; readonly position: bigint };
     try {
-      const result = await appender({
+      result = await appender({
         store,
         streamId,
         events: toAppend,
         expectedRevision: revision ?? 'no_stream',
         lastEvent,
       });
-      const after = events.reduce((current, event) => decider.evolve(current, event), state);
-      rememberAppend(foldRequest, folded, ids, result, after);
-      return {
-        events,
-        eventIds: ids,
-        revision: result.nextExpectedRevision,
-        state: after,
-        attempts: attempt,
-        alreadyHandled: false,
-      };
     } catch (error) {
+      // A seeded id already recorded: handled meanwhile when the next read finds it here.
+      if (error instanceof DuplicateEventIdError && seeds.length > 0 && duplicate === undefined) {
+        duplicate = error;
+        continue;
+      }
       if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;
+      await (options.pauseBeforeRetry ?? jitteredPause)(attempt);
+      continue;
     }
-    await (options.pauseBeforeRetry ?? jitteredPause)(attempt);
+    if (seeds.length > 0 && !(await holdsRequest(store, streamId, ids, result, options.requestDigest))) {
+      // Another command with this seed won the race: the store holds its events, not these.
+      if (attempt >= maxAttempts) {
+        const message = `Append to ${streamId} kept meeting commands with the same seed`;
+        throw new ConcurrencyError(streamId, revision ?? 'no_stream', null, message);
+      }
+      continue;
+    }
+    const after = events.reduce((current, event) => decider.evolve(current, event), state);
+    rememberAppend(foldRequest, folded, ids, result, after);
+    return {
+      events,
+      eventIds: ids,
+      revision: result.nextExpectedRevision,
+      state: after,
+      attempts: attempt,
+      alreadyHandled: false,
+    };
   }
 }
 

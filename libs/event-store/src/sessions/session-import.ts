@@ -1,7 +1,8 @@
 // Importing a pi session file (any version, migrated to v3) as the stream `session-<id>`: one
 // atomic append through the generic command handler and the import decision, with event ids
-// derived from the session id and each entry id, so importing the same file again writes
-// nothing. Nothing is written for a file with a bad line unless the import is lenient.
+// derived from the session id and each entry id (`sessionIdSeed`), so importing the same file
+// again writes nothing and no two sessions share an id. Nothing is written for a file with a
+// bad line unless the import is lenient.
 import {
   parseSessionFile,
   SessionFileError,
@@ -14,6 +15,7 @@ import {
   type SessionFileVersion,
 } from '@strata/session';
 import { derivedEventId } from '../command-handling/derived-event-id';
+import { sessionIdSeed } from '../command-handling/id-seed';
 import { handleCommand, type StreamAppender } from '../command-handling/handle-command';
 import type { EventStore } from '../port';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
@@ -80,11 +82,11 @@ export interface SessionImportReport {
 
 /** The id of an imported event: the same session and entry always give the same id. */
 export function importedEventId(sessionId: string, event: SessionEvent): string {
-  if (event.type === 'SessionStarted') return derivedEventId(`import/${sessionId}/header`, 0);
+  if (event.type === 'SessionStarted') return derivedEventId(sessionIdSeed(sessionId, 'import-header'), 0);
   if (event.type === 'EntryAppended')
-    return derivedEventId(`import/${sessionId}/entry/${event.data.entry.id}`, 0);
+    return derivedEventId(sessionIdSeed(sessionId, 'import-entry', event.data.entry.id), 0);
   if (event.type === 'LeafMoved')
-    return derivedEventId(`import/${sessionId}/leaf/${event.data.leafId ?? 'null'}`, 0);
+    return derivedEventId(sessionIdSeed(sessionId, 'import-leaf', event.data.leafId), 0);
   throw new Error(`an import does not write ${event.type} events`);
 }
 

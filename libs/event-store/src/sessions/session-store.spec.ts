@@ -2,10 +2,12 @@ import {
   serializeSessionFile,
   sessionStreamName,
   type SessionEntry,
+  type SessionEvent,
   type SessionHeader,
 } from '@strata/session';
 import { session } from '@strata/testing';
 import { derivedEventId } from '../command-handling/derived-event-id';
+import { sessionIdSeed } from '../command-handling/id-seed';
 import { appendChained, verifyStream } from '../integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import type { EventStore, RecordedEvent } from '../port';
@@ -16,6 +18,7 @@ import {
   SessionNotFoundError,
   exportSession,
   importSessionFile,
+  importedEventId,
   loadSession,
   PROGRESS_INTERVAL,
   type ImportProgress,
@@ -69,7 +72,28 @@ describe('importSessionFile', () => {
       const store = new InMemoryEventStore();
       await importSessionFile(store, sessionText);
       const events = await recorded(store, 'a1b2c3');
-      expect(events[1]!.id).toBe(derivedEventId(`import/a1b2c3/entry/${builder.entries[0]!.id}`, 0));
+      expect(events[1]!.id).toBe(
+        derivedEventId(sessionIdSeed('a1b2c3', 'import-entry', builder.entries[0]!.id), 0),
+      );
+    });
+
+    it('never gives two sessions the same event id, however their ids and entry ids are cut', () => {
+      const entryEvent = (entryId: string): SessionEvent => ({
+        type: 'EntryAppended',
+        data: { entry: { ...builder.entries[0]!, id: entryId } },
+      });
+      const leafEvent = (leafId: string | null): SessionEvent => ({
+        type: 'LeafMoved',
+        data: { leafId, previousLeafId: null },
+      });
+      const ids = [
+        importedEventId('x', entryEvent('y/entry/z')),
+        importedEventId('x/entry/y', entryEvent('z')),
+        importedEventId('x', leafEvent(null)),
+        importedEventId('x', leafEvent('null')),
+        importedEventId('x/leaf/null', entryEvent('e')),
+      ];
+      expect(new Set(ids).size).toBe(ids.length);
     });
 
     it('imports a v1 file migrated to v3, and exports the migrated file', async () => {

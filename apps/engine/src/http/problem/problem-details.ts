@@ -14,6 +14,7 @@ import { ProcessorRunnerStoppedError } from '@strata/processing';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
 import { SessionDomainError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
+import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { TenantMismatchError } from '../../tenancy/tenant-stamping-event-store';
 import { ApiError, problemStatuses, problemTitles, type ProblemCode } from './api-errors';
 
@@ -104,6 +105,9 @@ export function problemOf(error: unknown): MappedProblem {
     return problem('conflict', 'an event id of this request is already recorded', {
       reason: 'duplicate_event',
     });
+  }
+  if (error instanceof IdempotencyMismatchError) {
+    return problem('conflict', error.message, { reason: 'idempotency_mismatch' });
   }
   if (error instanceof SessionImportConflictError) {
     return problem('conflict', error.message, { reason: 'import_conflict' });

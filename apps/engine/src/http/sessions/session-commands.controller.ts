@@ -154,7 +154,10 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     operationId: 'startSession',
     tag: 'sessions',
     summary: 'Start a session',
-    description: 'Opens the stream `session-<id>` with a v3 header. Starting the same id again answers 200.',
+    description:
+      'Opens the stream `session-<id>` with a v3 header. Starting the same id again with the same ' +
+      '`cwd`, `title` and `parentSession` writes nothing and answers 200 with the first answer; with ' +
+      'others it answers 409 (`reason: idempotency_mismatch`).',
     body: { schema: startSessionBody },
     responses: {
       201: { description: 'Started', schema: startSessionResponse },
@@ -170,7 +173,10 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     summary: 'Append entries',
     description:
       'Appends complete entries (ids, parents and timestamps chosen by the writer) as one atomic batch. ' +
-      '`expectedRevision` / `expectedLeafId` make it conditional (409 when the session moved).',
+      '`expectedRevision` / `expectedLeafId` make it conditional (409 when the session moved). ' +
+      'An `idempotencyKey` used before with the same entries writes nothing and answers the first ' +
+      'answer (its entry ids, leaf and revision); with other entries it answers 409 ' +
+      '(`reason: idempotency_mismatch`) and writes nothing.',
     pathParameters: sessionPath,
     body: { schema: appendEntriesBody },
     responses: {
@@ -188,7 +194,9 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     tag: 'sessions',
     summary: 'Compact the session',
     description:
-      'Runs one compaction attempt and answers its single outcome (completed, skipped, cancelled or failed).',
+      'Runs one compaction attempt and answers its single outcome (completed, skipped, cancelled or failed). ' +
+      'An `attemptId` that ended answers its recorded outcome (`redelivered: true`); one used for another ' +
+      'trigger, other instructions or a branch summary answers 409 (`reason: idempotency_mismatch`).',
     pathParameters: sessionPath,
     body: { schema: compactBody },
     responses: { 200: { description: 'The outcome of the attempt', schema: compactionResponse } },
@@ -200,6 +208,10 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     operationId: 'navigateSession',
     tag: 'sessions',
     summary: 'Move the leaf (optionally summarising the branch left behind)',
+    description:
+      'An `attemptId` of a summary that ended answers its recorded outcome (`redelivered: true`); one ' +
+      'used for another target, other instructions, no summary or a compaction answers 409 ' +
+      '(`reason: idempotency_mismatch`).',
     pathParameters: sessionPath,
     body: { schema: navigateBody },
     responses: { 200: { description: 'The outcome of the navigation', schema: navigationResponse } },
@@ -223,6 +235,9 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     operationId: 'setLabel',
     tag: 'sessions',
     summary: 'Label an entry (an empty label clears it)',
+    description:
+      'An `idempotencyKey` used before for the same target and label writes nothing and answers the ' +
+      'label entry written then; for another answers 409 (`reason: idempotency_mismatch`).',
     pathParameters: sessionPath,
     body: { schema: setLabelBody },
     responses: { 200: { description: 'The label entry written', schema: setLabelResponse } },

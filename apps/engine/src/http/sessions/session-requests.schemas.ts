@@ -60,7 +60,9 @@ export const appendEntriesBody = requestSchema(
       .nullable()
       .optional()
       .describe('the leaf as the writer saw it (null: empty session); another one answers 409'),
-    idempotencyKey: idempotencyKey.optional().describe('the same key writes the batch once'),
+    idempotencyKey: idempotencyKey
+      .optional()
+      .describe('the same key writes the batch once; again with other entries it answers 409'),
   }),
 );
 
@@ -74,7 +76,10 @@ export const compactBody = requestSchema(
       .describe('manual by default; threshold or overflow when the agent runtime reports them'),
     attemptId: identifier
       .optional()
-      .describe('names the attempt; a repeated id returns its recorded outcome'),
+      .describe(
+        'names the attempt within the session; a repeated id returns its recorded outcome, ' +
+          'with another trigger or other instructions it answers 409',
+      ),
   }),
 );
 
@@ -84,7 +89,12 @@ export const navigateBody = requestSchema(
     targetId: entryId,
     summarize: z.boolean().optional().describe('summarise the branch left behind'),
     customInstructions: z.string().optional(),
-    attemptId: identifier.optional(),
+    attemptId: identifier
+      .optional()
+      .describe(
+        'names the branch-summary attempt within the session; a repeated id returns its recorded ' +
+          'outcome, with another target, summarize or instructions it answers 409',
+      ),
   }),
 );
 
@@ -101,7 +111,9 @@ export const setLabelBody = requestSchema(
   z.strictObject({
     targetId: entryId,
     label: z.string().max(1_000).nullable().optional().describe('missing, null or empty clears the label'),
-    idempotencyKey: idempotencyKey.optional(),
+    idempotencyKey: idempotencyKey
+      .optional()
+      .describe('the same key writes the label once; again with another target or label it answers 409'),
   }),
 );
 

@@ -1,9 +1,28 @@
 // Adapter: AppendEntries → the decider's AppendEntries. Settings entries (`strata.settings`)
-// are validated first, so an invalid override never reaches the log.
+// are validated first, so an invalid override never reaches the log. With an idempotency key the
+// batch's event ids derive from the session and the key; a key used before answers the first
+// outcome (its entry ids, and the leaf and revision right after it) when the entries are the same,
+// and is refused with `IdempotencyMismatchError` when they are not.
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
+import type { SessionEntry } from '@strata/session';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
-import { SessionStreams } from '../session-streams.service';
+import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
+import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
+
+/** What an append's idempotency key stands for: its entries (the preconditions are checks, not content). */
+function appendDigestOf(entries: readonly SessionEntry[]): string {
+  return requestDigestOf(entries);
+}
+
+function keyedWrite(sessionId: string, key: string, entries: readonly SessionEntry[]): SessionWriteOptions {
+  return {
+    idSeed: sessionIdSeed(sessionId, 'append', key),
+    formerIdSeeds: [`${sessionId}/append/${key}`],
+    requestDigest: appendDigestOf(entries),
+  };
+}
 
 @CommandHandler(AppendEntriesCommand)
 export class AppendEntriesHandler implements ICommandHandler<AppendEntriesCommand> {
@@ -15,23 +34,49 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
         parseSessionSettingsOverride(entry.data, entry.id);
     }
     const { expectedLeafId, expectedRevision, idempotencyKey } = options;
+    const keyed = idempotencyKey !== undefined ? keyedWrite(sessionId, idempotencyKey, entries) : {};
     const written = await this.streams.execute(
       sessionId,
       {
         type: 'AppendEntries',
         data: { entries, ...(expectedLeafId !== undefined ? { expectedLeafId } : {}) },
       },
-      {
-        ...(idempotencyKey !== undefined ? { idSeed: `${sessionId}/append/${idempotencyKey}` } : {}),
-        ...(expectedRevision !== undefined ? { expectedRevision } : {}),
-      },
+      { ...keyed, ...(expectedRevision !== undefined ? { expectedRevision } : {}) },
     );
+    if (written.earlier !== undefined && idempotencyKey !== undefined) {
+      return this.firstOutcome(sessionId, idempotencyKey, entries, written.earlier);
+    }
     return {
       sessionId,
       entryIds: entries.map((entry) => entry.id),
       leafId: written.state.status === 'active' ? written.state.leafId : null,
       revision: written.revision,
-      alreadyAppended: written.alreadyHandled,
+      alreadyAppended: false,
+    };
+  }
+
+  /** The answer the first request with this key got, after checking that it asked the same. */
+  private async firstOutcome(
+    sessionId: string,
+    key: string,
+    entries: readonly SessionEntry[],
+    earlier: EarlierHandling,
+  ): Promise<AppendEntriesResult> {
+    const written = await this.streams.eventsOf(sessionId, earlier);
+    const appended = written.flatMap(({ event }) =>
+      event.type === 'EntryAppended' ? [event.data.entry] : [],
+    );
+    requireSameRequest(
+      earlier.requestDigest ?? appendDigestOf(appended),
+      appendDigestOf(entries),
+      () => new IdempotencyMismatchError('idempotencyKey', key, 'other entries'),
+    );
+    return {
+      sessionId,
+      entryIds: appended.map((entry) => entry.id),
+      leafId: appended[appended.length - 1]?.id ?? null,
+      revision: written[written.length - 1]?.revision ?? earlier.revision,
+      alreadyAppended: true,
     };
   }
 }

@@ -1,12 +1,22 @@
 // Adapter: SetLabel → the decider's SetLabel, with the label entry appended at the current leaf.
+// With an idempotency key the event and entry ids derive from the session and the key; a key
+// used before answers the label entry it wrote then (with the revision right after it) when the
+// target and label are the same, and is refused with `IdempotencyMismatchError` when they are not.
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { LabelEntry, SessionCommand, SessionEntry, SessionState } from '@strata/session';
+import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
+import type { LabelEntry, SessionCommand, SessionState } from '@strata/session';
 import { isoTimestamp, type Clock } from '../../shared/clock';
 import { newEntryId } from '../../shared/entry-ids';
+import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { CLOCK } from '../../shared/injection-tokens';
-import { SessionStreams } from '../session-streams.service';
+import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
 import { SetLabelCommand, type SetLabelResult } from './set-label.command';
+
+/** What a label's idempotency key stands for: its target and its label (none when cleared). */
+function labelDigestOf(targetId: string, label: string | undefined): string {
+  return requestDigestOf({ targetId, label: label !== undefined && label !== '' ? label : null });
+}
 
 @CommandHandler(SetLabelCommand)
 export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
@@ -16,8 +26,8 @@ export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
   ) {}
 
   async execute({ sessionId, targetId, label, options }: SetLabelCommand): Promise<SetLabelResult> {
-    const seed =
-      options.idempotencyKey !== undefined ? `${sessionId}/label/${options.idempotencyKey}` : undefined;
+    const key = options.idempotencyKey;
+    const seed = key !== undefined ? sessionIdSeed(sessionId, 'label', key) : undefined;
     const timestamp = isoTimestamp(this.clock);
     const labelEntry = (state: SessionState): LabelEntry => ({
       type: 'label',
@@ -30,17 +40,38 @@ export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
     const plan = (state: SessionState): SessionCommand[] => [
       { type: 'SetLabel', data: { entry: labelEntry(state) } },
     ];
-    const written = await this.streams.execute(sessionId, plan, seed !== undefined ? { idSeed: seed } : {});
-    const appended = written.events.find((event) => event.type === 'EntryAppended')?.data.entry;
-    const entry = appended ?? latestLabelOf(written.state, targetId);
+    const keyed: SessionWriteOptions =
+      key !== undefined && seed !== undefined
+        ? {
+            idSeed: seed,
+            formerIdSeeds: [`${sessionId}/label/${key}`],
+            requestDigest: labelDigestOf(targetId, label),
+          }
+        : {};
+    const written = await this.streams.execute(sessionId, plan, keyed);
+    if (written.earlier !== undefined && key !== undefined) {
+      return this.firstOutcome(sessionId, key, labelDigestOf(targetId, label), written.earlier);
+    }
+    const entry = written.events.find((event) => event.type === 'EntryAppended')?.data.entry;
     if (entry?.type !== 'label') throw new Error(`label of ${targetId} was not recorded`);
-    return { sessionId, entry, revision: written.revision, alreadySet: written.alreadyHandled };
+    return { sessionId, entry, revision: written.revision, alreadySet: false };
   }
-}
 
-function latestLabelOf(state: SessionState, targetId: string): SessionEntry | undefined {
-  if (state.status !== 'active') return undefined;
-  return [...state.entries()]
-    .reverse()
-    .find((entry) => entry.type === 'label' && entry.targetId === targetId);
+  private async firstOutcome(
+    sessionId: string,
+    key: string,
+    requestDigest: string,
+    earlier: EarlierHandling,
+  ): Promise<SetLabelResult> {
+    const [written] = await this.streams.eventsOf(sessionId, earlier);
+    const entry = written?.event.type === 'EntryAppended' ? written.event.data.entry : undefined;
+    if (written === undefined || entry?.type !== 'label')
+      throw new Error(`label of key ${key} is not a label`);
+    requireSameRequest(
+      earlier.requestDigest ?? labelDigestOf(entry.targetId, entry.label),
+      requestDigest,
+      () => new IdempotencyMismatchError('idempotencyKey', key, 'another label'),
+    );
+    return { sessionId, entry, revision: written.revision, alreadySet: true };
+  }
 }
