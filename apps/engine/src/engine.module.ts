@@ -40,9 +40,11 @@ import { StartSessionHandler } from './sessions/start-session/start-session.hand
 import { loadEngineSettings, parseEngineSettings } from './settings/engine-settings';
 import type { EngineSettings, EngineSettingsInput } from './settings/engine-settings.schema';
 import { systemClock, type Clock } from './shared/clock';
+import { engineIdentityOf } from './shared/engine-identity';
 import { loadEngineTemplates } from './shared/engine-templates';
 import {
   CLOCK,
+  ENGINE_IDENTITY,
   ENGINE_SETTINGS,
   ENGINE_TEMPLATES,
   EVENT_STORE,
@@ -71,8 +73,13 @@ export interface EngineModuleOptions {
    * `interrupted`) at start-up; true by default. Turn off when several engines share the store.
    */
   readonly recoverInterruptedAttempts?: boolean;
-  /** How much folded session state is kept between commands (1,000 sessions, 1,000,000 entries by default). */
+  /** How much folded session state is kept between commands (1,000 sessions, 250,000 entries by default). */
   readonly foldCache?: Partial<SessionFoldBounds>;
+  /**
+   * This engine's id among several on one store (recorded on the attempts it starts; start-up
+   * recovery then ends only its own). `STRATA_ENGINE_ID` of the environment by default.
+   */
+  readonly engineId?: string;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -136,6 +143,10 @@ export class EngineModule {
       { provide: STORE_OWNED, useValue: typeof options.store !== 'object' },
       EventStoreLifecycle,
       { provide: CLOCK, useValue: options.clock ?? systemClock },
+      {
+        provide: ENGINE_IDENTITY,
+        useValue: engineIdentityOf(options.engineId ?? environment['STRATA_ENGINE_ID']?.trim()),
+      },
       { provide: RECOVER_INTERRUPTED_ATTEMPTS, useValue: options.recoverInterruptedAttempts ?? true },
       { provide: SESSION_FOLD_BOUNDS, useValue: { ...DEFAULT_SESSION_FOLD_BOUNDS, ...options.foldCache } },
       {
@@ -176,6 +187,7 @@ export class EngineModule {
         ENGINE_SETTINGS,
         EVENT_STORE,
         CLOCK,
+        ENGINE_IDENTITY,
         TOKEN_COUNTER,
         ENGINE_TEMPLATES,
         SUMMARIZER_CANDIDATES,

@@ -5,9 +5,9 @@
 // CompactionFailed / BranchSummaryFailed `{ code: 'interrupted' }`. A saga redelivering the
 // trigger of such an attempt then reads its recorded outcome and writes nothing more.
 //
-// It assumes one engine process per store: a second engine starting beside a running one would
-// end that one's attempts too (its own terminal write is then refused as already ended).
-// Embedders running several engines on one store turn it off (`recoverInterruptedAttempts`).
+// An engine with a configured id (`STRATA_ENGINE_ID`, recorded on the attempts it starts) ends
+// only the attempts it started itself, so several engines can share one store. Without one it
+// assumes it is alone on its store and ends every attempt left open.
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { parseStoredSessionEvent, sessionIdSeed, type EventStore } from '@strata/event-store';
 import {
@@ -19,7 +19,8 @@ import {
 import { SessionStreams } from '../sessions/session-streams.service';
 import { describeError } from '../shared/attempt-errors';
 import type { Clock } from '../shared/clock';
-import { CLOCK, EVENT_STORE } from '../shared/injection-tokens';
+import { engineOfMetadata, type EngineIdentity } from '../shared/engine-identity';
+import { CLOCK, ENGINE_IDENTITY, EVENT_STORE } from '../shared/injection-tokens';
 import { RunningAttempts } from './running-attempts.service';
 
 /** Whether the engine ends interrupted attempts at start-up (a boolean; true by default). */
@@ -57,6 +58,7 @@ export class InterruptedAttempts implements OnModuleInit {
     private readonly running: RunningAttempts,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RECOVER_INTERRUPTED_ATTEMPTS) private readonly enabled: boolean,
+    @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -110,8 +112,8 @@ export class InterruptedAttempts implements OnModuleInit {
       if (!('attemptId' in event.data)) continue;
       const sessionId = recorded.streamId.slice(SESSION_STREAM_PREFIX.length);
       const key = `${sessionId}\u0000${event.data.attemptId}`;
-      if (startTypes.includes(event.type)) open.set(key, sessionId);
-      else open.delete(key);
+      if (!startTypes.includes(event.type)) open.delete(key);
+      else if (this.isOwnStart(recorded.metadata)) open.set(key, sessionId);
     }
     const bySession = new Map<string, string[]>();
     for (const [key, sessionId] of open) {
@@ -119,6 +121,14 @@ export class InterruptedAttempts implements OnModuleInit {
       bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), attemptId]);
     }
     return bySession;
+  }
+
+  /**
+   * Whether this engine started the attempt (and so left it open): any start for an engine
+   * without a configured id (alone on its store), else only the starts that record its id.
+   */
+  private isOwnStart(metadata: Readonly<Record<string, unknown>>): boolean {
+    return !this.identity.configured || engineOfMetadata(metadata) === this.identity.id;
   }
 
   private failure(attempt: SessionAttempt): SessionCommand {

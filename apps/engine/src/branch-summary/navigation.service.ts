@@ -31,7 +31,8 @@ import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { isoTimestamp, type Clock } from '../shared/clock';
-import { CLOCK, ENGINE_SETTINGS } from '../shared/injection-tokens';
+import { ENGINE_METADATA_KEY, type EngineIdentity } from '../shared/engine-identity';
+import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { BranchSummaries } from './branch-summaries.service';
 import { recordBranchSummaryPlan, type BranchSummaryDraft } from './branch-summary-record';
@@ -72,6 +73,7 @@ export class NavigationService {
     private readonly attempts: RunningAttempts,
     @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
   ) {}
 
   async navigate(request: NavigateRequest): Promise<NavigationResult> {
@@ -164,6 +166,7 @@ export class NavigationService {
       {
         idSeed: attemptStartSeeds(sessionId, attemptId, 'branch_summary').idSeed,
         requestDigest: attemptRequestOf(request).requestDigest,
+        metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
       },
     );
     try {

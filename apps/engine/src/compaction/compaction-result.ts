@@ -8,6 +8,7 @@ import type {
   CompactionTrigger,
   Usage,
 } from '@strata/session';
+import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
 
 /** One compaction attempt to run. */
 export interface CompactRequest {
@@ -15,6 +16,11 @@ export interface CompactRequest {
   readonly attemptId: string;
   readonly trigger: CompactionTrigger;
   readonly customInstructions?: string;
+  /**
+   * When another engine on the store is running this attempt: `wait` for its outcome (the
+   * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).
+   */
+  readonly whenRunningElsewhere?: WhenRunningElsewhere;
 }
 
 interface OutcomeBase {

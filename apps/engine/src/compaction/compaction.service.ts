@@ -20,6 +20,7 @@ import {
 } from '@strata/session';
 import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
 import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
+import { AttemptRunningElsewhereError, outcomeFromElsewhere } from '../attempts/attempts-elsewhere';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
@@ -29,7 +30,8 @@ import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { isoTimestamp, type Clock } from '../shared/clock';
-import { CLOCK, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
+import { ENGINE_METADATA_KEY, engineOfMetadata, type EngineIdentity } from '../shared/engine-identity';
+import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { addUsage } from '../summarizers/summary-request-adapter';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { CompactionProducer } from './compaction-producer.service';
@@ -70,9 +72,13 @@ export class CompactionService {
     @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
     @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
   ) {}
 
-  /** Runs the attempt, or joins it when it is running here, or returns how it ended. */
+  /**
+   * Runs the attempt, or joins it when it is running here, or returns how it ended; an attempt
+   * another engine is running is waited for or left to it (`whenRunningElsewhere`).
+   */
   compact(request: CompactRequest): Promise<CompactionResult> {
     const { sessionId, attemptId } = request;
     const asked = attemptRequestOf(request);
@@ -101,13 +107,18 @@ export class CompactionService {
       const ended = resultOfEndedAttempt(sessionId, existing, state, true);
       if (ended) return ended;
     }
+    // Started in the stream but not running in this process: another engine runs it.
+    if (existing?.kind === 'compaction') return this.fromElsewhere(request);
     const reason = trigger === 'manual' ? undefined : trigger;
     if (reason) await this.hooks.notify('auto_compaction_start', { sessionId, attemptId, reason });
     let result: CompactionResult;
     try {
       result = await this.attempt(request, state, existing !== undefined, signal);
     } catch (error) {
-      if (reason) {
+      if (reason && error instanceof AttemptRunningElsewhereError) {
+        const end = { sessionId, attemptId, reason, aborted: false, willRetry: false };
+        await this.hooks.notify('auto_compaction_end', { ...end, skippedReason: error.message });
+      } else if (reason) {
         const errorMessage = `${autoFailure(reason)}: ${describeError(error)}`;
         const end = { sessionId, attemptId, reason, aborted: false, willRetry: false, errorMessage };
         await this.hooks.notify('auto_compaction_end', end);
@@ -176,7 +187,11 @@ export class CompactionService {
           return await this.end(request, [...start, skip(attemptId, preparation.reason, ending())], started);
         }
         if (!started) {
-          await this.streams.execute(sessionId, start, startWrite(request));
+          const written = await this.streams.execute(sessionId, start, this.startWrite(request));
+          // Another engine wrote the same start first (both reacted to one event): it summarises.
+          if (written.alreadyHandled || !(await this.startedHere(sessionId, written.revision))) {
+            return await this.fromElsewhere(request);
+          }
           started = true;
         }
         const produced = await this.producer.produce(request, preparation, path, settings, signal);
@@ -228,7 +243,9 @@ export class CompactionService {
       const written = await this.streams.execute(
         sessionId,
         commands,
-        started ? { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') } : startWrite(request),
+        started
+          ? { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') }
+          : this.startWrite(request),
       );
       return this.endedResult(request, written.state, written.alreadyHandled);
     } catch (error) {
@@ -260,6 +277,46 @@ export class CompactionService {
     );
   }
 
+  /**
+   * Whether the start stored at `revision` is this engine's: two engines that append the same
+   * start (same derived id, same request) at the same revision both get the store's answer to
+   * an idempotent retry, so only the engine recorded on it may summarise.
+   */
+  private async startedHere(sessionId: string, revision: bigint | null): Promise<boolean> {
+    if (revision === null) return false;
+    const metadata = await this.streams.metadataAt(sessionId, revision);
+    return metadata !== undefined && engineOfMetadata(metadata) === this.identity.id;
+  }
+
+  /** The outcome of an attempt another engine runs, once it ends; or leave it to that engine. */
+  private async fromElsewhere(request: CompactRequest): Promise<CompactionResult> {
+    const { sessionId, attemptId } = request;
+    if (request.whenRunningElsewhere === 'leave') {
+      throw new AttemptRunningElsewhereError(sessionId, attemptId, undefined);
+    }
+    const { state } = await outcomeFromElsewhere(
+      () => this.streams.state(sessionId),
+      sessionId,
+      attemptId,
+      undefined,
+    );
+    return this.endedResult(request, state, true);
+  }
+
+  /** How the attempt's first event is written: seeded by session and attempt, with the request's digest and this engine's id. */
+  private startWrite(request: CompactRequest): {
+    idSeed: string;
+    requestDigest: string;
+    metadata: Readonly<Record<string, unknown>>;
+  } {
+    const { idSeed } = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
+    return {
+      idSeed,
+      requestDigest: attemptRequestOf(request).requestDigest,
+      metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+    };
+  }
+
   private endedResult(request: CompactRequest, state: SessionState, redelivered = false): CompactionResult {
     const attempt = state.status === 'active' ? state.getAttempt(request.attemptId) : undefined;
     const result =
@@ -276,12 +333,6 @@ function attemptRequestOf(request: CompactRequest): AttemptRequest {
   const { sessionId, attemptId, trigger, customInstructions } = request;
   const fields = { trigger, customInstructions: customInstructions ?? null };
   return { sessionId, attemptId, kind: 'compaction', requestDigest: attemptDigestOf('compaction', fields) };
-}
-
-/** How the attempt's first event is written: seeded by session and attempt, with the request's digest. */
-function startWrite(request: CompactRequest): { idSeed: string; requestDigest: string } {
-  const { idSeed } = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
-  return { idSeed, requestDigest: attemptRequestOf(request).requestDigest };
 }
 
 function skip(attemptId: string, reason: string, ending: Ending): SessionCommand {

@@ -20,6 +20,7 @@ import {
 } from './environment-values';
 
 export const DEFAULT_PORT = 3000;
+export const DEFAULT_SAGA_CONCURRENCY = 16;
 export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type EngineLogLevel = (typeof logLevels)[number];
 
@@ -42,6 +43,9 @@ export const engineEnvironmentSchema = z.object({
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
   STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
+  STRATA_ENGINE_ID: optionalTextVariable(),
+  STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
+  STRATA_SAGA_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
 });
 
 export interface EngineConfig {
@@ -68,6 +72,10 @@ export interface EngineConfig {
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
   readonly foldCache: { readonly maxSessions: number; readonly maxEntries: number };
   readonly logLevel: EngineLogLevel;
+  /** This engine's id among several on one store (`STRATA_ENGINE_ID`); undefined: alone. */
+  readonly engineId: string | undefined;
+  /** Sessions the sagas handle at once, in all and for one tenant. */
+  readonly sagas: { readonly concurrency: number; readonly maxPerTenant: number };
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
 }
@@ -154,8 +162,25 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,
     },
     logLevel: values.STRATA_LOG_LEVEL,
+    engineId: values.STRATA_ENGINE_ID,
+    sagas: {
+      concurrency: values.STRATA_SAGA_CONCURRENCY,
+      maxPerTenant: Math.min(
+        values.STRATA_SAGA_CONCURRENCY,
+        values.STRATA_SAGA_TENANT_CONCURRENCY ?? defaultTenantShare(values.STRATA_SAGA_CONCURRENCY, apiKeys),
+      ),
+    },
     cwd,
   };
+}
+
+/**
+ * The saga slots one tenant may hold when not configured: all of them for a single tenant, half
+ * (rounded up) when keys name several tenants, so one busy tenant never takes every slot.
+ */
+export function defaultTenantShare(concurrency: number, apiKeys: readonly ApiKeyRecord[]): number {
+  const tenants = new Set(apiKeys.map((key) => key.tenant));
+  return tenants.size <= 1 ? concurrency : Math.ceil(concurrency / 2);
 }
 
 /** Where the store is, for the start-up message (never credentials of an EventStoreDB URL). */

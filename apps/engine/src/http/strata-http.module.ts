@@ -134,13 +134,17 @@ export function strataApplicationImports(
       store,
       cwd: config.cwd,
       foldCache: config.foldCache,
+      ...(config.engineId !== undefined ? { engineId: config.engineId } : {}),
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
       ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
       ...(options.hooks !== undefined ? { hooks: options.hooks } : {}),
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
     }),
-    SagasModule.forRoot(),
+    SagasModule.forRoot({
+      concurrency: config.sagas.concurrency,
+      maxPerTenant: config.sagas.maxPerTenant,
+    }),
     StrataHttpModule.forRoot({
       config,
       store,

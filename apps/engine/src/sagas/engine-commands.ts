@@ -20,7 +20,8 @@ export function engineCommandOf(command: SagaCommand): EngineCommand {
     }
     case 'AutoCompact': {
       const { sessionId, trigger, attemptId } = command.data;
-      return new CompactSessionCommand(sessionId, { trigger, attemptId });
+      // Several engines react to the same answer; the one that starts the attempt summarises.
+      return new CompactSessionCommand(sessionId, { trigger, attemptId, whenRunningElsewhere: 'leave' });
     }
     case 'ContinueAfterCompaction': {
       const { sessionId, causationEventId, idSeed, reason, causationAttemptId, message } = command.data;

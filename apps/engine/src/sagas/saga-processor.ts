@@ -17,6 +17,7 @@ import { SESSION_STREAM_PREFIX, type SessionEvent, type TokenCounter } from '@st
 import type { SessionStreams } from '../sessions/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { tenantOfMetadata } from '../tenancy/stream-tenants';
+import { AttemptRunningElsewhereError } from '../attempts/attempts-elsewhere';
 import { engineCommandOf } from './engine-commands';
 import type { SagaCommand, SagaTrigger } from './saga-messages';
 import { sagaViewOf } from './saga-view';
@@ -99,7 +100,15 @@ export function sagaProcessor(dependencies: SagaProcessorDependencies): Processo
     onFailure: 'skip',
     async handle(trigger) {
       const commands = await commandsFor(trigger, dependencies);
-      for (const command of commands) await dependencies.commandBus.execute(engineCommandOf(command));
+      for (const command of commands) {
+        try {
+          await dependencies.commandBus.execute(engineCommandOf(command));
+        } catch (error) {
+          // Another engine started this compaction first: it is that engine's to finish, and
+          // the continuation follows from its CompactionCompleted on every engine.
+          if (!(error instanceof AttemptRunningElsewhereError)) throw error;
+        }
+      }
       dependencies.onCommands?.(commands.length);
     },
   };

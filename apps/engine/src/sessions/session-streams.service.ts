@@ -181,6 +181,20 @@ export class SessionStreams {
     return probe.earlier;
   }
 
+  /** The metadata of the session's event at `revision`; undefined when there is none. */
+  async metadataAt(
+    sessionId: string,
+    revision: bigint,
+  ): Promise<Readonly<Record<string, unknown>> | undefined> {
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      fromRevision: revision,
+      maxCount: 1,
+    })) {
+      return recorded.revision === revision ? recorded.metadata : undefined;
+    }
+    return undefined;
+  }
+
   /** The events an earlier seeded write appended, in order, each with its revision. */
   async eventsOf(sessionId: string, earlier: EarlierHandling): Promise<readonly WrittenEvent[]> {
     const written: WrittenEvent[] = [];

@@ -12,3 +12,5 @@ export const TOKEN_COUNTER = Symbol('TOKEN_COUNTER');
 export const ENGINE_TEMPLATES = Symbol('ENGINE_TEMPLATES');
 /** The ordered summariser candidates (`readonly Summarizer[]`). */
 export const SUMMARIZER_CANDIDATES = Symbol('SUMMARIZER_CANDIDATES');
+/** This engine's `EngineIdentity` among the engines of one store. */
+export const ENGINE_IDENTITY = Symbol('ENGINE_IDENTITY');

@@ -1,5 +1,7 @@
 // Audit documents in a SQLite table (better-sqlite3): the document as JSON, with the columns
 // the queries filter and sort on beside it. Writes of one flush run in one transaction.
+// A write never replaces a document of a later position: engines sharing one database (several
+// on one SQLite store) each flush what they applied, and a slower one must not move a document back.
 import type Database from 'better-sqlite3';
 import { finishPage, resolvePage, type Page } from '../documents/paging';
 import { settle } from '../storage/settle';
@@ -59,7 +61,8 @@ export class SqliteAuditStorage implements AuditStorage {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (document_id) DO UPDATE SET tenant = excluded.tenant, session_id = excluded.session_id,
          kind = excluded.kind, outcome = excluded.outcome, start_position = excluded.start_position,
-         position = excluded.position, document = excluded.document`,
+         position = excluded.position, document = excluded.document
+       WHERE excluded.position > projection_audit_attempts.position`,
     );
     this.saveAll = database.transaction((documents: ReadonlyMap<string, AuditAttempt>) => {
       for (const [documentId, attempt] of documents) {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InvalidProjectionQueryError } from '../documents/paging';
 import { sqliteProjectionStorage } from '../storage/projection-storage';
 import { emptyUsageTotals, type CatalogSession } from './catalog-session';
@@ -118,5 +121,26 @@ describe.each(storages)('catalog storage %s', (_name, create) => {
 
       expect((await storage.listSessions({ tenant: 'acme' })).total).toBe(0);
     });
+  });
+});
+
+describe('catalog tables shared by two engines on one SQLite file', () => {
+  it('keeps the later document when the slower engine flushes an earlier one after it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'strata-catalog-'));
+    const filename = join(directory, 'strata.db');
+    const ahead = sqliteProjectionStorage(filename);
+    const behind = sqliteProjectionStorage(filename);
+    try {
+      await saved(ahead.catalog, [session('shared', { entryCount: 10, position: 10n })]);
+      await saved(behind.catalog, [session('shared', { entryCount: 5, position: 5n })]);
+
+      expect(await behind.catalog.load('shared')).toMatchObject({ entryCount: 10, position: 10n });
+      await saved(behind.catalog, [session('shared', { entryCount: 11, position: 11n })]);
+      expect(await ahead.catalog.load('shared')).toMatchObject({ entryCount: 11, position: 11n });
+    } finally {
+      await ahead.close();
+      await behind.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,7 @@
 // Catalog documents in a SQLite table (better-sqlite3): the document as JSON, with the columns
 // the queries filter and sort on beside it. Writes of one flush run in one transaction.
+// A write never replaces a document of a later position: engines sharing one database (several
+// on one SQLite store) each flush what they applied, and a slower one must not move a document back.
 import type Database from 'better-sqlite3';
 import { finishPage, resolvePage, type Page } from '../documents/paging';
 import { settle } from '../storage/settle';
@@ -59,7 +61,8 @@ export class SqliteCatalogStorage implements CatalogStorage {
       `INSERT INTO projection_catalog_sessions (session_id, tenant, last_activity_at, search_text, position, document)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET tenant = excluded.tenant, last_activity_at = excluded.last_activity_at,
-         search_text = excluded.search_text, position = excluded.position, document = excluded.document`,
+         search_text = excluded.search_text, position = excluded.position, document = excluded.document
+       WHERE excluded.position > projection_catalog_sessions.position`,
     );
     this.saveAll = database.transaction((documents: readonly CatalogSession[]) => {
       for (const session of documents) {

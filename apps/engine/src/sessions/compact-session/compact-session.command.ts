@@ -1,6 +1,7 @@
 // CompactSession: one compaction attempt (manual, or threshold/overflow from a saga).
 import { Command } from '@nestjs/cqrs';
 import type { CompactionTrigger } from '@strata/session';
+import type { WhenRunningElsewhere } from '../../attempts/attempts-elsewhere';
 import type { CompactionResult } from '../../compaction/compaction-result';
 
 export interface CompactSessionOptions {
@@ -13,6 +14,8 @@ export interface CompactSessionOptions {
    * a redelivered trigger returns the recorded outcome and writes nothing; fresh by default.
    */
   readonly attemptId?: string;
+  /** When another engine runs the attempt: wait for its outcome (default) or leave it (sagas). */
+  readonly whenRunningElsewhere?: WhenRunningElsewhere;
 }
 
 export class CompactSessionCommand extends Command<CompactionResult> {

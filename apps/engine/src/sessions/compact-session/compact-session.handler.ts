@@ -15,6 +15,9 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       attemptId: options.attemptId ?? newAttemptId(),
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+      ...(options.whenRunningElsewhere !== undefined
+        ? { whenRunningElsewhere: options.whenRunningElsewhere }
+        : {}),
     });
   }
 }
