@@ -1,13 +1,24 @@
 // The catalog's document: one row per session with what a sessions list shows (tenant, title,
 // sizes, token usage, last activity, compactions), and its pure `evolve`.
 import { z } from 'zod';
-import { calculateContextTokens, sessionEventTypes, type SessionEntry, type Usage } from '@strata/session';
+import {
+  boundedUsage,
+  calculateContextTokens,
+  saturatingAdd,
+  sessionEventTypes,
+  type SessionEntry,
+  type Usage,
+} from '@strata/session';
 import type { DocumentProjectionDefinition, ProjectionDocument } from '../documents/document-projection';
 import type { ProjectedEvent } from '../runner/projected-event';
 
 export const CATALOG_PROJECTION_NAME = 'catalog';
 
-/** Token usage summed over the session's assistant messages. */
+/**
+ * Token usage summed over the session's assistant messages. Each figure is brought into the
+ * bounds of usage-bounds.ts as it is read and each sum saturates at 2^53 - 1, so the totals
+ * are finite and exact for whole figures below that.
+ */
 export interface TokenUsageTotals {
   readonly input: number;
   readonly output: number;
@@ -89,14 +100,15 @@ export function catalogSearchText(session: CatalogSession): string {
   return `${session.title ?? ''}\n${session.cwd}`.toLowerCase();
 }
 
-function addUsage(totals: TokenUsageTotals, usage: Usage): TokenUsageTotals {
+function addUsage(totals: TokenUsageTotals, recorded: Usage): TokenUsageTotals {
+  const usage = boundedUsage(recorded);
   return {
-    input: totals.input + usage.input,
-    output: totals.output + usage.output,
-    cacheRead: totals.cacheRead + usage.cacheRead,
-    cacheWrite: totals.cacheWrite + usage.cacheWrite,
-    totalTokens: totals.totalTokens + calculateContextTokens(usage),
-    cost: totals.cost + (usage.cost?.total ?? 0),
+    input: saturatingAdd(totals.input, usage.input),
+    output: saturatingAdd(totals.output, usage.output),
+    cacheRead: saturatingAdd(totals.cacheRead, usage.cacheRead),
+    cacheWrite: saturatingAdd(totals.cacheWrite, usage.cacheWrite),
+    totalTokens: saturatingAdd(totals.totalTokens, calculateContextTokens(usage)),
+    cost: saturatingAdd(totals.cost, usage.cost?.total ?? 0),
   };
 }
 

@@ -1,5 +1,10 @@
 // What clients send to the sessions endpoints: bodies, query strings and path parameters.
-import { compactionTriggers, sessionEntrySchema, sessionHeaderSchema } from '@strata/session';
+import {
+  compactionTriggers,
+  identifierSchema,
+  sessionEntrySchema,
+  sessionHeaderSchema,
+} from '@strata/session';
 import { z } from 'zod';
 import {
   booleanQuery,
@@ -20,18 +25,8 @@ export const sessionHeader = sharedSchema(
   'The header line of a pi v3 file.',
 );
 
-function hasControlCharacter(text: string): boolean {
-  return [...text].some((character) => {
-    const code = character.charCodeAt(0);
-    return code < 0x20 || code === 0x7f;
-  });
-}
-
-const identifier = z
-  .string()
-  .min(1)
-  .max(512)
-  .refine((text) => !hasControlCharacter(text), 'must not contain control characters');
+/** Session, entry and attempt ids: the identifier rule of @strata/session, as every way in. */
+const identifier = identifierSchema;
 
 export const sessionIdParameter = identifier.describe('the session id');
 const entryId = identifier;
