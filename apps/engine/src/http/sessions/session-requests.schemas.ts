@@ -2,6 +2,8 @@
 import {
   compactionTriggers,
   identifierSchema,
+  recordedSessionEntrySchema,
+  recordedSessionHeaderSchema,
   sessionEntrySchema,
   sessionHeaderSchema,
 } from '@strata/session';
@@ -11,17 +13,38 @@ import {
   decimalString,
   pageQueryFields,
   requestSchema,
-  sharedSchema,
+  responseSchema,
 } from '../openapi/api-schemas';
 
 export const MAX_ENTRIES_PER_APPEND = 10_000;
 export const MAX_SESSION_PAGE = 500;
 export const MAX_ENTRY_PAGE = 1_000;
 
-export const sessionEntry = sharedSchema('SessionEntry', sessionEntrySchema, 'One pi session entry (v3).');
-export const sessionHeader = sharedSchema(
+const ENTRY_RULES =
+  'Ids and references to entries follow the identifier rule, timestamps are ISO 8601 date-times, ' +
+  'usage figures are non-negative (tokens at most 10^9, costs at most 10^6).';
+
+/** Entries and headers as clients send them: their shape and the input rules (README). */
+export const sessionEntry = requestSchema(
+  'SessionEntry',
+  sessionEntrySchema,
+  `One pi session entry (v3). ${ENTRY_RULES}`,
+);
+export const sessionHeader = requestSchema(
   'SessionHeader',
   sessionHeaderSchema,
+  'The header line of a pi v3 file.',
+);
+
+/** Entries and headers as the API answers with them: as recorded (older ones may predate the rules). */
+export const recordedSessionEntry = responseSchema(
+  'SessionEntry',
+  recordedSessionEntrySchema,
+  'One pi session entry (v3), as recorded.',
+);
+export const recordedSessionHeader = responseSchema(
+  'SessionHeader',
+  recordedSessionHeaderSchema,
   'The header line of a pi v3 file.',
 );
 
