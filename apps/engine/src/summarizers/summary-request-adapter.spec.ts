@@ -32,9 +32,15 @@ describe('the summary request adapter', () => {
     expect(addUsage([undefined])).toBeUndefined();
   });
 
-  it('brings a provider's figures into the bounds of a usage record, and their sums too', () => {
+  it("brings a provider's figures into the bounds of a usage record, and their sums too", () => {
     const reported = toSessionUsage({ input: 1e308, output: -3 });
-    expect(reported).toEqual({ input: MAX_TOKEN_FIGURE, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: MAX_TOKEN_FIGURE });
+    expect(reported).toEqual({
+      input: MAX_TOKEN_FIGURE,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: MAX_TOKEN_FIGURE,
+    });
     const sum = addUsage([reported, reported, toSessionUsage({ input: 5, output: 5 })]);
     expect(sum).toMatchObject({ input: MAX_TOKEN_FIGURE, output: 5, totalTokens: MAX_TOKEN_FIGURE });
     expect(isBoundedUsage(sum!)).toBe(true);
