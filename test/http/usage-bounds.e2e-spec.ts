@@ -4,6 +4,7 @@
 // assistant entry with `input: 1e308` made the catalog's sums Infinity (stored as null), and the
 // projections restarted in a loop with every read answering 503.
 import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -264,5 +265,44 @@ describe('an engine over figures an older engine stored out of bounds', () => {
     const response = await engine.request('POST', '/sessions/recorded-huge/compact', { body: {} });
     expect(response.status).toBe(200);
     expect(['completed', 'skipped']).toContain((response.body as { outcome: string }).outcome);
+  });
+});
+
+describe('an engine over a catalog an older engine wrote with a sum gone infinite', () => {
+  it('reads the null it stored as the saturated total, and the session stays readable', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'strata-catalog-'));
+    try {
+      const recorded = session({ sessionId: 'recorded-sum' }).user('Hello').assistant('Hi.');
+      await writeRecordedSession(directory, recorded.header, recorded.entries);
+      const first = await startHttpEngine({ directory });
+      expect((await first.request('GET', '/sessions/recorded-sum')).status).toBe(200);
+      await first.close();
+
+      // What an engine before the saturating sums stored: JSON writes Infinity as null.
+      const database = new Database(join(directory, 'strata.db'));
+      const row = database
+        .prepare<[], { document: string }>('SELECT document FROM projection_catalog_sessions')
+        .get();
+      const document = JSON.parse(row!.document) as { usage: Record<string, unknown> };
+      document.usage['totalTokens'] = null;
+      document.usage['input'] = HUGE;
+      database.prepare('UPDATE projection_catalog_sessions SET document = ?').run(JSON.stringify(document));
+      database.close();
+
+      const engine = await startHttpEngine({ directory });
+      try {
+        const detail = await engine.request('GET', '/sessions/recorded-sum');
+        expect(detail.status).toBe(200);
+        expect((detail.body as SessionView).usage).toMatchObject({
+          input: MAX_RUNNING_TOTAL,
+          totalTokens: MAX_RUNNING_TOTAL,
+        });
+        expect((await engine.request('GET', '/sessions')).status).toBe(200);
+      } finally {
+        await engine.close();
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

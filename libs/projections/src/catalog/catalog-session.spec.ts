@@ -232,6 +232,21 @@ describe('the catalog document', () => {
       );
     });
 
+    it('reads totals an older engine stored out of bounds within them, null (a sum that had become Infinity) as the saturated one', () => {
+      const session = evolveCatalogSession(null, projected(started, 0))!;
+      const { position: _position, ...stored } = session;
+      const written = JSON.parse(
+        JSON.stringify({ ...stored, usage: { ...stored.usage, input: Infinity } }),
+      ) as {
+        usage: Record<string, unknown>;
+      };
+      expect(written.usage['input']).toBeNull();
+      expect(storedCatalogSessionSchema.parse(written).usage).toEqual({
+        ...emptyUsageTotals,
+        input: MAX_RUNNING_TOTAL,
+      });
+    });
+
     it('saturates a sum at 2^53 - 1 instead of growing past what it can hold exactly', () => {
       const atTheBound = { input: MAX_TOKEN_FIGURE, output: 0, cacheRead: 0, cacheWrite: 0 };
       let session = evolveCatalogSession(null, projected(started, 0));

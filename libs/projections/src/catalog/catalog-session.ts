@@ -2,8 +2,10 @@
 // sizes, token usage, last activity, compactions), and its pure `evolve`.
 import { z } from 'zod';
 import {
+  boundedFigure,
   boundedUsage,
   calculateContextTokens,
+  MAX_RUNNING_TOTAL,
   saturatingAdd,
   sessionEventTypes,
   type SessionEntry,
@@ -68,6 +70,16 @@ export const emptyUsageTotals: TokenUsageTotals = {
 const count = z.number().int().nonnegative();
 const nullableText = z.string().nullable();
 
+/**
+ * A stored usage total, read within the bounds the sums keep. Only an engine from before the
+ * saturating sums could store one outside them: a huge or negative figure, or null (JSON's
+ * spelling of Infinity), which reads as the saturated total it stands for.
+ */
+const usageTotal = z
+  .number()
+  .nullable()
+  .transform((total) => (total === null ? MAX_RUNNING_TOTAL : boundedFigure(total, MAX_RUNNING_TOTAL)));
+
 /** The stored form of a catalog document (its position is kept beside it). */
 export const storedCatalogSessionSchema = z.object({
   sessionId: z.string(),
@@ -81,12 +93,12 @@ export const storedCatalogSessionSchema = z.object({
   entryCount: count,
   messageCount: count,
   usage: z.object({
-    input: z.number(),
-    output: z.number(),
-    cacheRead: z.number(),
-    cacheWrite: z.number(),
-    totalTokens: z.number(),
-    cost: z.number(),
+    input: usageTotal,
+    output: usageTotal,
+    cacheRead: usageTotal,
+    cacheWrite: usageTotal,
+    totalTokens: usageTotal,
+    cost: usageTotal,
   }),
   compactionCount: count,
   branchSummaryCount: count,
