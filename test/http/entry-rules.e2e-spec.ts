@@ -90,7 +90,7 @@ describe('entry rules at append and import', () => {
       const badHeader = serializeSessionFile({ ...file.header, timestamp: 'now' }, file.entries);
       const badEntry = serializeSessionFile(file.header, [
         file.entries[0]!,
-        { ...file.entries[1]!, timestamp: '2026-01-01 00:00:02' } as SessionEntry,
+        { ...file.entries[1]!, timestamp: '2026-01-01 00:00:02' },
       ]);
       for (const [text, line, where] of [
         [badHeader, 1, 'session header: schema violation at timestamp'],

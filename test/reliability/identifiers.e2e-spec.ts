@@ -305,7 +305,7 @@ describe('every id the rule refuses is refused at each way in, and nothing is wr
   const revision = async (): Promise<string> =>
     ((await engine.request('GET', '/sessions/refusals')).body as { revision: string }).revision;
 
-  async function expectRefused(response: ApiResponse, path: string | undefined): Promise<void> {
+  function expectRefused(response: ApiResponse, path: string | undefined): void {
     expect(response.status).toBe(400);
     const problem = problemOf(response);
     expect(problem.code).toBe('validation');
@@ -316,7 +316,7 @@ describe('every id the rule refuses is refused at each way in, and nothing is wr
 
   it.each(refusedIds)('refuses %s as a session id to start or to import', async (_what, id) => {
     counts.record('refused session ids', [_what]);
-    await expectRefused(
+    expectRefused(
       await engine.request('POST', '/sessions', { body: { sessionId: id, cwd: '/work' } }),
       'body.sessionId',
     );
@@ -324,7 +324,7 @@ describe('every id the rule refuses is refused at each way in, and nothing is wr
       rawBody: serializeSessionFile(header(id), entriesWith(['q', 'a', 'c', 'f'])),
       contentType: 'application/x-ndjson',
     });
-    await expectRefused(imported, undefined);
+    expectRefused(imported, undefined);
     expect(problemOf(imported)).toMatchObject({ line: 1 });
     expect(problemOf(imported).detail).toMatch(/session header: schema violation at id/);
     const list = await engine.request('GET', '/sessions?limit=500');
@@ -392,7 +392,7 @@ describe('every id the rule refuses is refused at each way in, and nothing is wr
     const before = await revision();
     for (const [name, id] of refusedIds) {
       counts.record(`refused ids as ${what}`, [name]);
-      await expectRefused(
+      expectRefused(
         await engine.request('POST', '/sessions/refusals/entries', { body: { entries: [entryWith(id)] } }),
         `body.entries.0.${field}`,
       );
@@ -441,7 +441,7 @@ describe('every id the rule refuses is refused at each way in, and nothing is wr
       // A URL cannot hold an unpaired surrogate, and Node answers 431 to one of 100 kB itself.
       if ((/surrogate/.test(name) || name === '100 kB') && path.startsWith('query.')) continue;
       counts.record(`refused ids as ${what}`, [name]);
-      await expectRefused(await send(id), path);
+      expectRefused(await send(id), path);
     }
     expect(await revision()).toBe(before);
   });
