@@ -214,3 +214,44 @@ describe('an engine over timestamps an older engine stored in other forms', () =
     expect(next.status).toBe(200);
   });
 });
+
+describe('an engine over ids an older engine stored outside the identifier rule', () => {
+  it('serves the session as recorded and goes on appending to it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'strata-ids-'));
+    const oddIds = ['an id\nwith a line break', 'x'.repeat(600), '..', 'nul\u0000inside'];
+    try {
+      const recorded = session({ sessionId: 'recorded-ids' }).user('Hello');
+      const odd = oddIds.map((id, index) => ({
+        ...custom(id, `2026-01-01T00:0${index + 1}:00.000Z`),
+        parentId: index === 0 ? 'e0001' : oddIds[index - 1]!,
+      })) as SessionEntry[];
+      await writeRecordedSession(directory, recorded.header, [...recorded.entries, ...odd]);
+      const engine = await startHttpEngine({ directory });
+      try {
+        expect((await engine.request('GET', '/ready')).status).toBe(200);
+        const tree = await engine.request('GET', '/sessions/recorded-ids/tree');
+        expect(tree.status).toBe(200);
+        expect((tree.body as { nodes: { id: string }[] }).nodes.map((node) => node.id)).toEqual([
+          'e0001',
+          ...oddIds,
+        ]);
+        expect((await engine.request('GET', '/sessions/recorded-ids/context')).body).toMatchObject({
+          leafId: oddIds[3],
+        });
+        expect((await engine.request('GET', '/sessions/recorded-ids/verify')).body).toMatchObject({
+          ok: true,
+        });
+        const exported = await engine.request('GET', '/sessions/recorded-ids/export');
+        expect(exported.text.trimEnd().split('\n')).toHaveLength(1 + 1 + oddIds.length);
+        const next = await engine.request('POST', '/sessions/recorded-ids/entries', {
+          body: { entries: [{ ...custom('next', '2026-01-01T00:20:00.000Z'), parentId: 'e0001' }] },
+        });
+        expect(next.status).toBe(200);
+      } finally {
+        await engine.close();
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
