@@ -20,16 +20,8 @@ export const MAX_ENTRIES_PER_APPEND = 10_000;
 export const MAX_SESSION_PAGE = 500;
 export const MAX_ENTRY_PAGE = 1_000;
 
-const ENTRY_RULES =
-  'Ids and references to entries follow the identifier rule, timestamps are ISO 8601 date-times, ' +
-  'usage figures are non-negative (tokens at most 10^9, costs at most 10^6).';
-
 /** Entries and headers as clients send them: their shape and the input rules (README). */
-export const sessionEntry = requestSchema(
-  'SessionEntry',
-  sessionEntrySchema,
-  `One pi session entry (v3). ${ENTRY_RULES}`,
-);
+export const sessionEntry = requestSchema('SessionEntry', sessionEntrySchema, 'One pi session entry (v3).');
 export const sessionHeader = requestSchema(
   'SessionHeader',
   sessionHeaderSchema,
