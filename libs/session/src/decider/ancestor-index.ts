@@ -46,13 +46,14 @@ export class AncestorIndex {
       this.jumps.push(node);
       return node;
     }
+    const parentDepth = this.depthAt(parent);
     const parentJump = this.jumpAt(parent);
-    const evenSteps =
-      this.depthAt(parent) - this.depthAt(parentJump) ===
-      this.depthAt(parentJump) - this.depthAt(this.jumpAt(parentJump));
+    const jumpDepth = this.depthAt(parentJump);
+    const jumpJump = this.jumpAt(parentJump);
+    const evenSteps = parentDepth - jumpDepth === jumpDepth - this.depthAt(jumpJump);
     this.parents.push(parent);
-    this.depths.push(this.depthAt(parent) + 1);
-    this.jumps.push(evenSteps ? this.jumpAt(parentJump) : parent);
+    this.depths.push(parentDepth + 1);
+    this.jumps.push(evenSteps ? jumpJump : parent);
     return node;
   }
 

@@ -6,8 +6,8 @@
 import type { z } from 'zod';
 import type { SessionEntry, SessionHeader } from './entries';
 import { identifierProblem } from './identifiers';
-import { isoDateTimeSchema } from './timestamps';
-import { boundedUsageSchema, tokenFigureSchema } from './usage-bounds';
+import { isIsoDateTime, isoDateTimeSchema } from './timestamps';
+import { boundedUsageSchema, isBoundedUsage, MAX_TOKEN_FIGURE, tokenFigureSchema } from './usage-bounds';
 
 export interface FieldProblem {
   readonly path: readonly (string | number)[];
@@ -40,16 +40,20 @@ export function entryFieldProblems(entry: SessionEntry): FieldProblem[] {
   const problems: FieldProblem[] = [];
   identifierAt(['id'], entry.id, problems);
   if (entry.parentId !== null) identifierAt(['parentId'], entry.parentId, problems);
-  schemaAt(['timestamp'], isoDateTimeSchema, entry.timestamp, problems);
+  if (!isIsoDateTime(entry.timestamp)) schemaAt(['timestamp'], isoDateTimeSchema, entry.timestamp, problems);
   switch (entry.type) {
-    case 'message':
-      if (entry.message.role === 'assistant' && entry.message.usage !== undefined) {
-        schemaAt(['message', 'usage'], boundedUsageSchema, entry.message.usage, problems);
+    case 'message': {
+      const { message } = entry;
+      if (message.role === 'assistant' && message.usage !== undefined && !isBoundedUsage(message.usage)) {
+        schemaAt(['message', 'usage'], boundedUsageSchema, message.usage, problems);
       }
       break;
+    }
     case 'compaction':
       identifierAt(['firstKeptEntryId'], entry.firstKeptEntryId, problems);
-      schemaAt(['tokensBefore'], tokenFigureSchema, entry.tokensBefore, problems);
+      if (!(entry.tokensBefore >= 0 && entry.tokensBefore <= MAX_TOKEN_FIGURE)) {
+        schemaAt(['tokensBefore'], tokenFigureSchema, entry.tokensBefore, problems);
+      }
       break;
     case 'branch_summary':
       identifierAt(['fromId'], entry.fromId, problems);

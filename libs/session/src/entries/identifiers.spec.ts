@@ -51,6 +51,19 @@ describe('the identifier rule', () => {
     );
   });
 
+  it('gives the same answer as its schema on any text', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 600 }), fc.constantFrom('.', '..', '...', '')),
+        (text) => {
+          expect(isIdentifier(text)).toBe(identifierSchema.safeParse(text).success);
+          expect(identifierProblem(text) === undefined).toBe(isIdentifier(text));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('describes itself in the JSON Schema of the API (length and pattern)', () => {
     const schema = identifierSchema.toJSONSchema();
     expect(schema).toMatchObject({ type: 'string', minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH });

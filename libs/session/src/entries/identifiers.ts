@@ -28,12 +28,13 @@ export const identifierSchema = z
   )
   .describe(`an id: ${IDENTIFIER_RULE}`);
 
-/** Why `text` is not an id, or undefined when it is one. */
-export function identifierProblem(text: string): string | undefined {
-  const result = identifierSchema.safeParse(text);
-  return result.success ? undefined : (result.error.issues[0]?.message ?? 'is not a valid id');
+export function isIdentifier(text: string): boolean {
+  return text.length > 0 && text.length <= MAX_IDENTIFIER_LENGTH && identifierPattern.test(text);
 }
 
-export function isIdentifier(text: string): boolean {
-  return identifierSchema.safeParse(text).success;
+/** Why `text` is not an id, or undefined when it is one. */
+export function identifierProblem(text: string): string | undefined {
+  if (isIdentifier(text)) return undefined;
+  const result = identifierSchema.safeParse(text);
+  return result.success ? 'is not a valid id' : (result.error.issues[0]?.message ?? 'is not a valid id');
 }

@@ -103,6 +103,27 @@ describe('usage bounds', () => {
     expect(boundedUsage(real)).toEqual(real);
   });
 
+  it('agrees with its schema on any record (the fast check the decider runs)', () => {
+    const figure = fc.oneof(
+      anyNumber,
+      fc.constantFrom(0, 1, MAX_TOKEN_FIGURE, MAX_COST_FIGURE, MAX_COST_FIGURE + 1),
+    );
+    fc.assert(
+      fc.property(
+        fc.record(
+          { input: figure, output: figure, cacheRead: figure, cacheWrite: figure, totalTokens: figure },
+          { requiredKeys: ['input', 'output', 'cacheRead', 'cacheWrite'] },
+        ),
+        fc.option(fc.record({ total: figure, input: figure }, { requiredKeys: [] }), { nil: undefined }),
+        (figures, cost) => {
+          const usage = { ...figures, ...(cost !== undefined ? { cost } : {}) } as Usage;
+          expect(isBoundedUsage(usage)).toBe(boundedUsageSchema.safeParse(usage).success);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('adds running sums exactly below 2^53 - 1 and saturates there, never reaching Infinity', () => {
     expect(saturatingAdd(2, 3)).toBe(5);
     expect(saturatingAdd(MAX_RUNNING_TOTAL - 1, MAX_TOKEN_FIGURE)).toBe(MAX_RUNNING_TOTAL);

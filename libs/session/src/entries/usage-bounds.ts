@@ -82,7 +82,24 @@ export function boundedUsage(usage: Usage): Usage {
   };
 }
 
+function withinBounds(value: unknown, max: number): boolean {
+  return value === undefined || (typeof value === 'number' && value >= 0 && value <= max);
+}
+
 /** Whether every figure of `usage` is within its bounds (what the decider requires of new records). */
 export function isBoundedUsage(usage: Usage): boolean {
-  return boundedUsageSchema.safeParse(usage).success;
+  const { cost } = usage;
+  return (
+    typeof usage.input === 'number' &&
+    typeof usage.output === 'number' &&
+    typeof usage.cacheRead === 'number' &&
+    typeof usage.cacheWrite === 'number' &&
+    [usage.input, usage.output, usage.cacheRead, usage.cacheWrite, usage.totalTokens].every((figure) =>
+      withinBounds(figure, MAX_TOKEN_FIGURE),
+    ) &&
+    (cost === undefined ||
+      [cost.input, cost.output, cost.cacheRead, cost.cacheWrite, cost.total].every((figure) =>
+        withinBounds(figure, MAX_COST_FIGURE),
+      ))
+  );
 }
