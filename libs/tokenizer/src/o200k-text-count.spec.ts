@@ -1,0 +1,184 @@
+import { describeWithFixture, readPiFixture } from '@strata/testing';
+import fc from 'fast-check';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { BytePairMerger, type MergeMeter } from './byte-pair-merge';
+import { o200kVocabulary } from './o200k-vocabulary';
+import {
+  MERGE_WINDOW_BYTES,
+  O200kTextCount,
+  WINDOW_LOOKAHEAD_BYTES,
+  countO200kTokens,
+} from './o200k-text-count';
+
+/** js-tiktoken's encoder: exact o200k, and quadratic on long pieces, so only for short ones. */
+const exactEncoder = new Tiktoken(o200kBase);
+const exactO200k = (text: string): number => exactEncoder.encode(text, [], []).length;
+
+/** Every piece merged whole by one merger big enough for it: exact o200k, as the next block shows. */
+const wholeMerger = new BytePairMerger(o200kVocabulary(), 65_000);
+function wholePieceO200k(text: string): number {
+  let tokens = 0;
+  for (const match of text.matchAll(new RegExp(o200kVocabulary().pattern, 'gu'))) {
+    const bytes = Buffer.from(match[0], 'utf8').toString('latin1');
+    tokens += wholeMerger.count(bytes, 0, bytes.length);
+  }
+  return tokens;
+}
+
+function stepsOf(text: string): number {
+  const meter: MergeMeter = { steps: 0 };
+  countO200kTokens(text, meter);
+  return meter.steps;
+}
+
+const codePoints = (first: number, count: number): string[] =>
+  Array.from({ length: count }, (_, index) => String.fromCodePoint(first + index));
+
+/** Alphabets whose random strings make long single pieces (letters, punctuation, spaces). */
+const longPieceAlphabets: Readonly<Record<string, readonly string[]>> = {
+  'lower-case letters': codePoints(0x61, 26),
+  'two letters': ['a', 'b'],
+  syllables: ['ab', 'ba', 'abc', 'x', 'xy', 'the', 'ing'],
+  punctuation: [...'=-*#~_+.'],
+  'spaces and tabs': [' ', '\t'],
+  Cyrillic: codePoints(0x430, 32),
+  Chinese: codePoints(0x4e00, 400),
+  Thai: codePoints(0x0e01, 40),
+  'combining marks': ['a', ...codePoints(0x300, 8)],
+};
+
+describe('the o200k count against js-tiktoken (exact o200k_base)', () => {
+  it.each([
+    ['prose', 'The quick brown fox jumps over the lazy dog. It was not amused; neither was I.\n'.repeat(40)],
+    ['code', 'export function add(a: number, b: number): number {\n  return a + b; // sum\n}\n'.repeat(40)],
+    [
+      'JSON',
+      JSON.stringify(
+        Array.from({ length: 60 }, (_, index) => ({
+          id: `e${index}`,
+          ok: index % 3 === 0,
+          score: index * 1.5,
+        })),
+        null,
+        2,
+      ),
+    ],
+    ['mixed scripts and emoji', 'Grüße, 世界! Привет — مرحبا 🙂👍🏽 naïve café\r\n\t'.repeat(30)],
+    ['numbers', '3.14159 2718281828 1,000,000 0x1F 42nd\n'.repeat(40)],
+    ['special-token markers', 'before <|endoftext|> after <|endofprompt|>'],
+    ['lone surrogates', 'a\ud800b\udfffc'],
+    ['empty', ''],
+  ])('counts %s exactly', (_name, text) => {
+    expect(countO200kTokens(text)).toBe(exactO200k(text));
+  });
+
+  it('counts random text of mixed characters exactly (fast-check, 300 cases)', () => {
+    const character = fc.constantFrom(
+      ...'aAbBzZ09 _-=.,;:!?\'"()[]{}<>/\\\n\r\t€éß世界🙂\u0301'.split(''),
+      ...codePoints(0x4e00, 5),
+    );
+    fc.assert(
+      fc.property(fc.array(character, { maxLength: 300 }), (characters) => {
+        const text = characters.join('');
+        expect(countO200kTokens(text)).toBe(exactO200k(text));
+      }),
+      { numRuns: 300, seed: 11 },
+    );
+  });
+
+  it('merges whole pieces of 1,200 characters exactly (the reference for longer ones below)', () => {
+    for (const [name, alphabet] of Object.entries(longPieceAlphabets)) {
+      const text = fc
+        .sample(fc.array(fc.constantFrom(...alphabet), { minLength: 1200, maxLength: 1200 }), {
+          numRuns: 1,
+          seed: name.length,
+        })[0]!
+        .join('');
+      expect({ name, tokens: wholePieceO200k(text) }).toEqual({ name, tokens: exactO200k(text) });
+    }
+  });
+});
+
+describeWithFixture('before-compaction.jsonl', 'the before-compaction fixture', () => {
+  it('counts exactly as js-tiktoken (743,114 tokens)', () => {
+    const text = readPiFixture('before-compaction.jsonl');
+    expect(countO200kTokens(text)).toBe(exactO200k(text));
+  });
+});
+
+describeWithFixture('large-session.jsonl', 'the large-session fixture', () => {
+  it('counts exactly as js-tiktoken (308,305 tokens)', () => {
+    const text = readPiFixture('large-session.jsonl');
+    expect(countO200kTokens(text)).toBe(exactO200k(text));
+  });
+});
+
+describe('pieces longer than one merge window', () => {
+  const windowBytes = MERGE_WINDOW_BYTES + WINDOW_LOOKAHEAD_BYTES;
+
+  it.each([
+    ['x', 40_000],
+    ['=', 40_000],
+    [' ', 40_000],
+    ['中', 15_000],
+    ['hello', 8_000],
+  ])('counts a run of %j ×%i as the whole-piece merge does', (unit, times) => {
+    const text = unit.repeat(times);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(3 * windowBytes);
+    expect(countO200kTokens(text)).toBe(wholePieceO200k(text));
+  });
+
+  it('counts random long pieces of nine alphabets as the whole-piece merge does (90 cases)', () => {
+    let cases = 0;
+    for (const [name, alphabet] of Object.entries(longPieceAlphabets)) {
+      const texts = fc.sample(
+        fc.array(fc.constantFrom(...alphabet), { minLength: 12_000, maxLength: 20_000 }),
+        {
+          numRuns: 10,
+          seed: 4,
+        },
+      );
+      for (const characters of texts) {
+        const text = characters.join('');
+        expect({ name, tokens: countO200kTokens(text) }).toEqual({ name, tokens: wholePieceO200k(text) });
+        cases += 1;
+      }
+    }
+    expect(cases).toBe(90);
+  });
+});
+
+describe('the work of counting a long run of one character', () => {
+  it('grows in proportion to its length (merge steps at 64 KiB and 256 KiB: ×4)', () => {
+    const shorter = stepsOf('x'.repeat(64 * 1024));
+    const longer = stepsOf('x'.repeat(256 * 1024));
+    expect(longer / shorter).toBeGreaterThan(3.9);
+    expect(longer / shorter).toBeLessThan(4.1);
+  });
+
+  it('takes a bounded number of merge steps per byte, from 1 KiB to 256 KiB, for every kind of run', () => {
+    for (const unit of ['x', '=', ' ', 'ab', '中']) {
+      for (const bytes of [1024, 16 * 1024, 256 * 1024]) {
+        const text = unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));
+        expect({ unit, bytes, perByte: stepsOf(text) / Buffer.byteLength(text) < 8 }).toEqual({
+          unit,
+          bytes,
+          perByte: true,
+        });
+      }
+    }
+  });
+});
+
+describe('a count in steps', () => {
+  it('pauses when asked and resumes to the same total as a count at once', () => {
+    const text = `${'word '.repeat(5000)}${'y'.repeat(50_000)}${' tail'.repeat(100)}`;
+    const stepwise = new O200kTextCount(text);
+    let pauses = 0;
+    while (!stepwise.advance(() => true)) pauses += 1;
+    expect(pauses).toBeGreaterThan(10);
+    expect(stepwise.done).toBe(true);
+    expect(stepwise.tokens).toBe(countO200kTokens(text));
+  });
+});
