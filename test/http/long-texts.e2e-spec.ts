@@ -12,6 +12,7 @@ const GUARD_MS = 20_000;
 const settings = {
   tokenizer: 'o200k',
   compaction: { keepRecentTokens: 250, reserveTokens: 2000, autoContinue: false },
+  branchSummary: { enabled: true, reserveTokens: 2000 },
   models: { defaultContextWindow: 10_000 },
 } as const;
 
@@ -129,12 +130,14 @@ describe('given an engine counting with o200k', () => {
     'navigates with a branch summary over a tool result of 16 kB of one character',
     async () => {
       const builder = session({ sessionId: 'long-navigate-16k' })
+        .user('Start')
+        .assistant('Ready.')
         .user('Read the blob')
         .assistantToolCalls([{ name: 'read', arguments: { path: 'blob.b64' } }])
         .toolResult('read', 'A'.repeat(16_000))
         .assistant('Read it.');
       await engine.seed(builder.header, builder.entries);
-      const target = builder.entries[0]!.id;
+      const target = builder.entries[1]!.id;
       const navigated = await engine.request('POST', '/sessions/long-navigate-16k/navigate', {
         body: { targetId: target, summarize: true },
       });
