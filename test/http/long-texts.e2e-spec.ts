@@ -4,6 +4,9 @@
 // took the context read 22-25 s with /health blocked as long, and a 2 MB run never finished.
 import { serializeSessionFile, type SessionEntry } from '@strata/session';
 import { session, type SessionBuilder } from '@strata/testing';
+import { countO200kTokens } from '@strata/tokenizer';
+import type { PreparedTokenCounter } from '@strata/tokenizer';
+import { TOKEN_COUNTER } from '../../apps/engine/src/shared/injection-tokens';
 import { startHttpEngine, type ApiResponse, type HttpHarness } from './http-harness';
 
 /** Longer than any of these requests takes once counting is linear; far shorter than before. */
@@ -16,8 +19,26 @@ const settings = {
   models: { defaultContextWindow: 10_000 },
 } as const;
 
-/** o200k gives a run of `x` one token per 8 characters. */
-const xTokens = (characters: number): number => Math.ceil(characters / 8);
+/**
+ * `length` pseudo-random lower-case letters: one long piece like a minified file or a line of
+ * base64, and the slowest text per byte for the counter (no two merge windows alike), so that its
+ * count lasts long enough to be seen sharing the event loop.
+ */
+function randomLetters(length: number, seed: number): string {
+  let state = seed;
+  const letters: string[] = [];
+  for (let index = 0; index < length; index += 1) {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    letters.push(String.fromCharCode(97 + (state % 26)));
+  }
+  return letters.join('');
+}
+
+/** Each test uses a text of its own, so that no count kept by an earlier test serves it. */
+const twentyKilobytes = 'x'.repeat(20_000);
+const twoMegabytes = 'y'.repeat(2_000_000);
+const importedBlob = randomLetters(3_000_000, 1);
+const appendedBlob = randomLetters(3_000_000, 2);
 
 function expectStatus(response: ApiResponse, status: number): void {
   if (response.status !== status)
@@ -60,53 +81,69 @@ describe('given an engine counting with o200k', () => {
   it(
     'answers the context of a user message of 20 kB of one character',
     async () => {
-      const builder = session({ sessionId: 'long-user-20k' }).user('x'.repeat(20_000)).assistant('Seen.');
+      const builder = session({ sessionId: 'long-user-20k' }).user(twentyKilobytes).assistant('Seen.');
       await engine.seed(builder.header, builder.entries);
       const read = await engine.request('GET', '/sessions/long-user-20k/context');
       expectStatus(read, 200);
-      expect(read.body).toMatchObject({ messageTokens: [xTokens(20_000), 2] });
+      expect(read.body).toMatchObject({ messageTokens: [2_500, 2] });
     },
     GUARD_MS,
   );
 
   it(
-    'keeps answering /health while it counts an imported 2 MB run for the first context read',
+    'answers the context of an imported user message of 2 MB of one character',
     async () => {
-      const builder = session({ sessionId: 'long-import-2m' }).user('y'.repeat(2_000_000)).assistant('Seen.');
+      const builder = session({ sessionId: 'long-user-2m' }).user(twoMegabytes).assistant('Seen.');
+      const imported = await engine.request('POST', '/sessions/import', {
+        rawBody: serializeSessionFile(builder.header, builder.entries),
+        contentType: 'application/x-ndjson',
+      });
+      expectStatus(imported, 201);
+      const read = await engine.request('GET', '/sessions/long-user-2m/context');
+      expectStatus(read, 200);
+      expect(read.body).toMatchObject({ messageTokens: [500_000, 2] });
+    },
+    GUARD_MS,
+  );
+
+  it(
+    'keeps answering /health while the first context read counts an imported 3 MB blob',
+    async () => {
+      const builder = session({ sessionId: 'long-import-blob' }).user(importedBlob).assistant('Seen.');
       const imported = await engine.request('POST', '/sessions/import', {
         rawBody: serializeSessionFile(builder.header, builder.entries),
         contentType: 'application/x-ndjson',
       });
       expectStatus(imported, 201);
       // The tree read loads the session without counting, so the context read below only counts.
-      expectStatus(await engine.request('GET', '/sessions/long-import-2m/tree'), 200);
+      expectStatus(await engine.request('GET', '/sessions/long-import-blob/tree'), 200);
 
-      const read = engine.request('GET', '/sessions/long-import-2m/context');
+      const read = engine.request('GET', '/sessions/long-import-blob/context');
       const answeredDuring = await healthAnswersDuring(engine, read);
       const context = await read;
       expectStatus(context, 200);
-      expect(context.body).toMatchObject({ messageTokens: [xTokens(2_000_000), 2] });
+      expect(context.body).toMatchObject({ messageTokens: [countO200kTokens(importedBlob), 2] });
       expect(answeredDuring).toBeGreaterThanOrEqual(2);
     },
     GUARD_MS,
   );
 
   it(
-    'keeps answering /health while it counts an appended 2 MB run, whose context then reads at once',
+    'keeps answering /health while it counts an appended 3 MB blob, whose context then reads at once',
     async () => {
-      const builder = session({ sessionId: 'long-append-2m' }).user('Show the blob');
+      const builder = session({ sessionId: 'long-append-blob' }).user('Show the blob');
       await engine.seed(builder.header, builder.entries);
-      const blob = session({ sessionId: 'long-append-2m', idPrefix: 'b' }).assistant('z'.repeat(2_000_000));
-      const appended = engine.request('POST', '/sessions/long-append-2m/entries', {
+      const blob = session({ sessionId: 'long-append-blob', idPrefix: 'b' }).assistant(appendedBlob);
+      const appended = engine.request('POST', '/sessions/long-append-blob/entries', {
         body: { entries: continuing(blob, builder.lastId) },
       });
       const answeredDuring = await healthAnswersDuring(engine, appended);
       expectStatus(await appended, 200);
       expect(answeredDuring).toBeGreaterThanOrEqual(2);
 
-      const read = await engine.request('GET', '/sessions/long-append-2m/context');
+      const read = await engine.request('GET', '/sessions/long-append-blob/context');
       expectStatus(read, 200);
-      expect(read.body).toMatchObject({ messageTokens: [3, xTokens(2_000_000)] });
+      expect(read.body).toMatchObject({ messageTokens: [3, countO200kTokens(appendedBlob)] });
     },
     GUARD_MS,
   );
@@ -186,4 +223,10 @@ describe('given an engine counting with o200k', () => {
     },
     GUARD_MS,
   );
+
+  it('counted every long text of these requests ahead, in slices, and none on the spot', () => {
+    const stats = engine.app.get<PreparedTokenCounter>(TOKEN_COUNTER).stats();
+    expect(stats.countedOnTheSpot).toBe(0);
+    expect(stats.countedAhead).toBeGreaterThanOrEqual(7);
+  });
 });

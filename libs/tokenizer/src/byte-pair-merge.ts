@@ -2,13 +2,17 @@
 // into tokens. js-tiktoken rescans every pair after every merge and builds a string key for each,
 // which is quadratic in the piece's length (a 32,000-character run of one letter took 55 s). Here
 // the parts form a linked list, the rank of each adjacent pair waits in a binary heap ordered by
-// (rank, position), and a merge recomputes only the two pairs beside it: m·log m for m bytes. The
+// (rank, position), and a merge recomputes only the two pairs beside it: m·log m for m bytes (pair
+// ranks are remembered by the ranks of their two tokens, so a repeated pair builds no key). The
 // lowest rank merges first and, among equal ranks, the leftmost pair, exactly as tiktoken does,
 // so the tokens come out the same. Pieces longer than the merger's capacity are the caller's to
 // cut (see o200k-text-count.ts).
 import type { ByteVocabulary } from './o200k-vocabulary';
 
-/** Counts the merge's elementary steps (pair look-ups and heap removals), for tests and benchmarks. */
+/**
+ * Counts elementary steps, for tests and benchmarks: the merge's pair look-ups and heap removals,
+ * and (o200k-text-count.ts) one per byte compared when a window repeats the last one.
+ */
 export interface MergeMeter {
   steps: number;
 }
@@ -16,6 +20,10 @@ export interface MergeMeter {
 /** Heap keys are rank × POSITION_SPAN + position, so that they order by rank, then position. */
 const POSITION_SPAN = 65_536;
 const NO_RANK = -1;
+/** Pair keys are left rank × RANK_SPAN + right rank. */
+const RANK_SPAN = 262_144;
+/** Pair ranks remembered across merges before the memory is cleared. */
+const REMEMBERED_PAIRS = 1_000_000;
 
 export interface WindowCount {
   /** Tokens that end at or before the limit. */
@@ -29,7 +37,13 @@ export class BytePairMerger {
   private readonly previous: Int32Array;
   /** Rank of the pair (part at i, part after it); NO_RANK when it is no token or i is merged away. */
   private readonly pairRank: Int32Array;
+  /** Rank of the token each part currently is. */
+  private readonly partRank: Int32Array;
   private readonly heap: Float64Array;
+  /** Byte value → the rank of that one byte. */
+  private readonly byteRank: Int32Array;
+  /** (left token, right token) → the rank of their concatenation, or NO_RANK. */
+  private readonly pairs = new Map<number, number>();
   private heapSize = 0;
   private bytes = '';
   private start = 0;
@@ -49,7 +63,15 @@ export class BytePairMerger {
     this.next = new Int32Array(capacity + 1);
     this.previous = new Int32Array(capacity + 1);
     this.pairRank = new Int32Array(capacity + 1);
+    this.partRank = new Int32Array(capacity + 1);
     this.heap = new Float64Array(3 * capacity + 1);
+    this.byteRank = new Int32Array(256);
+    if (vocabulary.highestRank >= RANK_SPAN) {
+      throw new Error(`a merger takes ranks below ${RANK_SPAN}`);
+    }
+    for (let byte = 0; byte < 256; byte += 1) {
+      this.byteRank[byte] = vocabulary.ranks.get(String.fromCharCode(byte)) ?? NO_RANK;
+    }
   }
 
   /** Tokens of `bytes[start, end)` (one latin1 character per byte). */
@@ -100,6 +122,9 @@ export class BytePairMerger {
       this.next[part] = part + 1;
       this.previous[part] = part - 1;
     }
+    for (let part = 0; part < length; part += 1) {
+      this.partRank[part] = this.byteRank[bytes.charCodeAt(start + part) & 0xff] as number;
+    }
     for (let part = 0; part < length; part += 1) this.refreshPair(part);
     while (this.heapSize > 0) {
       const key = this.popHeap();
@@ -111,6 +136,7 @@ export class BytePairMerger {
       const after = this.next[absorbed] as number;
       this.next[part] = after;
       if (after < length) this.previous[after] = part;
+      this.partRank[part] = rank;
       this.pairRank[absorbed] = NO_RANK;
       this.refreshPair(part);
       const before = this.previous[part] as number;
@@ -125,7 +151,14 @@ export class BytePairMerger {
     let rank = NO_RANK;
     if (end <= this.length && end - part <= this.vocabulary.longestTokenBytes) {
       this.steps += 1;
-      rank = this.vocabulary.ranks.get(this.bytes.slice(this.start + part, this.start + end)) ?? NO_RANK;
+      const key = (this.partRank[part] as number) * RANK_SPAN + (this.partRank[second] as number);
+      const remembered = this.pairs.get(key);
+      if (remembered !== undefined) rank = remembered;
+      else {
+        rank = this.vocabulary.ranks.get(this.bytes.slice(this.start + part, this.start + end)) ?? NO_RANK;
+        if (this.pairs.size >= REMEMBERED_PAIRS) this.pairs.clear();
+        this.pairs.set(key, rank);
+      }
     }
     this.pairRank[part] = rank;
     if (rank !== NO_RANK) this.pushHeap(rank * POSITION_SPAN + part);

@@ -149,15 +149,28 @@ describe('pieces longer than one merge window', () => {
   });
 });
 
-describe('the work of counting a long run of one character', () => {
-  it('grows in proportion to its length (merge steps at 64 KiB and 256 KiB: ×4)', () => {
-    const shorter = stepsOf('x'.repeat(64 * 1024));
-    const longer = stepsOf('x'.repeat(256 * 1024));
-    expect(longer / shorter).toBeGreaterThan(3.9);
-    expect(longer / shorter).toBeLessThan(4.1);
+describe('the work of counting a long piece', () => {
+  const randomLetters = (length: number): string =>
+    fc
+      .sample(fc.array(fc.constantFrom(...codePoints(0x61, 26)), { minLength: length, maxLength: length }), {
+        numRuns: 1,
+        seed: length,
+      })[0]!
+      .join('');
+
+  it('grows in proportion to the length of a run of one character (steps at 256 KiB and 1 MiB: ×4)', () => {
+    const ratio = stepsOf('x'.repeat(1024 * 1024)) / stepsOf('x'.repeat(256 * 1024));
+    expect(ratio).toBeGreaterThan(3.5);
+    expect(ratio).toBeLessThan(4.1);
   });
 
-  it('takes a bounded number of merge steps per byte, from 1 KiB to 256 KiB, for every kind of run', () => {
+  it('grows in proportion to the length of random letters, where no window repeats (×4)', () => {
+    const ratio = stepsOf(randomLetters(256 * 1024)) / stepsOf(randomLetters(64 * 1024));
+    expect(ratio).toBeGreaterThan(3.9);
+    expect(ratio).toBeLessThan(4.1);
+  });
+
+  it('takes a bounded number of steps per byte, from 1 KiB to 256 KiB, for every kind of run', () => {
     for (const unit of ['x', '=', ' ', 'ab', '中']) {
       for (const bytes of [1024, 16 * 1024, 256 * 1024]) {
         const text = unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));

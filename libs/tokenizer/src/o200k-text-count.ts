@@ -6,7 +6,8 @@
 // by MERGE_WINDOW_BYTES are kept, and the next window starts where the last of them ends. So the
 // work is linear in the text's length whatever it holds. The count equals exact o200k whenever
 // the merge of what lies beyond a window cannot change the tokens a lookahead's length before its
-// end: that held in every case measured (bench tokenizer suite, docs/compatibility.md).
+// end: that held in every case measured (bench tokenizer suite, docs/compatibility.md). A window
+// that repeats the last one (as in a run of one character) reuses its result.
 import { BytePairMerger, type MergeMeter } from './byte-pair-merge';
 import { o200kVocabulary } from './o200k-vocabulary';
 
@@ -21,6 +22,8 @@ const BYTES_BETWEEN_PAUSES = 4096;
 const NON_ASCII = /[\u0080-\uffff]/;
 
 let sharedMerger: BytePairMerger | undefined;
+/** The last window merged and what it settled: a run of one character repeats its windows. */
+let lastWindow: { readonly bytes: string; readonly tokens: number; readonly boundary: number } | undefined;
 
 function merger(): BytePairMerger {
   sharedMerger ??= new BytePairMerger(o200kVocabulary(), MERGE_WINDOW_BYTES + WINDOW_LOOKAHEAD_BYTES);
@@ -102,9 +105,15 @@ export class O200kTextCount {
       return remaining;
     }
     const end = long.offset + merger().capacity;
-    const settled = merger().countWindow(long.bytes, long.offset, end, MERGE_WINDOW_BYTES, this.meter);
-    this.counted += settled.tokens;
-    long.offset += settled.boundary;
+    const window = long.bytes.slice(long.offset, end);
+    if (lastWindow?.bytes === window) {
+      if (this.meter !== undefined) this.meter.steps += window.length;
+    } else {
+      const settled = merger().countWindow(window, 0, window.length, MERGE_WINDOW_BYTES, this.meter);
+      lastWindow = { bytes: window, ...settled };
+    }
+    this.counted += lastWindow.tokens;
+    long.offset += lastWindow.boundary;
     return merger().capacity;
   }
 }

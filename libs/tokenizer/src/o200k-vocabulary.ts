@@ -9,6 +9,7 @@ export interface ByteVocabulary {
   readonly ranks: ReadonlyMap<string, number>;
   /** The longest token in bytes: a longer span of bytes is never one token. */
   readonly longestTokenBytes: number;
+  readonly highestRank: number;
   /** The source of the pattern that cuts a text into pieces (used with the `gu` flags). */
   readonly pattern: string;
 }
@@ -16,9 +17,10 @@ export interface ByteVocabulary {
 let shared: ByteVocabulary | undefined;
 
 /** Parses the ranks file's lines: `<name> <first rank> <token as base64>...`, ranks counting up. */
-function parseRanks(bpeRanks: string): { ranks: Map<string, number>; longestTokenBytes: number } {
+function parseRanks(bpeRanks: string): Omit<ByteVocabulary, 'pattern'> {
   const ranks = new Map<string, number>();
   let longestTokenBytes = 0;
+  let highestRank = 0;
   for (const line of bpeRanks.split('\n')) {
     if (line.length === 0) continue;
     const fields = line.split(' ');
@@ -26,11 +28,13 @@ function parseRanks(bpeRanks: string): { ranks: Map<string, number>; longestToke
     if (!Number.isInteger(firstRank)) throw new Error(`o200k_base: a ranks line without a first rank`);
     for (let index = 2; index < fields.length; index += 1) {
       const token = Buffer.from(fields[index] ?? '', 'base64').toString('latin1');
-      ranks.set(token, firstRank + index - 2);
+      const rank = firstRank + index - 2;
+      ranks.set(token, rank);
       longestTokenBytes = Math.max(longestTokenBytes, token.length);
+      highestRank = Math.max(highestRank, rank);
     }
   }
-  return { ranks, longestTokenBytes };
+  return { ranks, longestTokenBytes, highestRank };
 }
 
 export function o200kVocabulary(): ByteVocabulary {
