@@ -3,7 +3,7 @@
 // length, and a long count leaves the engine answering other requests. Before the fix a 20 kB run
 // took the context read 22-25 s with /health blocked as long, and a 2 MB run never finished.
 import { serializeSessionFile, type SessionEntry } from '@strata/session';
-import { session, type SessionBuilder } from '@strata/testing';
+import { pseudoRandomLetters, session, type SessionBuilder } from '@strata/testing';
 import { countO200kTokens } from '@strata/tokenizer';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { TOKEN_COUNTER } from '../../apps/engine/src/shared/injection-tokens';
@@ -19,26 +19,12 @@ const settings = {
   models: { defaultContextWindow: 10_000 },
 } as const;
 
-/**
- * `length` pseudo-random lower-case letters: one long piece like a minified file or a line of
- * base64, and the slowest text per byte for the counter (no two merge windows alike), so that its
- * count lasts long enough to be seen sharing the event loop.
- */
-function randomLetters(length: number, seed: number): string {
-  let state = seed;
-  const letters: string[] = [];
-  for (let index = 0; index < length; index += 1) {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    letters.push(String.fromCharCode(97 + (state % 26)));
-  }
-  return letters.join('');
-}
-
 /** Each test uses a text of its own, so that no count kept by an earlier test serves it. */
 const twentyKilobytes = 'x'.repeat(20_000);
 const twoMegabytes = 'y'.repeat(2_000_000);
-const importedBlob = randomLetters(3_000_000, 1);
-const appendedBlob = randomLetters(3_000_000, 2);
+/** Blobs like a minified file: one long piece, the slowest text per byte to count. */
+const importedBlob = pseudoRandomLetters(3_000_000, 1);
+const appendedBlob = pseudoRandomLetters(3_000_000, 2);
 
 function expectStatus(response: ApiResponse, status: number): void {
   if (response.status !== status)

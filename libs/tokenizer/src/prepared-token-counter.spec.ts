@@ -1,4 +1,5 @@
 import { serializeConversation, type LlmMessage, type TokenCounter } from '@strata/session';
+import { pseudoRandomLetters } from '@strata/testing';
 import { createPreparedTokenCounter } from './create-token-counter';
 import { countO200kTokens, o200kTokenCounter } from './o200k-token-counter';
 import { LONG_TEXT_CHARACTERS, type PreparedTokenCounter } from './prepared-token-counter';
@@ -19,17 +20,6 @@ async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
 }
 
 const user = (text: string): LlmMessage => ({ role: 'user', content: text, timestamp: 0 });
-
-/** `length` pseudo-random lower-case letters: one long piece whose merge windows never repeat. */
-function randomLetters(length: number, seed = 1): string {
-  let state = seed;
-  let text = '';
-  for (let index = 0; index < length; index += 1) {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    text += String.fromCharCode(97 + (state % 26));
-  }
-  return text;
-}
 
 describe('a prepared o200k counter', () => {
   let counter: PreparedTokenCounter;
@@ -54,7 +44,7 @@ describe('a prepared o200k counter', () => {
   });
 
   it('counts ahead in slices: timers run meanwhile, and the synchronous count then finds it', async () => {
-    const long = randomLetters(1_000_000);
+    const long = pseudoRandomLetters(1_000_000);
     const turns = await turnsDuring(() => counter.countAhead([long, 'short']));
     expect(turns).toBeGreaterThan(2);
     expect(counter.isReady([long, 'short'])).toBe(true);
@@ -65,7 +55,7 @@ describe('a prepared o200k counter', () => {
   it('whereas a count at once lets no timer run (the blocking this replaces)', async () => {
     const turns = await turnsDuring(async () => {
       await Promise.resolve();
-      countO200kTokens(randomLetters(1_000_000, 2));
+      countO200kTokens(pseudoRandomLetters(1_000_000, 2));
     });
     expect(turns).toBe(0);
   });
@@ -79,7 +69,7 @@ describe('a prepared o200k counter', () => {
   describe('running a pure computation when its counts are ready', () => {
     // The newest message alone is over the budget, so the transcript cuts it by a binary search of
     // counts: each run asks for a head that depends on the counts of the run before.
-    const messages = [user('Start here.'), user(`Blob: ${randomLetters(100_000)}`)];
+    const messages = [user('Start here.'), user(`Blob: ${pseudoRandomLetters(100_000)}`)];
     const fitted = (tokenCounter: TokenCounter): string =>
       serializeConversation(messages, { maxTokens: 5_000, counter: tokenCounter });
 

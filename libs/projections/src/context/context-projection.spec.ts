@@ -10,7 +10,12 @@ import {
   type SessionEvent,
   type TokenCounter,
 } from '@strata/session';
-import { generatedSessionArbitrary, session, type GeneratedSession } from '@strata/testing';
+import {
+  generatedSessionArbitrary,
+  pseudoRandomLetters,
+  session,
+  type GeneratedSession,
+} from '@strata/testing';
 import { createPreparedTokenCounter, o200kTokenCounter } from '@strata/tokenizer';
 import { ProjectionRunner } from '../runner/projection-runner';
 import {
@@ -467,7 +472,7 @@ describe('ContextProjection', () => {
 
     it("counts a long text of a hydrated session in slices, to the plain counter's total", async () => {
       const store = new InMemoryEventStore();
-      const events = sessionEventsOf(sessionEndingWith('x'.repeat(1_000_000)));
+      const events = sessionEventsOf(sessionEndingWith(pseudoRandomLetters(1_000_000, 1)));
       await appendEvents(store, sessionId, events);
       const counter = createPreparedTokenCounter('o200k');
       const projection = new ContextProjection({ store, tokenCounter: counter });
@@ -476,13 +481,12 @@ describe('ContextProjection', () => {
       const { result, timerRan } = await timerRanDuring(() => projection.contextAt(sessionId));
       expect(timerRan).toBe(true);
       expect(result.tokens).toBe(tokensOf(result.context, o200kTokenCounter));
-      expect(result.messageTokens[3]).toBe(125_000);
       expect(counter.stats()).toMatchObject({ countedAhead: 1, countedOnTheSpot: 0 });
     });
 
     it('leaves a long text appended to a read leaf to the next read instead of counting it on arrival', async () => {
       const store = new InMemoryEventStore();
-      const events = sessionEventsOf(sessionEndingWith('y'.repeat(1_000_000)));
+      const events = sessionEventsOf(sessionEndingWith(pseudoRandomLetters(1_000_000, 2)));
       const [head, tail] = [events.slice(0, -1), events.slice(-1)];
       await appendEvents(store, sessionId, head);
       const counter = createPreparedTokenCounter('o200k');
