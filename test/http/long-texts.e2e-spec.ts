@@ -150,15 +150,13 @@ describe('given an engine counting with o200k', () => {
   );
 
   it(
-    'navigates with a branch summary over a tool result of 16 kB of one character',
+    'navigates with a branch summary over an assistant message of 16 kB of one character',
     async () => {
       const builder = session({ sessionId: 'long-navigate-16k' })
         .user('Start')
         .assistant('Ready.')
-        .user('Read the blob')
-        .assistantToolCalls([{ name: 'read', arguments: { path: 'blob.b64' } }])
-        .toolResult('read', 'A'.repeat(16_000))
-        .assistant('Read it.');
+        .user('Draw a line')
+        .assistant('#'.repeat(16_000));
       await engine.seed(builder.header, builder.entries);
       const target = builder.entries[1]!.id;
       const navigated = await engine.request('POST', '/sessions/long-navigate-16k/navigate', {
