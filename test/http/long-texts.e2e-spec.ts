@@ -7,6 +7,7 @@ import { pseudoRandomLetters, session, type SessionBuilder } from '@strata/testi
 import { countO200kTokens } from '@strata/tokenizer';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { TOKEN_COUNTER } from '../../apps/engine/src/shared/injection-tokens';
+import { CaseCounts } from '../reliability/support/case-counts';
 import { startHttpEngine, type ApiResponse, type HttpHarness } from './http-harness';
 
 /** Longer than any of these requests takes once counting is linear; far shorter than before. */
@@ -57,12 +58,16 @@ async function healthAnswersDuring(engine: HttpHarness, slow: Promise<ApiRespons
 
 describe('given an engine counting with o200k', () => {
   let engine: HttpHarness;
+  const counts = new CaseCounts('long texts');
 
   beforeAll(async () => {
     engine = await startHttpEngine({ settings });
   });
 
-  afterAll(() => engine.close());
+  afterAll(async () => {
+    counts.report();
+    await engine.close();
+  });
 
   // Every engine path that counts made its long counts ready in slices: none was counted on the
   // spot (which would have held the event loop for the whole count).
@@ -78,6 +83,7 @@ describe('given an engine counting with o200k', () => {
       const read = await engine.request('GET', '/sessions/long-user-20k/context');
       expectStatus(read, 200);
       expect(read.body).toMatchObject({ messageTokens: [2_500, 2] });
+      counts.record('context read', ['one character 20 kB']);
     },
     GUARD_MS,
   );
@@ -94,6 +100,7 @@ describe('given an engine counting with o200k', () => {
       const read = await engine.request('GET', '/sessions/long-user-2m/context');
       expectStatus(read, 200);
       expect(read.body).toMatchObject({ messageTokens: [500_000, 2] });
+      counts.record('context read', ['one character 2 MB imported']);
     },
     GUARD_MS,
   );
@@ -116,6 +123,8 @@ describe('given an engine counting with o200k', () => {
       expectStatus(context, 200);
       expect(context.body).toMatchObject({ messageTokens: [countO200kTokens(importedBlob), 2] });
       expect(answeredDuring).toBeGreaterThanOrEqual(2);
+      counts.record('context read', ['random letters 3 MB imported']);
+      counts.record('/health during a count', ['context read']);
     },
     GUARD_MS,
   );
@@ -136,6 +145,8 @@ describe('given an engine counting with o200k', () => {
       const read = await engine.request('GET', '/sessions/long-append-blob/context');
       expectStatus(read, 200);
       expect(read.body).toMatchObject({ messageTokens: [3, countO200kTokens(appendedBlob)] });
+      counts.record('append', ['random letters 3 MB']);
+      counts.record('/health during a count', ['append']);
     },
     GUARD_MS,
   );
@@ -151,6 +162,7 @@ describe('given an engine counting with o200k', () => {
       const compacted = await engine.request('POST', '/sessions/long-compact-16k/compact', { body: {} });
       expectStatus(compacted, 200);
       expect(compacted.body).toMatchObject({ outcome: 'completed' });
+      counts.record('compaction', ['one character 16 kB']);
     },
     GUARD_MS,
   );
@@ -173,6 +185,7 @@ describe('given an engine counting with o200k', () => {
         outcome: 'navigated',
         summary: { entry: { type: 'branch_summary', parentId: target } },
       });
+      counts.record('navigation with a summary', ['one character 16 kB']);
     },
     GUARD_MS,
   );
@@ -210,6 +223,7 @@ describe('given an engine counting with o200k', () => {
       const context = await engine.request('GET', '/sessions/long-threshold-2m/context');
       expectStatus(context, 200);
       expect(context.body).toMatchObject({ compactionId: expect.any(String) });
+      counts.record('pruning and automatic compaction', ['one character 2 MB']);
     },
     GUARD_MS,
   );

@@ -184,6 +184,55 @@ describe('the work of counting a long piece', () => {
   });
 });
 
+describe('the pattern run over segments cut inside runs of caseless letters', () => {
+  const countWithSegments = (text: string, segmentCharacters: number): number => {
+    const count = new O200kTextCount(text, undefined, segmentCharacters);
+    count.advance(() => false);
+    return count.tokens;
+  };
+
+  it('counts random text exactly with segments of 4 characters (fast-check, 400 cases)', () => {
+    const caseless = fc.constantFrom(
+      '\u0301',
+      '\u0e01',
+      '\u0e31',
+      '\u3042',
+      '\u02b0',
+      '\u{20000}',
+      ...codePoints(0x4e00, 4),
+    );
+    const other = fc.constantFrom(...[..."aAzZ09 \n's!-"]);
+    const character = fc.oneof({ arbitrary: caseless, weight: 3 }, { arbitrary: other, weight: 1 });
+    let casesWithCuts = 0;
+    fc.assert(
+      fc.property(fc.array(character, { minLength: 30, maxLength: 200 }), (characters) => {
+        const text = characters.join('');
+        expect(countWithSegments(text, 4)).toBe(exactO200k(text));
+        if (/[\p{Lo}\p{Lm}\p{M}]{3}/u.test(text.slice(4))) casesWithCuts += 1;
+      }),
+      { numRuns: 400, seed: 12 },
+    );
+    expect(casesWithCuts).toBeGreaterThan(300);
+  });
+
+  it('counts 2 MB of Chinese without punctuation as one piece, pausing all along', () => {
+    const text = fc
+      .sample(
+        fc.array(fc.constantFrom(...codePoints(0x4e00, 2000)), { minLength: 700_000, maxLength: 700_000 }),
+        {
+          numRuns: 1,
+          seed: 3,
+        },
+      )[0]!
+      .join('');
+    const stepwise = new O200kTextCount(text);
+    let pauses = 0;
+    while (!stepwise.advance(() => true)) pauses += 1;
+    expect(stepwise.tokens).toBe(countWithSegments(text, Number.MAX_SAFE_INTEGER));
+    expect(pauses).toBeGreaterThan(200);
+  });
+});
+
 describe('a count in steps', () => {
   it('pauses when asked and resumes to the same total as a count at once', () => {
     const text = `${'word '.repeat(5000)}${'y'.repeat(50_000)}${' tail'.repeat(100)}`;

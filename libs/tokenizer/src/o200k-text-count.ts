@@ -7,7 +7,10 @@
 // work is linear in the text's length whatever it holds. The count equals exact o200k whenever
 // the merge of what lies beyond a window cannot change the tokens a lookahead's length before its
 // end: that held in every case measured (bench tokenizer suite, docs/compatibility.md). A window
-// that repeats the last one (as in a run of one character) reuses its result.
+// that repeats the last one (as in a run of one character) reuses its result. The pattern itself
+// runs over segments of about PATTERN_SEGMENT_CHARACTERS, cut only inside runs of caseless letters
+// where the piece provably goes on, so that matching one long piece of Chinese (35 ns a byte)
+// cannot hold a count's step for long either; the parts of a piece cut so are merged as one.
 import { BytePairMerger, type MergeMeter } from './byte-pair-merge';
 import { o200kVocabulary } from './o200k-vocabulary';
 
@@ -35,19 +38,41 @@ function utf8Bytes(piece: string): string {
   return !NON_ASCII.test(piece) ? piece : Buffer.from(piece, 'utf8').toString('latin1');
 }
 
+/**
+ * Three caseless letters or marks in a row (Chinese, Japanese kana, Thai): a text is cut for the
+ * pattern only between the second and the third, where the piece that holds them continues
+ * across the cut and no other piece reads over it.
+ */
+const CUTTABLE_RUN = /[\p{Lo}\p{Lm}\p{M}]{3}/gu;
+
+/** Characters the pattern is run over at once, so that one match takes milliseconds at most. */
+export const PATTERN_SEGMENT_CHARACTERS = 65_536;
+
+/** A piece longer than one merge, merged window by window; `open` while its end lies past a cut. */
+interface LongPiece {
+  bytes: string;
+  offset: number;
+  open: boolean;
+}
+
 export class O200kTextCount {
   private counted = 0;
   private finished: boolean;
   private readonly splitter: RegExp;
-  /** A piece longer than one merge, being counted window by window. */
-  private longPiece: { readonly bytes: string; offset: number } | undefined;
+  /** The part of the text the pattern runs over now: [segmentStart, segmentEnd). */
+  private segment = '';
+  private segmentStart = 0;
+  private segmentEnd = 0;
+  private longPiece: LongPiece | undefined;
 
   constructor(
     private readonly text: string,
     private readonly meter?: MergeMeter,
+    private readonly segmentCharacters: number = PATTERN_SEGMENT_CHARACTERS,
   ) {
     this.splitter = new RegExp(o200kVocabulary().pattern, 'gu');
     this.finished = text.length === 0;
+    this.startSegment(0);
   }
 
   /** Tokens counted so far (all of them once `done`). */
@@ -75,31 +100,67 @@ export class O200kTextCount {
     return true;
   }
 
+  /** Starts the segment at `start`: up to the first cuttable place past `segmentCharacters`. */
+  private startSegment(start: number): void {
+    let end = this.text.length;
+    if (this.text.length - start > this.segmentCharacters) {
+      CUTTABLE_RUN.lastIndex = start + this.segmentCharacters;
+      const run = CUTTABLE_RUN.exec(this.text);
+      if (run !== null) {
+        const first = run[0].codePointAt(0) as number;
+        const second = run[0].codePointAt(first > 0xffff ? 2 : 1) as number;
+        end = run.index + (first > 0xffff ? 2 : 1) + (second > 0xffff ? 2 : 1);
+      }
+    }
+    this.segmentStart = start;
+    this.segmentEnd = end;
+    this.segment = start === 0 && end === this.text.length ? this.text : this.text.slice(start, end);
+    this.splitter.lastIndex = 0;
+  }
+
+  /** The next piece of the text, moving to the next segment when this one is done; null at the end. */
+  private nextMatch(): { readonly piece: string; readonly atStart: boolean; readonly atCut: boolean } | null {
+    for (;;) {
+      const match = this.splitter.exec(this.segment);
+      if (match !== null) {
+        const piece = match[0];
+        if (piece.length === 0) {
+          this.splitter.lastIndex += 1;
+          continue;
+        }
+        const end = match.index + piece.length;
+        return {
+          piece,
+          atStart: match.index === 0,
+          atCut: end === this.segment.length && this.segmentEnd < this.text.length,
+        };
+      }
+      if (this.segmentEnd >= this.text.length) return null;
+      this.startSegment(this.segmentEnd);
+    }
+  }
+
   /** Counts the next piece (or starts on a long one); the bytes handled. */
   private countNextPiece(): number {
-    const match = this.splitter.exec(this.text);
-    if (match === null) {
+    const next = this.nextMatch();
+    if (next === null) {
       this.finished = true;
       return 0;
     }
-    const piece = match[0];
-    if (piece.length === 0) {
-      this.splitter.lastIndex += 1;
-      return 0;
-    }
-    const bytes = utf8Bytes(piece);
-    if (bytes.length > merger().capacity) {
-      this.longPiece = { bytes, offset: 0 };
+    const bytes = utf8Bytes(next.piece);
+    if (next.atCut || bytes.length > merger().capacity) {
+      this.longPiece = { bytes, offset: 0, open: next.atCut };
       return 0;
     }
     this.counted += merger().count(bytes, 0, bytes.length, this.meter);
     return bytes.length;
   }
 
-  /** Counts one window of the long piece; the bytes merged. */
-  private countWindow(long: { readonly bytes: string; offset: number }): number {
+  /** Counts one window of the long piece (or takes in its continuation past a cut); the bytes handled. */
+  private countWindow(long: LongPiece): number {
     const remaining = long.bytes.length - long.offset;
     if (remaining <= merger().capacity) {
+      if (long.open) return this.continueLongPiece(long);
       this.counted += merger().count(long.bytes, long.offset, long.bytes.length, this.meter);
       this.longPiece = undefined;
       return remaining;
@@ -115,6 +176,17 @@ export class O200kTextCount {
     this.counted += lastWindow.tokens;
     long.offset += lastWindow.boundary;
     return merger().capacity;
+  }
+
+  /** The piece goes on in the next segment, whose first match is its continuation. */
+  private continueLongPiece(long: LongPiece): number {
+    const next = this.nextMatch();
+    if (next === null || !next.atStart) throw new Error('o200k: a piece cut for the pattern did not continue');
+    const bytes = utf8Bytes(next.piece);
+    long.bytes = long.bytes.slice(long.offset) + bytes;
+    long.offset = 0;
+    long.open = next.atCut;
+    return bytes.length;
   }
 }
 
