@@ -184,14 +184,14 @@ describe('the work of counting a long piece', () => {
   });
 });
 
-describe('the pattern run over segments cut inside runs of caseless letters', () => {
+describe('the pattern run over segments cut inside runs of letters or punctuation', () => {
   const countWithSegments = (text: string, segmentCharacters: number): number => {
     const count = new O200kTextCount(text, undefined, segmentCharacters);
     count.advance(() => false);
     return count.tokens;
   };
 
-  it('counts random text exactly with segments of 4 characters (fast-check, 400 cases)', () => {
+  it('counts random runs exactly with segments of 1 to 12 characters (fast-check, 1,000 cases)', () => {
     const caseless = fc.constantFrom(
       '\u0301',
       '\u0e01',
@@ -201,18 +201,45 @@ describe('the pattern run over segments cut inside runs of caseless letters', ()
       '\u{20000}',
       ...codePoints(0x4e00, 4),
     );
-    const other = fc.constantFrom(...[..."aAzZ09 \n's!-"]);
-    const character = fc.oneof({ arbitrary: caseless, weight: 3 }, { arbitrary: other, weight: 1 });
+    const lower = fc.constantFrom(...[...'abxyzß']);
+    const upper = fc.constantFrom(...[...'ABXYZΣ']);
+    const punctuation = fc.constantFrom(...[...'=-!/.\'"#*—'], '\n/');
+    const other = fc.constantFrom(...[...'09 \n\r\t'], "'s", "'ll", "'RE", 'ǅ', '😀');
+    const run = fc.oneof(
+      ...[caseless, lower, upper, punctuation, other].map((group) =>
+        fc.array(group, { minLength: 1, maxLength: 6 }).map((characters) => characters.join('')),
+      ),
+    );
+    const CUTTABLE =
+      /[\p{Lo}\p{Lm}\p{M}][\p{Lo}\p{Lm}][\p{Lo}\p{Lm}\p{M}]|\p{Ll}{3}|\p{Lu}{3}|[^\s\p{L}\p{N}\p{M}/]{4}/u;
     let casesWithCuts = 0;
     fc.assert(
-      fc.property(fc.array(character, { minLength: 30, maxLength: 200 }), (characters) => {
-        const text = characters.join('');
-        expect(countWithSegments(text, 4)).toBe(exactO200k(text));
-        if (/[\p{Lo}\p{Lm}\p{M}]{3}/u.test(text.slice(4))) casesWithCuts += 1;
-      }),
-      { numRuns: 400, seed: 12 },
+      fc.property(
+        fc.array(run, { minLength: 10, maxLength: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        (runs, segment) => {
+          const text = runs.join('');
+          expect(countWithSegments(text, segment)).toBe(exactO200k(text));
+          if (CUTTABLE.test(text.slice(4))) casesWithCuts += 1;
+        },
+      ),
+      { numRuns: 1000, seed: 12 },
     );
-    expect(casesWithCuts).toBeGreaterThan(300);
+    expect(casesWithCuts).toBeGreaterThan(900);
+  });
+
+  it.each([
+    ['a mark after punctuation', 'aa==AAA\u0301\u0301\u0301======\u0e31\u0e01\u0301\u0301A\u0301'],
+    ['marks ending a punctuation piece', '==\u0301\u0e31\u0e01\u0301=a'],
+    ["a contraction ('ll, 'RE) before letters", "'ll'REAΣ=\u03010"],
+    ['a tail of slashes after punctuation', '==\n\n//*=A=A\u0301A'],
+  ])('counts %s exactly when cut every character or so', (_name, text) => {
+    for (const segmentCharacters of [1, 2, 3, 5]) {
+      expect({ segmentCharacters, tokens: countWithSegments(text, segmentCharacters) }).toEqual({
+        segmentCharacters,
+        tokens: exactO200k(text),
+      });
+    }
   });
 
   it('counts 2 MB of Chinese without punctuation as one piece, pausing all along', () => {
