@@ -81,7 +81,7 @@ export class EventStreamController {
     const header = request.headers['last-event-id'];
     const start = startOf(Array.isArray(header) ? header[0] : header, query);
     if (query.session !== undefined) await this.sessions.requireOwned(principal, query.session);
-    this.streams.requireCapacity();
+    this.streams.requireCapacity(principal.tenant);
     await this.streams.serve(
       {
         tenant: principal.tenant,

@@ -51,8 +51,10 @@ interface ReadPage<Kept> {
 }
 
 /**
- * Reads one page: every received event is offered to `keep` (undefined drops it) and the read is
- * cancelled once the kept events fill `limits`.
+ * Reads one page: every received event is offered to `keep` (undefined drops it). Once the kept
+ * events fill `limits` the read is cancelled and what the client still delivers is let go, up to
+ * the end of the read: a read left before its end would keep its gRPC call in the client's
+ * books (and `dispose()` waits for every call to finish).
  */
 async function readPage<Kept>(
   read: StreamingRead<ResolvedEvent>,
@@ -64,20 +66,17 @@ async function readPage<Kept>(
   let received = 0;
   let last: ResolvedEvent | undefined;
   let cut = false;
-  try {
-    for await (const resolved of read) {
-      received += 1;
-      last = resolved;
-      const event = keep(resolved);
-      if (event === undefined) continue;
-      kept.push(event);
-      if (fill.add(resolvedEventBytes(resolved))) {
-        cut = true;
-        break;
-      }
+  for await (const resolved of read) {
+    if (cut) continue;
+    received += 1;
+    last = resolved;
+    const event = keep(resolved);
+    if (event === undefined) continue;
+    kept.push(event);
+    if (fill.add(resolvedEventBytes(resolved))) {
+      cut = true;
+      void read.cancel();
     }
-  } finally {
-    if (cut) await read.cancel();
   }
   return { kept, received, last, cut };
 }
