@@ -231,10 +231,10 @@ describe('SqliteEventStore', () => {
       expect(indexes).toContain('events_by_tenant');
       const prepared: string[] = [];
       const prepare = store.database.prepare.bind(store.database);
-      jest.spyOn(store.database, 'prepare').mockImplementation(((source: string) => {
+      jest.spyOn(store.database, 'prepare').mockImplementation((source: string) => {
         prepared.push(source);
         return prepare(source);
-      }) as typeof store.database.prepare);
+      });
       const acme = await collect(store.readAll({ filter: { tenant: 'acme' } }));
       const untenanted = await collect(store.readAll({ filter: { tenant: 'default' } }));
       expect(acme.map((event) => event.id)).toEqual(['old-0', 'old-3']);
