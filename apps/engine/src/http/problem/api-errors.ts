@@ -6,8 +6,10 @@ export const problemStatuses = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
 } as const;
@@ -21,8 +23,10 @@ export const problemTitles: Readonly<Record<ProblemCode, string>> = {
   unauthorized: 'An API key is required',
   forbidden: 'This API key may not do that',
   not_found: 'Not found',
+  request_timeout: 'The request did not arrive in time',
   conflict: 'Conflict with the current state',
   payload_too_large: 'The request body is too large',
+  headers_too_large: 'The request headers are too large',
   unavailable: 'The service is not available right now',
   internal: 'Internal error',
 };
