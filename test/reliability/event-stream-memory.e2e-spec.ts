@@ -159,6 +159,7 @@ describe("given tenant A's entries of 3 MB and A's read-only key opening more st
   it("stays up, refuses A's streams beyond its share with 503, serves B's streams, and ends A's stalled ones", async () => {
     const alpha: HeldStream[] = [];
     const beta: HeldStream[] = [];
+    const seededPeak = peakRssMb(engine!.child.pid!);
     try {
       for (let index = 0; index < ALPHA_STREAMS; index += 1) {
         const reads = index < ALPHA_READERS;
@@ -209,7 +210,8 @@ describe("given tenant A's entries of 3 MB and A's read-only key opening more st
       expect(health.status).toBe(200);
       expect(engine!.child.exitCode).toBeNull();
       process.stdout.write(
-        `[reliability] event streams over large entries: engine peak RSS ${peakRssMb(engine!.child.pid!)} MB (heap limit ${HEAP_MB} MB)\n`,
+        `[reliability] event streams over large entries: engine peak RSS ${seededPeak} MB after seeding, ` +
+          `${peakRssMb(engine!.child.pid!)} MB after the streams (heap limit ${HEAP_MB} MB)\n`,
       );
     } finally {
       for (const stream of [...alpha, ...beta]) stream.close();
