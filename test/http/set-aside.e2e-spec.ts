@@ -145,7 +145,7 @@ describe('given a session holding an event the read models cannot read back', ()
 
   it('stays ready, and the metrics and the runner name the session', async () => {
     expect((await engine.request('GET', '/ready')).status).toBe(200);
-    const metrics = await engine.request('GET', '/metrics');
+    const metrics = await engine.request('GET', '/metrics', { key: ALPHA_KEY });
     expect(metrics.text).toMatch(/^strata_sessions_set_aside 1$/m);
     expect(metrics.text).toMatch(/^strata_sessions_set_aside_total\{projection="catalog"\} 1$/m);
     expect(engine.app.get(ReadModels).runner.isParked(sessionStreamName('poisoned'))).toMatchObject({
