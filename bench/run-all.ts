@@ -26,9 +26,17 @@ import { httpSuite } from './http/http-suite';
 import { importSuite } from './import/import-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { storeSuite } from './store/store-suite';
+import { tokenizerSuite } from './tokenizer/tokenizer-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
-const suites: readonly BenchSuite[] = [contextSuite, storeSuite, importSuite, projectionSuite, httpSuite];
+const suites: readonly BenchSuite[] = [
+  contextSuite,
+  storeSuite,
+  importSuite,
+  projectionSuite,
+  httpSuite,
+  tokenizerSuite,
+];
 
 const defaultSettings: MeasureSettings = {
   warmupIterations: 2,

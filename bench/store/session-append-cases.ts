@@ -8,6 +8,7 @@
 import { SqliteEventStore } from '@strata/event-store';
 import type { SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
+import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
 import { AppendEntriesHandler } from '../../apps/engine/src/sessions/append-entries/append-entries.handler';
 import { SessionStreams } from '../../apps/engine/src/sessions/session-streams.service';
@@ -88,7 +89,7 @@ export async function sessionAppendFixture(
   const cached = await LongSession.write(new SessionStreams(store), 'with-cache', entries);
   const keyedStreams = new SessionStreams(store);
   const keyed = await LongSession.write(keyedStreams, 'with-key', entries);
-  const handler = new AppendEntriesHandler(keyedStreams);
+  const handler = new AppendEntriesHandler(keyedStreams, createPreparedTokenCounter('chars4'));
   const group = `append one entry to a session of ${entries.length.toLocaleString('en-US')} entries (SQLite, one command)`;
   const details = { sessionEntries: entries.length };
   const cases: BenchCase<unknown>[] = [

@@ -96,7 +96,8 @@ describe('given an engine with small body limits and one session', () => {
 
     it('refuses a session file that is not one, naming the line', async () => {
       const response = await engine.request('POST', '/sessions/import', {
-        rawBody: '{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}\nnot json\n',
+        rawBody:
+          '{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\nnot json\n',
         contentType: 'application/x-ndjson',
       });
       expect(response.status).toBe(400);

@@ -1,7 +1,15 @@
 // End to end over real HTTP: the server-sent-events stream of session events under their
 // public names, fed by the store's subscription, resumable with Last-Event-ID.
 import { session, type SessionBuilder } from '@strata/testing';
-import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
+import {
+  ALPHA_KEY,
+  AUDITOR_KEY,
+  BETA_KEY,
+  TWO_TENANT_KEYS,
+  problemOf,
+  startHttpEngine,
+  type HttpHarness,
+} from './http-harness';
 import { openEventStream, type EventStreamConnection, type ReceivedEvent } from './sse-client';
 
 function turns(builder: SessionBuilder, count: number): SessionBuilder {
@@ -152,6 +160,20 @@ describe('given an engine and a subscriber of compaction events', () => {
     expect(problemOf(id).code).toBe('validation');
   });
 
+  it('refuses a Last-Event-ID past the largest position (400), and resumes after the largest one', async () => {
+    for (const beyond of ['99999999999999999999', '9223372036854775808', '9223372036854775808.1']) {
+      const header = await engine.request('GET', '/events', { headers: { 'last-event-id': beyond } });
+      expect(header.status).toBe(400);
+      expect(problemOf(header)).toMatchObject({ code: 'validation' });
+      const query = await engine.request('GET', `/events?lastEventId=${beyond}`);
+      expect(problemOf(query).code).toBe('validation');
+    }
+    const largest = await openEventStream(`${engine.url}/events`, { 'last-event-id': '9223372036854775807' });
+    expect(largest.status).toBe(200);
+    await largest.waitForComment(isCaughtUp);
+    largest.close();
+  });
+
   it('ends open streams when the engine stops', async () => {
     const stream = await connect(engine, '');
     await engine.app.close();
@@ -258,5 +280,40 @@ describe('given an engine that serves one event stream at most', () => {
     expect(problemOf(second).code).toBe('unavailable');
     expect(second.headers.get('retry-after')).toBe('5');
     first.close();
+  });
+});
+
+describe('given two tenants sharing an engine that serves four event streams', () => {
+  let engine: HttpHarness;
+
+  beforeAll(async () => {
+    engine = await startHttpEngine({
+      environment: { STRATA_API_KEYS: TWO_TENANT_KEYS, STRATA_MAX_EVENT_STREAMS: '4' },
+    });
+  });
+
+  afterAll(() => engine.close());
+
+  it('gives each tenant two: a tenant over its share answers 503, the other still connects', async () => {
+    const alpha = [
+      await connect(engine, '', { authorization: `Bearer ${ALPHA_KEY}` }),
+      await connect(engine, '', { authorization: `Bearer ${AUDITOR_KEY}` }),
+    ];
+    expect(alpha.map((stream) => stream.status)).toEqual([200, 200]);
+    const third = await engine.request('GET', '/events', { key: AUDITOR_KEY });
+    expect(third.status).toBe(503);
+    expect(problemOf(third)).toMatchObject({ code: 'unavailable' });
+    expect(problemOf(third).detail).toMatch(/share of 2 event streams/);
+    expect(third.headers.get('retry-after')).toBe('5');
+    const beta = [
+      await connect(engine, '', { authorization: `Bearer ${BETA_KEY}` }),
+      await connect(engine, '', { authorization: `Bearer ${BETA_KEY}` }),
+    ];
+    expect(beta.map((stream) => stream.status)).toEqual([200, 200]);
+    alpha[0]!.close();
+    await alpha[0]!.ended;
+    const again = await connect(engine, '', { authorization: `Bearer ${ALPHA_KEY}` });
+    expect(again.status).toBe(200);
+    for (const stream of [alpha[1]!, again, ...beta]) stream.close();
   });
 });

@@ -145,7 +145,7 @@ describe('given a session holding an event the read models cannot read back', ()
 
   it('stays ready, and the metrics and the runner name the session', async () => {
     expect((await engine.request('GET', '/ready')).status).toBe(200);
-    const metrics = await engine.request('GET', '/metrics');
+    const metrics = await engine.request('GET', '/metrics', { key: ALPHA_KEY });
     expect(metrics.text).toMatch(/^strata_sessions_set_aside 1$/m);
     expect(metrics.text).toMatch(/^strata_sessions_set_aside_total\{projection="catalog"\} 1$/m);
     expect(engine.app.get(ReadModels).runner.isParked(sessionStreamName('poisoned'))).toMatchObject({
@@ -212,45 +212,6 @@ describe('given a read model that fails on purpose on one session', () => {
       await faulty.close();
       await storage.close();
       rmSync(directory, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('given usage figures past the largest double in one session (stored before they were bounded)', () => {
-  it('sets that session aside and leaves every other tenant’s reads and readiness alone', async () => {
-    const engine = await startHttpEngine({ environment });
-    try {
-      await seedBoth(engine);
-      const detail = await engine.request('GET', '/sessions/poisoned', { key: ALPHA_KEY });
-      const { leafId } = detail.body as { leafId: string };
-      const huge = { input: 1e308, output: 1e308, cacheRead: 0, cacheWrite: 0 };
-      await appendRawEntry(engine.directory, 'poisoned', '0190f000-0000-7000-8000-00000000bad2', {
-        type: 'message',
-        id: 'huge-usage',
-        parentId: leafId,
-        timestamp: '2026-02-01T00:00:00.000Z',
-        message: {
-          role: 'assistant',
-          content: [{ type: 'text', text: 'expensive' }],
-          provider: 'anthropic',
-          model: 'claude-sonnet-4-5',
-          usage: huge,
-          stopReason: 'stop',
-          timestamp: 1,
-        },
-      });
-
-      const poisoned = await eventually(
-        () => engine.request('GET', '/sessions/poisoned', { key: ALPHA_KEY }),
-        (response) => response.status === 503,
-      );
-      expect(problemOf(poisoned).code).toBe('set_aside');
-      expect((await engine.request('GET', '/sessions', { key: BETA_KEY })).status).toBe(200);
-      expect((await engine.request('GET', '/sessions/other-tenant', { key: BETA_KEY })).status).toBe(200);
-      expect((await engine.request('GET', '/sessions/neighbour', { key: ALPHA_KEY })).status).toBe(200);
-      expect((await engine.request('GET', '/ready')).status).toBe(200);
-    } finally {
-      await engine.close();
     }
   });
 });

@@ -4,7 +4,8 @@
 // engine stays up, ready, with every session's hash chain intact.
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { SqliteEventStore, verifyAll, type EventStore } from '@strata/event-store';
+import { SqliteEventStore, loadSession, verifyAll, type EventStore } from '@strata/event-store';
+import { entryFieldProblems, headerFieldProblems, SESSION_STREAM_PREFIX } from '@strata/session';
 import { session } from '@strata/testing';
 import { startHttpEngine, type HttpHarness } from '../http/http-harness';
 import { CaseCounts } from './support/case-counts';
@@ -149,7 +150,7 @@ describe('a running engine given hostile request bodies', () => {
       what: 'entry data nested 5,000 levels deep',
       path: '/sessions/fuzz-target/entries',
       bytes: Buffer.from(
-        `{"entries":[{"type":"custom","id":"deep","parentId":null,"timestamp":"t","customType":"x","data":${'['.repeat(5000)}${']'.repeat(5000)}}]}`,
+        `{"entries":[{"type":"custom","id":"deep","parentId":null,"timestamp":"2026-01-01T00:00:00Z","customType":"x","data":${'['.repeat(5000)}${']'.repeat(5000)}}]}`,
       ),
       contentType: 'application/json',
       detail: 'the body nests deeper than 512 levels',
@@ -165,8 +166,12 @@ describe('a running engine given hostile request bodies', () => {
       what: 'a session file whose second line is not UTF-8',
       path: '/sessions/import',
       bytes: Buffer.concat([
-        Buffer.from('{"type":"session","version":3,"id":"latin1","timestamp":"t","cwd":"/w"}\n'),
-        Buffer.from('{"type":"custom","id":"a","parentId":null,"timestamp":"t","customType":"caf'),
+        Buffer.from(
+          '{"type":"session","version":3,"id":"latin1","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}\n',
+        ),
+        Buffer.from(
+          '{"type":"custom","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","customType":"caf',
+        ),
         Buffer.from([0xe9]),
         Buffer.from('"}\n'),
       ]),
@@ -187,5 +192,23 @@ describe('a running engine given hostile request bodies', () => {
     const verification = await verifyAll(reader);
     expect(verification.broken).toEqual([]);
     expect(verification.streams).toBeGreaterThan(1);
+  });
+
+  it('stored only entries and headers that follow the input rules, every compaction keeping from its path', async () => {
+    const streams = new Set<string>();
+    for await (const event of reader.readAll()) {
+      if (event.streamId.startsWith(SESSION_STREAM_PREFIX)) streams.add(event.streamId);
+    }
+    for (const streamId of streams) {
+      const loaded = await loadSession(reader, streamId.slice(SESSION_STREAM_PREFIX.length));
+      expect(headerFieldProblems(loaded.header)).toEqual([]);
+      for (const entry of loaded.entries) {
+        expect(entryFieldProblems(entry)).toEqual([]);
+        if (entry.type === 'compaction' && entry.parentId !== null) {
+          expect(loaded.state.isOnPathTo(entry.firstKeptEntryId, entry.parentId)).toBe(true);
+        }
+      }
+    }
+    expect(streams.size).toBeGreaterThan(1);
   });
 });

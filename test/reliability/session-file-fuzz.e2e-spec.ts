@@ -16,7 +16,13 @@ import {
   verifyStream,
   type EventStore,
 } from '@strata/event-store';
-import { SessionFileError, parseSessionFile, sessionStreamName } from '@strata/session';
+import {
+  SessionFileError,
+  entryFieldProblems,
+  headerFieldProblems,
+  parseSessionFile,
+  sessionStreamName,
+} from '@strata/session';
 import { commands } from '../../apps/cli/src/commands';
 import { runCli } from '../../apps/cli/src/run-cli';
 import { recordingIo } from '../../apps/cli/src/testing-io';
@@ -165,6 +171,13 @@ describe('importing hostile session files into a SQLite store', () => {
           expect((await verifyStream(store, streamId)).ok).toBe(true);
           const loaded = await loadSession(store, report.sessionId);
           expect(loaded.entries).toEqual(prepareSessionImport(bytes, { lenient }).entries);
+          expect(headerFieldProblems(loaded.header)).toEqual([]);
+          for (const entry of loaded.entries) {
+            expect(entryFieldProblems(entry)).toEqual([]);
+            if (entry.type === 'compaction' && entry.parentId !== null) {
+              expect(loaded.state.isOnPathTo(entry.firstKeptEntryId, entry.parentId)).toBe(true);
+            }
+          }
           if (!lenient) expect(hasInvalidUtf8(file)).toBe(false);
           if (!lenient) expect(report.skipped).toEqual([]);
         } catch (error) {

@@ -15,7 +15,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
 import type { Summarizer } from '@strata/summarizer';
-import { createTokenCounter } from '@strata/tokenizer';
+import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from './attempts/interrupted-attempts.service';
 import { RunningAttempts } from './attempts/running-attempts.service';
 import { BranchSummaries } from './branch-summary/branch-summaries.service';
@@ -152,8 +152,8 @@ export class EngineModule {
       {
         provide: TOKEN_COUNTER,
         useFactory: (settings: EngineSettings) => {
-          const counter = createTokenCounter(settings.tokenizer);
-          // o200k builds its encoder on first use (about 1.4 s here): do it while starting, not
+          const counter = createPreparedTokenCounter(settings.tokenizer);
+          // o200k loads its vocabulary on first use (about 0.4 s here): do it while starting, not
           // in the first request that counts.
           counter.countPieces(['Strata'], 0);
           return counter;

@@ -6,3 +6,4 @@ export * from './decider-specification';
 export * from './esdb-test-server';
 export * from './scripted-summarizer';
 export * from './loopback-port';
+export * from './long-texts';

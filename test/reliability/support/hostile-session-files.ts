@@ -20,6 +20,10 @@ export const hostileFamilies = [
   'bad-header',
   'prototype-keys',
   'escaped-oddities',
+  'unaddressable-id',
+  'bad-timestamp',
+  'usage-out-of-bounds',
+  'stray-first-kept',
 ] as const;
 
 export type HostileFamily = (typeof hostileFamilies)[number];
@@ -364,6 +368,150 @@ const escapedOddities: fc.Arbitrary<FamilyMutation> = fc
     },
   }));
 
+/** Ids no per-session endpoint could address again (issue 11, finding 6). */
+const unaddressableIds = [
+  '',
+  'a\nb',
+  'a\tb',
+  'a\u0000b',
+  'a\rb',
+  'a\u0085b',
+  'a\u2028b',
+  '\ud800',
+  'a\udc00',
+  '.',
+  '..',
+  'x'.repeat(513),
+  'y'.repeat(100_000),
+];
+const idFields = ['id', 'parentId', 'targetId', 'firstKeptEntryId', 'fromId'] as const;
+
+const unaddressableId: fc.Arbitrary<FamilyMutation> = fc
+  .record({
+    id: fc.constantFrom(...unaddressableIds),
+    field: fc.constantFrom(...idFields),
+    header: fc.boolean(),
+    where: fraction,
+  })
+  .map(({ id, field, header, where }) => ({
+    family: 'unaddressable-id' as const,
+    mutate: (lines) => {
+      if (header) {
+        const parsed = parsedLine(lines[0]);
+        if (parsed !== undefined) lines[0] = jsonText({ ...parsed, id }) ?? lines[0] ?? '';
+        return;
+      }
+      replaceEntry(lines, where, (entry) =>
+        field in entry || field === 'id' ? { ...entry, [field]: id } : { ...entry, id },
+      );
+    },
+  }));
+
+/** Timestamps that are not ISO 8601 date-times with a time zone. */
+const badTimestamps = [
+  '',
+  't',
+  'yesterday',
+  '2025-12-09',
+  '2025-12-09 00:53:29',
+  '2025-12-09T00:53:29',
+  '2025-13-01T00:00:00.000Z',
+  '2025-02-30T00:00:00.000Z',
+  '2025-12-09T24:00:00Z',
+  '1765241609825',
+  'Tue, 09 Dec 2025 00:53:29 GMT',
+];
+
+const badTimestamp: fc.Arbitrary<FamilyMutation> = fc
+  .record({ timestamp: fc.constantFrom(...badTimestamps), header: fc.boolean(), where: fraction })
+  .map(({ timestamp, header, where }) => ({
+    family: 'bad-timestamp' as const,
+    mutate: (lines) => {
+      if (header) {
+        const parsed = parsedLine(lines[0]);
+        if (parsed !== undefined) lines[0] = jsonText({ ...parsed, timestamp }) ?? lines[0] ?? '';
+        return;
+      }
+      replaceEntry(lines, where, (entry) => ({ ...entry, timestamp }));
+    },
+  }));
+
+/** Figures outside the bounds of usage (tokens 0 to 10^9, costs 0 to 10^6). */
+const outOfBounds = [1e308, -1e308, -1, -0.5, 1_000_000_001, 1e15];
+const usageFigures = [
+  'input',
+  'output',
+  'cacheRead',
+  'cacheWrite',
+  'totalTokens',
+  'cost.total',
+  'cost.input',
+] as const;
+
+const usageOutOfBounds: fc.Arbitrary<FamilyMutation> = fc
+  .record({
+    figure: fc.constantFrom(...usageFigures),
+    value: fc.constantFrom(...outOfBounds),
+    compaction: fc.boolean(),
+    where: fraction,
+  })
+  .map(({ figure, value, compaction, where }) => ({
+    family: 'usage-out-of-bounds' as const,
+    mutate: (lines) =>
+      replaceEntry(lines, where, (entry) => {
+        if (compaction && entry.type === 'compaction') return { ...entry, tokensBefore: value };
+        const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } };
+        const [name, part] = figure.split('.') as [string, string | undefined];
+        const figures =
+          part === undefined
+            ? { ...usage, [name]: value }
+            : { ...usage, cost: { ...usage.cost, [part]: value } };
+        return {
+          ...entry,
+          type: 'message',
+          message: {
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Figures out of bounds.' }],
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-5',
+            usage: figures,
+            stopReason: 'stop',
+            timestamp: 1767225600000,
+          },
+        };
+      }),
+  }));
+
+/** A compaction that keeps from an entry off its path: unknown, later, or on another branch. */
+const strayFirstKept: fc.Arbitrary<FamilyMutation> = fc
+  .record({ where: fraction, keep: fc.constantFrom('unknown', 'itself', 'later'), other: fraction })
+  .map(({ where, keep, other }) => ({
+    family: 'stray-first-kept' as const,
+    mutate: (lines) => {
+      const index = entryIndex(lines, where);
+      const later = parsedLine(
+        lines[Math.min(lines.length - 1, index + 1 + Math.floor(other * (lines.length - index)))],
+      );
+      replaceEntry(lines, where, (entry) => {
+        const firstKeptEntryId =
+          keep === 'unknown'
+            ? 'no-such-entry'
+            : keep === 'itself' || later === undefined
+              ? entry.id
+              : later.id;
+        return {
+          type: 'compaction',
+          id: entry.id,
+          parentId: entry.parentId,
+          timestamp: entry.timestamp,
+          summary: 'A summary that keeps from elsewhere.',
+          firstKeptEntryId,
+          tokensBefore: 1000,
+        };
+      });
+    },
+  }));
+
 const familyArbitraries: Readonly<Record<HostileFamily, fc.Arbitrary<FamilyMutation>>> = {
   'huge-payload': hugePayload,
   'deep-nesting': deepNesting,
@@ -378,6 +526,10 @@ const familyArbitraries: Readonly<Record<HostileFamily, fc.Arbitrary<FamilyMutat
   'bad-header': badHeader,
   'prototype-keys': prototypeKeys,
   'escaped-oddities': escapedOddities,
+  'unaddressable-id': unaddressableId,
+  'bad-timestamp': badTimestamp,
+  'usage-out-of-bounds': usageOutOfBounds,
+  'stray-first-kept': strayFirstKept,
 };
 
 export interface HostileFileOptions {

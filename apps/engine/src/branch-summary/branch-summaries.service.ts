@@ -10,9 +10,9 @@ import {
   prepareBranchEntries,
   type FileLists,
   type SessionEntry,
-  type TokenCounter,
   type Usage,
 } from '@strata/session';
+import type { PreparedTokenCounter } from '@strata/tokenizer';
 import type { EngineTemplates } from '../shared/engine-templates';
 import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
@@ -37,7 +37,7 @@ export class BranchSummaries {
   constructor(
     private readonly runner: SummaryRunner,
     @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
-    @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
+    @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
   ) {}
 
   /** Rejects with a `SummarizerError` when every summariser fails or the signal aborts. */
@@ -46,13 +46,20 @@ export class BranchSummaries {
     options: BranchSummaryOptions,
   ): Promise<GeneratedBranchSummary> {
     const tokenBudget = Math.max(0, options.contextWindow - options.reserveTokens);
-    const input = prepareBranchEntries(entries, tokenBudget, this.counter);
-    const details = computeFileLists(input.fileOperations);
-    const plan = buildBranchSummaryRequest(input, this.templates.summary, {
-      contextTemplates: this.templates.context,
-      inputBudget: { inputTokenBudget: tokenBudget, counter: this.counter },
-      ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+    const { input, plan } = await this.counter.whenCounted((counter) => {
+      const prepared = prepareBranchEntries(entries, tokenBudget, counter);
+      return {
+        input: prepared,
+        plan: buildBranchSummaryRequest(prepared, this.templates.summary, {
+          contextTemplates: this.templates.context,
+          inputBudget: { inputTokenBudget: tokenBudget, counter },
+          ...(options.customInstructions !== undefined
+            ? { customInstructions: options.customInstructions }
+            : {}),
+        }),
+      };
     });
+    const details = computeFileLists(input.fileOperations);
     if (plan.kind === 'no-content') return { summary: plan.summary, details };
     const answer = await this.runner.summarize(plan.request, { signal: options.signal });
     return {

@@ -13,9 +13,9 @@ import {
   type CompactionReady,
   type FileLists,
   type SummaryRequest,
-  type TokenCounter,
   type Usage,
 } from '@strata/session';
+import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSummarizerError } from '@strata/summarizer';
 import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
 import type { EngineTemplates } from '../shared/engine-templates';
@@ -49,7 +49,7 @@ export class CompactionSummaries {
   constructor(
     private readonly runner: SummaryRunner,
     @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
-    @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
+    @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
   ) {}
 
   /** Rejects with a `SummarizerError` when a required summary fails or the signal aborts. */
@@ -57,18 +57,19 @@ export class CompactionSummaries {
     preparation: CompactionReady,
     options: CompactionSummaryOptions,
   ): Promise<GeneratedCompactionSummary> {
-    const inputBudget = {
-      inputTokenBudget: Math.max(0, options.contextWindow - options.reserveTokens),
-      counter: this.counter,
-    };
-    const plan = buildCompactionRequests(preparation, this.templates.summary, {
-      reserveTokens: options.reserveTokens,
-      contextTemplates: this.templates.context,
-      inputBudget,
-      ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
-      ...(options.hookPrompt !== undefined ? { hookPrompt: options.hookPrompt } : {}),
-      ...(options.hookContext !== undefined ? { hookContext: options.hookContext } : {}),
-    });
+    const inputTokenBudget = Math.max(0, options.contextWindow - options.reserveTokens);
+    const plan = await this.counter.whenCounted((counter) =>
+      buildCompactionRequests(preparation, this.templates.summary, {
+        reserveTokens: options.reserveTokens,
+        contextTemplates: this.templates.context,
+        inputBudget: { inputTokenBudget, counter },
+        ...(options.customInstructions !== undefined
+          ? { customInstructions: options.customInstructions }
+          : {}),
+        ...(options.hookPrompt !== undefined ? { hookPrompt: options.hookPrompt } : {}),
+        ...(options.hookContext !== undefined ? { hookContext: options.hookContext } : {}),
+      }),
+    );
     const updatesPreviousSummary = preparation.previousSummary !== undefined;
     const [history, turnPrefix] = await this.inParallel(
       options.signal,
@@ -81,7 +82,7 @@ export class CompactionSummaries {
     const short =
       history?.shortSummary !== undefined
         ? undefined
-        : await this.shortSummary(preparation, merged, options, inputBudget);
+        : await this.shortSummary(preparation, merged, options, inputTokenBudget);
     const shortSummary = history?.shortSummary ?? short?.text;
     const details = computeFileLists(preparation.fileOperations);
     const model = history?.summarizer ?? turnPrefix?.summarizer ?? short?.summarizer;
@@ -120,14 +121,16 @@ export class CompactionSummaries {
     preparation: CompactionReady,
     merged: string,
     options: CompactionSummaryOptions,
-    inputBudget: { inputTokenBudget: number; counter: TokenCounter },
+    inputTokenBudget: number,
   ): Promise<SummaryAnswer | undefined> {
-    const request = buildShortSummaryRequest(preparation, merged, this.templates.summary, {
-      reserveTokens: options.reserveTokens,
-      contextTemplates: this.templates.context,
-      inputBudget,
-      ...(options.hookContext !== undefined ? { hookContext: options.hookContext } : {}),
-    });
+    const request = await this.counter.whenCounted((counter) =>
+      buildShortSummaryRequest(preparation, merged, this.templates.summary, {
+        reserveTokens: options.reserveTokens,
+        contextTemplates: this.templates.context,
+        inputBudget: { inputTokenBudget, counter },
+        ...(options.hookContext !== undefined ? { hookContext: options.hookContext } : {}),
+      }),
+    );
     try {
       return await this.runner.summarize(request, { signal: options.signal });
     } catch (error) {

@@ -6,7 +6,9 @@
 // the duration on the engine's clock and what the summarisers spent (all rounds added up). An
 // attempt id that already ended returns its recorded outcome and writes nothing, so callers
 // (sagas) derive it from the triggering event and redelivery never compacts twice; the same id
-// with another trigger or other instructions is an idempotency mismatch (attempt-requests.ts).
+// with another trigger or other instructions is an idempotency mismatch (attempt-requests.ts). The
+// pure steps that count tokens run once their counts are ready (`whenCounted`: long texts counted
+// in slices).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   SessionDomainError,
@@ -15,9 +17,9 @@ import {
   type SessionCommand,
   type SessionState,
   type SkipCompaction,
-  type TokenCounter,
   type Usage,
 } from '@strata/session';
+import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
 import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { AttemptRunningElsewhereError, outcomeFromElsewhere } from '../attempts/attempts-elsewhere';
@@ -70,7 +72,7 @@ export class CompactionService {
     private readonly hooks: SessionHooks,
     private readonly attempts: RunningAttempts,
     @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
-    @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
+    @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
   ) {}
@@ -153,10 +155,20 @@ export class CompactionService {
     try {
       for (let round = 1; ; round += 1) {
         const path = withPrunedOutputs(state.currentPath(), state.prunedResults());
-        const preparation =
-          trigger !== 'manual' && !settings.compaction.enabled
-            ? ({ kind: 'skip', reason: DISABLED_REASON } as const)
-            : prepareCompaction(path, settings.compaction, this.counter);
+        const current = state;
+        const { preparation, tokensBefore } = await this.counter.whenCounted((counter) => {
+          const prepared =
+            trigger !== 'manual' && !settings.compaction.enabled
+              ? ({ kind: 'skip', reason: DISABLED_REASON } as const)
+              : prepareCompaction(path, settings.compaction, counter);
+          return {
+            preparation: prepared,
+            tokensBefore:
+              prepared.kind === 'ready'
+                ? prepared.tokensBefore
+                : estimateContextTokens(current.entries(), current.leafId, current.prunedResults(), counter),
+          };
+        });
         const start: SessionCommand[] = started
           ? []
           : [
@@ -167,15 +179,7 @@ export class CompactionService {
                   trigger,
                   preparedAtLeafId: state.leafId,
                   ...(preparation.kind === 'ready' ? { firstKeptEntryId: preparation.firstKeptEntryId } : {}),
-                  tokensBefore:
-                    preparation.kind === 'ready'
-                      ? preparation.tokensBefore
-                      : estimateContextTokens(
-                          state.entries(),
-                          state.leafId,
-                          state.prunedResults(),
-                          this.counter,
-                        ),
+                  tokensBefore,
                   ...(this.runner.intendedSummarizer !== undefined
                     ? { model: this.runner.intendedSummarizer }
                     : {}),
@@ -202,19 +206,23 @@ export class CompactionService {
         if (signal.aborted) {
           return await this.end(request, [cancel(attemptId, ABORTED_REASON, ending())], true);
         }
+        const record = {
+          attemptId,
+          draft: { ...produced.draft, ...(spent.usage !== undefined ? { usage: spent.usage } : {}) },
+          preparedAgainst: {
+            firstKeptEntryId: produced.draft.firstKeptEntryId,
+            previousCompactionId: preparation.previousCompactionId,
+          },
+          timestamp: isoTimestamp(this.clock),
+          durationMs: Math.max(0, this.clock.now() - startedAt),
+        };
+        // The plan estimates the context after the compaction when it is written; its counts are
+        // made ready on the prepared state (entries appended since were counted as they came), so
+        // that the write counts nothing long.
+        await this.counter.whenCounted((counter) => recordCompactionPlan({ ...record, counter })(current));
         const written = await this.streams.execute(
           sessionId,
-          recordCompactionPlan({
-            attemptId,
-            draft: { ...produced.draft, ...(spent.usage !== undefined ? { usage: spent.usage } : {}) },
-            preparedAgainst: {
-              firstKeptEntryId: produced.draft.firstKeptEntryId,
-              previousCompactionId: preparation.previousCompactionId,
-            },
-            timestamp: isoTimestamp(this.clock),
-            durationMs: Math.max(0, this.clock.now() - startedAt),
-            counter: this.counter,
-          }),
+          recordCompactionPlan({ ...record, counter: this.counter }),
           { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') },
         );
         if (written.events.length > 0 || written.alreadyHandled) {

@@ -36,6 +36,8 @@ export const engineEnvironmentSchema = z.object({
   STRATA_IMPORT_BODY_LIMIT: byteSizeVariable('64mb'),
   STRATA_SSE_HEARTBEAT_MS: integerVariable({ min: 100, max: 300_000, default: 15_000 }),
   STRATA_MAX_EVENT_STREAMS: integerVariable({ min: 1, max: 100_000, default: 256 }),
+  STRATA_MAX_EVENT_STREAMS_PER_TENANT: optionalPositiveIntegerVariable(),
+  STRATA_EVENT_STREAM_BUFFER_PER_TENANT: byteSizeVariable('32mb'),
   STRATA_READ_WAIT_MS: integerVariable({ min: 0, max: 60_000, default: 2_000 }),
   STRATA_STORE_WAIT_MS: integerVariable({ min: 0, max: 3_600_000, default: 60_000 }),
   STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
@@ -64,6 +66,10 @@ export interface EngineConfig {
   readonly importBodyLimitBytes: number;
   readonly heartbeatMs: number;
   readonly maxEventStreams: number;
+  /** The streams one tenant may keep open; an equal part of `maxEventStreams` per tenant when unset. */
+  readonly maxEventStreamsPerTenant: number | undefined;
+  /** Bytes one tenant's event streams may hold unsent to their clients before they read more. */
+  readonly eventStreamBufferBytes: number;
   /** How long a read waits for the projections to reach the store's head before answering. */
   readonly readWaitMs: number;
   /** How long `npm start` waits for an unreachable store before giving up. */
@@ -147,6 +153,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     importBodyLimitBytes: values.STRATA_IMPORT_BODY_LIMIT,
     heartbeatMs: values.STRATA_SSE_HEARTBEAT_MS,
     maxEventStreams: values.STRATA_MAX_EVENT_STREAMS,
+    maxEventStreamsPerTenant: values.STRATA_MAX_EVENT_STREAMS_PER_TENANT,
+    eventStreamBufferBytes: values.STRATA_EVENT_STREAM_BUFFER_PER_TENANT,
     readWaitMs: values.STRATA_READ_WAIT_MS,
     storeWaitMs: values.STRATA_STORE_WAIT_MS,
     contextCache: {

@@ -14,7 +14,7 @@ import type { TenantPrincipal } from '../tenancy/tenant-directory';
 import { Principal, TenantGuard } from '../tenancy/tenant.guard';
 import { EventStreams, type StreamStart } from './event-streams.service';
 import { isPublicEventName, publicEventNames, type PublicEventName } from './public-event-names';
-import { parsePublicEventId } from './public-events';
+import { LARGEST_POSITION, parsePublicEventId } from './public-events';
 import { SSE_CONTENT_TYPE } from './sse-frames';
 
 export const eventsQuery = z.strictObject({
@@ -56,7 +56,10 @@ function startOf(header: string | undefined, query: z.infer<typeof eventsQuery>)
   const parsed = parsePublicEventId(lastEventId);
   if (parsed === undefined) {
     throw invalidInput('Last-Event-ID is not an id of this stream', [
-      { path: 'header.last-event-id', message: 'expected <position> or <position>.<index>' },
+      {
+        path: 'header.last-event-id',
+        message: `expected <position> or <position>.<index>, the position at most ${LARGEST_POSITION}`,
+      },
     ]);
   }
   return { kind: 'after', position: parsed.position, index: parsed.index };
@@ -81,7 +84,7 @@ export class EventStreamController {
     const header = request.headers['last-event-id'];
     const start = startOf(Array.isArray(header) ? header[0] : header, query);
     if (query.session !== undefined) await this.sessions.requireOwned(principal, query.session);
-    this.streams.requireCapacity();
+    this.streams.requireCapacity(principal.tenant);
     await this.streams.serve(
       {
         tenant: principal.tenant,

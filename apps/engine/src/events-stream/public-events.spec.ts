@@ -72,6 +72,9 @@ describe('event ids', () => {
     expect(parsePublicEventId('42')).toEqual({ position: 42n, index: 0 });
     expect(parsePublicEventId('forty-two')).toBeUndefined();
     expect(parsePublicEventId('-1')).toBeUndefined();
+    expect(parsePublicEventId('9223372036854775807.1')).toEqual({ position: 2n ** 63n - 1n, index: 1 });
+    expect(parsePublicEventId('9223372036854775808')).toBeUndefined();
+    expect(parsePublicEventId('99999999999999999999')).toBeUndefined();
   });
 });
 

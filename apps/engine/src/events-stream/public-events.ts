@@ -58,13 +58,18 @@ export function publicEventId(position: bigint, index: number): string {
   return index === 0 ? position.toString() : `${position}.${index}`;
 }
 
-/** Reads an SSE id back: the position and the index already delivered. */
+/** The largest global position a store gives (a signed 64-bit integer). */
+export const LARGEST_POSITION = 2n ** 63n - 1n;
+
+/** Reads an SSE id back: the position and the index already delivered; undefined past the largest. */
 export function parsePublicEventId(
   text: string,
 ): { readonly position: bigint; readonly index: number } | undefined {
-  const match = /^(\d{1,30})(?:\.(\d{1,3}))?$/.exec(text.trim());
+  const match = /^(\d{1,19})(?:\.(\d{1,3}))?$/.exec(text.trim());
   if (match === null) return undefined;
-  return { position: BigInt(match[1] ?? '0'), index: Number(match[2] ?? '0') };
+  const position = BigInt(match[1] ?? '0');
+  if (position > LARGEST_POSITION) return undefined;
+  return { position, index: Number(match[2] ?? '0') };
 }
 
 function isAutomatic(trigger: CompactionTrigger): boolean {

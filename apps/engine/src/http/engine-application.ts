@@ -1,12 +1,14 @@
 // Creating the engine's Nest application from a validated configuration: no framework body
-// parser (the API reads bodies itself, with its size limits), the configured log level, and the
-// HTTP response metrics. Used by `npm start` and by the end-to-end tests.
+// parser (the API reads bodies itself, with its size limits), the configured log level, the
+// HTTP response metrics, and problem details for the requests Node's parser refuses. Used by
+// `npm start` and by the end-to-end tests.
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppModule } from '../app.module';
 import type { EngineConfig, EngineLogLevel } from '../config/engine-config';
 import { EngineMetrics } from '../observability/engine-metrics.service';
+import { answerClientErrors } from './problem/client-error-answers';
 import type { StrataApplicationOptions } from './strata-http.module';
 
 const nestLevels: Readonly<Record<Exclude<EngineLogLevel, 'silent'>, LogLevel[]>> = {
@@ -50,5 +52,6 @@ export async function createEngineApplication(
   const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
   server.disable?.('x-powered-by');
   app.use(responseMetrics(app.get(EngineMetrics)));
+  answerClientErrors(app.getHttpServer() as Server);
   return app;
 }

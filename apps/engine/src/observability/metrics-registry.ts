@@ -178,9 +178,12 @@ export class MetricsRegistry {
     return this.add(new Histogram(name, help, labelNames, buckets));
   }
 
-  /** Every metric in the exposition format, in registration order. */
-  render(): string {
-    return [...this.metrics.values()].map((metric) => metric.render()).join('');
+  /** Every metric (or those whose name `shown` accepts) in the exposition format, in registration order. */
+  render(shown: (name: string) => boolean = () => true): string {
+    return [...this.metrics.values()]
+      .filter((metric) => shown(metric.name))
+      .map((metric) => metric.render())
+      .join('');
   }
 
   private add<Kind extends Metric>(metric: Kind): Kind {

@@ -1,9 +1,12 @@
 // Read helpers over a folded session that several use cases share: the path as the model sees
-// it (pruned tool outputs replaced by their notice), the model in use, and the estimated size
-// of the context at a leaf.
+// it (pruned tool outputs replaced by their notice), the model in use, the estimated size of
+// the context at a leaf, and the texts entries make a context count.
 import {
   buildSessionContext,
+  compactionSummaryMessage,
   estimateMessageTokens,
+  messageFromEntry,
+  messageTokenPieces,
   prunedResultNotice,
   type PrunedResult,
   type SessionEntry,
@@ -46,6 +49,16 @@ export function sessionModelOf(pathEntries: readonly SessionEntry[]): string | u
     }
   }
   return undefined;
+}
+
+/** The texts a context counts for `entries` (what the engine counts ahead when they arrive). */
+export function textsToCount(entries: readonly SessionEntry[]): string[] {
+  const texts: string[] = [];
+  for (const entry of entries) {
+    const message = entry.type === 'compaction' ? compactionSummaryMessage(entry) : messageFromEntry(entry);
+    if (message !== undefined) texts.push(...messageTokenPieces(message).pieces);
+  }
+  return texts;
 }
 
 /** Estimated tokens of the context built for `leafId`. */

@@ -6,7 +6,7 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 export const ENGINE_SETTINGS = Symbol('ENGINE_SETTINGS');
 /** The `Clock`. */
 export const CLOCK = Symbol('CLOCK');
-/** The `TokenCounter` of estimates. */
+/** The `PreparedTokenCounter` of estimates (@strata/tokenizer): a TokenCounter that also counts ahead. */
 export const TOKEN_COUNTER = Symbol('TOKEN_COUNTER');
 /** The summary and context templates (`EngineTemplates`). */
 export const ENGINE_TEMPLATES = Symbol('ENGINE_TEMPLATES');

@@ -1,4 +1,5 @@
-import { addUsage, toPortRequest } from './summary-request-adapter';
+import { isBoundedUsage, MAX_TOKEN_FIGURE } from '@strata/session';
+import { addUsage, toPortRequest, toSessionUsage } from './summary-request-adapter';
 
 describe('the summary request adapter', () => {
   const request = { systemPrompt: 'S', prompt: 'P', maxTokens: 100 };
@@ -29,5 +30,19 @@ describe('the summary request adapter', () => {
       totalTokens: 24,
     });
     expect(addUsage([undefined])).toBeUndefined();
+  });
+
+  it("brings a provider's figures into the bounds of a usage record, and their sums too", () => {
+    const reported = toSessionUsage({ input: 1e308, output: -3 });
+    expect(reported).toEqual({
+      input: MAX_TOKEN_FIGURE,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: MAX_TOKEN_FIGURE,
+    });
+    const sum = addUsage([reported, reported, toSessionUsage({ input: 5, output: 5 })]);
+    expect(sum).toMatchObject({ input: MAX_TOKEN_FIGURE, output: 5, totalTokens: MAX_TOKEN_FIGURE });
+    expect(isBoundedUsage(sum!)).toBe(true);
   });
 });

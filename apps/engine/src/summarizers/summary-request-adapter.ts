@@ -6,7 +6,13 @@ import type {
   SummaryPurpose as PortPurpose,
   SummaryUsage,
 } from '@strata/summarizer';
-import type { SummaryRequest as DomainSummaryRequest, Usage } from '@strata/session';
+import {
+  boundedFigure,
+  MAX_TOKEN_FIGURE,
+  sumOfTokenFigures,
+  type SummaryRequest as DomainSummaryRequest,
+  type Usage,
+} from '@strata/session';
 
 export function toPortRequest(
   request: DomainSummaryRequest,
@@ -37,23 +43,21 @@ function portPurpose(purpose: DomainSummaryRequest['purpose'], updatesPreviousSu
   }
 }
 
-/** A summariser's token counts as a session usage record. */
+/**
+ * A summariser's token counts as a session usage record. A provider is outside the engine: its
+ * figures are brought into the bounds every usage record keeps (usage-bounds.ts in the domain).
+ */
 export function toSessionUsage(usage: SummaryUsage): Usage {
-  return {
-    input: usage.input,
-    output: usage.output,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: usage.input + usage.output,
-  };
+  const input = boundedFigure(usage.input, MAX_TOKEN_FIGURE);
+  const output = boundedFigure(usage.output, MAX_TOKEN_FIGURE);
+  return { input, output, cacheRead: 0, cacheWrite: 0, totalTokens: sumOfTokenFigures([input, output]) };
 }
 
-/** The sum of several usage records; undefined when none was reported. */
+/** The sum of several usage records (saturating at a figure's bound); undefined when none was reported. */
 export function addUsage(records: readonly (Usage | undefined)[]): Usage | undefined {
   const reported = records.filter((record): record is Usage => record !== undefined);
   if (reported.length === 0) return undefined;
-  const sum = (pick: (usage: Usage) => number): number =>
-    reported.reduce((total, usage) => total + pick(usage), 0);
+  const sum = (pick: (usage: Usage) => number): number => sumOfTokenFigures(reported.map(pick));
   return {
     input: sum((usage) => usage.input),
     output: sum((usage) => usage.output),

@@ -49,6 +49,19 @@ export function principalOf(directory: TenantDirectory, request: IncomingMessage
   return principal;
 }
 
+/**
+ * Whether the request presents a valid API key (any access), for public routes that tell more to
+ * such callers; always true in single-tenant mode, where no key is needed.
+ */
+export function presentsValidKey(directory: TenantDirectory, request: IncomingMessage): boolean {
+  return (
+    directory.authenticate({
+      authorization: header(request, 'authorization'),
+      apiKey: header(request, 'x-api-key'),
+    }).kind === 'authenticated'
+  );
+}
+
 @Injectable()
 export class TenantGuard implements CanActivate {
   constructor(@Inject(TenantDirectory) private readonly directory: TenantDirectory) {}

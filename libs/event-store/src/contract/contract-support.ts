@@ -36,12 +36,23 @@ export interface ContractStore {
   readonly cleanup: () => Promise<void>;
 }
 
-export type ContractStoreFactory = () => Promise<ContractStore>;
+/** Page limits a factory gives the store it opens (its defaults where not given). */
+export interface ContractStoreOptions {
+  /** Events per page of reads and subscriptions. */
+  readonly pageSize?: number;
+  /** The byte limit of those pages. */
+  readonly pageBytes?: number;
+}
+
+/** Opens a fresh store; it must honour `options`, which the paging contract relies on. */
+export type ContractStoreFactory = (options?: ContractStoreOptions) => Promise<ContractStore>;
 
 /** What each group of contract tests receives. */
 export interface ContractContext {
   /** The store of the running test (a fresh one per test). */
   readonly store: () => EventStore;
+  /** Opens another store with the given page limits; the test cleans it up. */
+  readonly openStore: (options: ContractStoreOptions) => Promise<ContractStore>;
   readonly features: Required<EventStoreContractFeatures>;
 }
 

@@ -8,8 +8,10 @@ import {
 import { describeAppendContract } from './append-contract';
 import { describeConcurrencyContract } from './concurrency-contract';
 import { describeMetadataAndErasureContract } from './metadata-erasure-contract';
+import { describePagingContract } from './paging-contract';
 import { describeReadContract } from './read-contract';
 import { describeSubscriptionContract } from './subscription-contract';
+import { describeTenantFilterContract } from './tenant-filter-contract';
 
 const defaultFeatures: Required<EventStoreContractFeatures> = {
   uniqueEventIds: true,
@@ -45,12 +47,15 @@ export function describeEventStoreContract(
         if (current === undefined) throw new Error('the contract store is only available inside a test');
         return current.store;
       },
+      openStore: factory,
       features: { ...defaultFeatures, ...features },
     };
 
     describeAppendContract(context);
     describeReadContract(context);
     describeSubscriptionContract(context);
+    describeTenantFilterContract(context);
+    describePagingContract(context);
     describeMetadataAndErasureContract(context);
     describeConcurrencyContract(context);
   });

@@ -7,6 +7,7 @@ import {
   collect,
   describeCheckpointStoreContract,
   describeEventStoreContract,
+  type ContractStoreOptions,
   type EventStoreContractFeatures,
 } from '../contract';
 import { DuplicateEventIdError, StreamErasedError, type EventToAppend } from '../port';
@@ -28,16 +29,22 @@ const esdbFeatures: EventStoreContractFeatures = {
 };
 
 function storeOn(connectionString: () => string) {
-  return () => {
-    const store = EsdbEventStore.fromConnectionString(connectionString());
+  return (options: ContractStoreOptions = {}) => {
+    const store = EsdbEventStore.fromConnectionString(connectionString(), {
+      pageSize: options.pageSize,
+      pageBytes: options.pageBytes,
+    });
     return Promise.resolve({ store, cleanup: () => store.close() });
   };
 }
 
 /** A fresh test server per contract test, so each test reads a small `$all`. */
-async function storeOnFreshTestServer() {
+async function storeOnFreshTestServer(options: ContractStoreOptions = {}) {
   const server = await startEsdbTestServer();
-  const store = EsdbEventStore.fromConnectionString(server.connectionString);
+  const store = EsdbEventStore.fromConnectionString(server.connectionString, {
+    pageSize: options.pageSize,
+    pageBytes: options.pageBytes,
+  });
   return {
     store,
     cleanup: async () => {
@@ -242,6 +249,38 @@ describe('EsdbEventStore on a server without BatchAppend (the client-streaming A
     } finally {
       await raw.dispose();
     }
+  });
+});
+
+describe('EsdbEventStore reading events of about 2 kB with pages limited to 3 kB', () => {
+  let server: EsdbTestServer;
+  let store: EsdbEventStore;
+  beforeEach(async () => {
+    server = await startEsdbTestServer();
+    store = EsdbEventStore.fromConnectionString(server.connectionString, { pageBytes: 3_000 });
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await store.close();
+    await server.stop();
+  });
+
+  it('asks the server again after every page instead of keeping one read of 512 events', async () => {
+    const streamId = `paged-${randomUUID()}`;
+    const events = Array.from({ length: 9 }, (_, index) =>
+      anEvent('sized', { text: String(index).padEnd(2_000, '.') }),
+    );
+    await store.appendToStream(streamId, events);
+    const streamReads = jest.spyOn(store.client, 'readStream');
+    const allReads = jest.spyOn(store.client, 'readAll');
+    expect((await collect(store.readStream(streamId))).map((event) => event.id)).toEqual(
+      events.map((event) => event.id),
+    );
+    expect((await collect(store.readAll())).map((event) => event.id)).toEqual(
+      events.map((event) => event.id),
+    );
+    expect(streamReads.mock.calls.length).toBeGreaterThanOrEqual(5);
+    expect(allReads.mock.calls.length).toBeGreaterThanOrEqual(5);
   });
 });
 

@@ -39,6 +39,7 @@ import {
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
+  type PageLimits,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -48,6 +49,7 @@ import {
 } from '../port';
 import { assertDistinctIds, assertExpectation } from '../shared/append-rules';
 import { toJsonText } from '../shared/json-values';
+import { pageLimitsOf } from '../shared/page-limits';
 import { readErasures, recordErasure } from './esdb-erasures';
 import {
   CHECKPOINT_STREAM_PREFIX,
@@ -63,11 +65,19 @@ import { EsdbSubscription } from './esdb-subscription';
 export interface EsdbEventStoreOptions {
   /** The clock of erasure records. */
   readonly clock?: () => Date;
-  /** Events per read request. 512 by default. */
+  /** Events per read request and per page a subscription takes. 512 by default. */
   readonly pageSize?: number;
+  /** The byte limit of those pages (see `PageLimits`). 1 MiB by default. */
+  readonly pageBytes?: number;
   /** Dispose the client when the store closes (true for `fromConnectionString`). */
   readonly disposeClientOnClose?: boolean;
 }
+
+/**
+ * Events the client's subscription stream converts ahead of the adapter taking them (its own
+ * buffer; gRPC keeps a few more messages below it before flow control holds the server back).
+ */
+const CLIENT_READ_AHEAD = 1;
 
 /** Appends answer at most this position; anything above is the server saying "no position". */
 const LARGEST_POSITION = 2n ** 63n - 1n;
@@ -110,7 +120,7 @@ function toEventData(event: EventToAppend): JSONEventData {
 export class EsdbEventStore implements EventStore {
   private readonly subscriptions = new Set<EsdbSubscription>();
   private readonly clock: () => Date;
-  private readonly pageSize: number;
+  private readonly pageLimits: PageLimits;
 
   /** A store on its own client, e.g. `esdb://localhost:2113?tls=false`; `close()` disposes it. */
   static fromConnectionString(connectionString: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
@@ -125,7 +135,7 @@ export class EsdbEventStore implements EventStore {
     private readonly options: EsdbEventStoreOptions = {},
   ) {
     this.clock = options.clock ?? (() => new Date());
-    this.pageSize = options.pageSize ?? 512;
+    this.pageLimits = pageLimitsOf({ maxCount: options.pageSize, maxBytes: options.pageBytes }, 512);
   }
 
   async appendToStream(
@@ -161,14 +171,14 @@ export class EsdbEventStore implements EventStore {
   }
 
   readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    return readStreamPaged(this.client, streamId, options, this.pageSize);
+    return readStreamPaged(this.client, streamId, options, this.pageLimits);
   }
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    const { client, pageSize } = this;
+    const { client, pageLimits } = this;
     const erasedStreams = () => this.erasedStreams();
     return (async function* () {
-      yield* readAllPaged(client, options, await erasedStreams(), pageSize);
+      yield* readAllPaged(client, options, await erasedStreams(), pageLimits);
     })();
   }
 
@@ -177,10 +187,13 @@ export class EsdbEventStore implements EventStore {
     const subscription = new EsdbSubscription(
       async () => {
         const erased = await this.erasedStreams();
-        const source = this.client.subscribeToAll({
-          fromPosition: from === 'start' ? START : from === 'end' ? END : toEsdbPosition(from),
-          filter: serverFilter(options.filter),
-        });
+        const source = this.client.subscribeToAll(
+          {
+            fromPosition: from === 'start' ? START : from === 'end' ? END : toEsdbPosition(from),
+            filter: serverFilter(options.filter),
+          },
+          { highWaterMark: CLIENT_READ_AHEAD },
+        );
         const accept = (resolved: Parameters<typeof isVisibleInAll>[0]) => {
           if (!isVisibleInAll(resolved, erased)) return undefined;
           const event = toRecordedEvent(resolved);
@@ -190,6 +203,8 @@ export class EsdbEventStore implements EventStore {
       },
       typeof from === 'bigint' ? from : null,
       (closed) => this.subscriptions.delete(closed),
+      this.pageLimits,
+      options.gate,
     );
     this.subscriptions.add(subscription);
     return subscription;
@@ -273,7 +288,7 @@ export class EsdbEventStore implements EventStore {
       this.client,
       streamId,
       { fromRevision: revision, maxCount: 1 },
-      1,
+      this.pageLimits,
     )) {
       if (event.revision === revision) return event.position;
     }

@@ -75,7 +75,8 @@ export function isVisibleInAll(resolved: ResolvedEvent, erasedStreams: ReadonlyS
   return !isInternalStream(event.streamId) && !erasedStreams.has(event.streamId);
 }
 
-function plainObject(value: unknown): Readonly<Record<string, unknown>> {
+/** The client's metadata of an event as the port's record (binary or absent metadata is `{}`). */
+export function metadataRecordOf(value: unknown): Readonly<Record<string, unknown>> {
   return typeof value === 'object' &&
     value !== null &&
     !Array.isArray(value) &&
@@ -96,7 +97,7 @@ export function toRecordedEvent(resolved: ResolvedEvent): RecordedEvent | undefi
     id: event.id,
     type: event.type,
     data: event.data,
-    metadata: plainObject(event.metadata),
+    metadata: metadataRecordOf(event.metadata),
     revision: event.revision,
     position: fromEsdbPosition(event.position, `Event ${event.id} of ${event.streamId}`),
     createdAt: event.created.toISOString(),

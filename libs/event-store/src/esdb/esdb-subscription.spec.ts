@@ -24,6 +24,8 @@ class ScriptedSource extends Readable {
   }
 }
 
+const limits = { maxCount: 512, maxBytes: 1_048_576 };
+
 function recorded({ position }: ScriptedEvent): RecordedEvent {
   return {
     streamId: 'scripted',
@@ -49,7 +51,7 @@ async function started(
       }),
     null,
     () => undefined,
-    { pauseAbove: 2, resumeBelow: 1 },
+    { maxCount: 2, maxBytes: 1_000_000 },
   );
   await new Promise((resolve) => setImmediate(resolve));
   return { source, subscription };
@@ -82,6 +84,7 @@ describe('an EsdbSubscription whose consumer is slower than the client stream', 
       () => Promise.resolve({ source: source, accept: () => undefined }),
       41n,
       () => undefined,
+      limits,
     );
     await new Promise((resolve) => setImmediate(resolve));
     source.push({ position: 50n });
@@ -120,6 +123,7 @@ describe('an EsdbSubscription that fails or is closed', () => {
       },
       null,
       () => undefined,
+      limits,
     );
     await subscription.close();
     open();

@@ -2,10 +2,17 @@
 // subscription is a Node stream that emits `caughtUp` as a separate event, possibly while events
 // received before it still sit in the stream's buffer; `caught_up` is therefore delivered after
 // exactly those buffered events, so it always follows the history it marks. Events the port must
-// not see (see esdb-mapping.ts) are dropped here, after the server-side filter did the coarse work.
-// A slow consumer pauses the client stream, which lets gRPC flow control hold the server back.
+// not see (see esdb-mapping.ts), or that the subscriber's filter refuses, are dropped here as
+// they are taken from the client stream, after the server-side filter did the coarse work.
+//
+// The client stream is read only when the subscriber asks for a message and nothing is buffered:
+// then, past the subscriber's gate, one page (its count and byte limits) is taken from it. Until
+// then the client stream holds what it already received (its small buffer) and gRPC flow control
+// holds the server back.
 import type { AllStreamResolvedEvent, AllStreamSubscription } from '@eventstore/db-client';
-import type { RecordedEvent, Subscription, SubscriptionMessage } from '../port';
+import type { PageLimits, ReadGate, RecordedEvent, Subscription, SubscriptionMessage } from '../port';
+import { PageFill } from '../shared/page-limits';
+import { resolvedEventBytes } from './esdb-reads';
 
 /** The opened client subscription and the step that maps (or drops) each event it delivers. */
 export interface OpenedEsdbSubscription {
@@ -13,13 +20,7 @@ export interface OpenedEsdbSubscription {
   readonly accept: (resolved: AllStreamResolvedEvent) => RecordedEvent | undefined;
 }
 
-/** When to pause the client stream for a slow consumer, and when to resume it. */
-export interface BufferLimits {
-  readonly pauseAbove: number;
-  readonly resumeBelow: number;
-}
-
-const DEFAULT_LIMITS: BufferLimits = { pauseAbove: 1024, resumeBelow: 256 };
+const openGate: ReadGate = { enter: () => Promise.resolve(), leave: () => undefined };
 
 export class EsdbSubscription implements Subscription {
   private readonly buffered: SubscriptionMessage[] = [];
@@ -30,6 +31,8 @@ export class EsdbSubscription implements Subscription {
   private accept: OpenedEsdbSubscription['accept'] = () => undefined;
   private failure: { readonly error: unknown } | undefined;
   private ended = false;
+  private pulling = false;
+  private insideGate = false;
   private received = 0;
   private caughtUpAfter: number | undefined;
   private caughtUpDelivered = false;
@@ -38,12 +41,15 @@ export class EsdbSubscription implements Subscription {
    * @param open opens the client subscription (after any preparation it needs)
    * @param lastPosition the position to report with `caught_up` when no event came before it
    * @param onClosed called once when the subscription ends, for the store's bookkeeping
+   * @param limits how much one page taken from the client stream may hold
+   * @param gate the subscriber's gate, passed before each page
    */
   constructor(
     open: () => Promise<OpenedEsdbSubscription>,
     private lastPosition: bigint | null,
     private readonly onClosed: (subscription: EsdbSubscription) => void,
-    private readonly limits: BufferLimits = DEFAULT_LIMITS,
+    private readonly limits: PageLimits,
+    private readonly gate: ReadGate = openGate,
   ) {
     void this.start(open);
   }
@@ -76,28 +82,13 @@ export class EsdbSubscription implements Subscription {
       }
       this.source = opened.source;
       this.accept = opened.accept;
-      opened.source.on('data', (resolved: AllStreamResolvedEvent) => this.onData(resolved));
+      opened.source.on('readable', () => void this.pull());
       opened.source.on('caughtUp', () => this.onCaughtUp());
       opened.source.on('end', () => this.fail(new Error('The server ended the subscription')));
+      void this.pull();
     } catch (error) {
       this.fail(error);
     }
-  }
-
-  private onData(resolved: AllStreamResolvedEvent): void {
-    if (this.ended) return;
-    this.received += 1;
-    try {
-      const event = this.accept(resolved);
-      if (event !== undefined) {
-        this.lastPosition = event.position;
-        this.deliver({ kind: 'event', event });
-      }
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
-    this.deliverCaughtUpWhenDue();
   }
 
   private onCaughtUp(): void {
@@ -121,23 +112,79 @@ export class EsdbSubscription implements Subscription {
       return;
     }
     this.buffered.push(message);
-    if (this.buffered.length > this.limits.pauseAbove) this.source?.pause();
   }
 
   private next(): Promise<IteratorResult<SubscriptionMessage>> {
     const message = this.buffered.shift();
-    if (message !== undefined) {
-      if (this.buffered.length < this.limits.resumeBelow && this.source?.isPaused() === true)
-        this.source.resume();
-      return Promise.resolve({ done: false, value: message });
-    }
+    if (message !== undefined) return Promise.resolve({ done: false, value: message });
     if (this.failure !== undefined) {
       const { error } = this.failure;
       this.failure = undefined;
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     if (this.ended) return Promise.resolve({ done: true, value: undefined });
-    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+    const waited = new Promise<IteratorResult<SubscriptionMessage>>(
+      (resolve, reject) => (this.waiting = { resolve, reject }),
+    );
+    void this.pull();
+    return waited;
+  }
+
+  /**
+   * While the subscriber waits and nothing is buffered: lets go of the gate (the page before was
+   * taken), and, when the client stream has something, passes the gate again and takes a page.
+   */
+  private async pull(): Promise<void> {
+    if (this.pulling) return;
+    this.pulling = true;
+    try {
+      while (!this.ended && this.waiting !== undefined && this.buffered.length === 0) {
+        this.leaveGate();
+        const source = this.source;
+        if (source === undefined) return;
+        if (source.readableLength === 0) {
+          // Nothing received yet: `read(0)` asks the stream for more, and 'readable' calls back.
+          source.read(0);
+          if (source.readableLength === 0) return;
+        }
+        await this.gate.enter();
+        if (this.ended) {
+          this.gate.leave();
+          return;
+        }
+        this.insideGate = true;
+        this.takePage(source);
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.pulling = false;
+    }
+  }
+
+  /** Takes events from the client stream until the page is full or the stream has no more. */
+  private takePage(source: AllStreamSubscription): void {
+    const fill = new PageFill(this.limits);
+    for (;;) {
+      const resolved = source.read() as AllStreamResolvedEvent | null;
+      if (resolved === null) return;
+      this.received += 1;
+      const event = this.accept(resolved);
+      let full = false;
+      if (event !== undefined) {
+        this.lastPosition = event.position;
+        this.deliver({ kind: 'event', event });
+        full = fill.add(resolvedEventBytes(resolved));
+      }
+      this.deliverCaughtUpWhenDue();
+      if (full || this.ended) return;
+    }
+  }
+
+  private leaveGate(): void {
+    if (!this.insideGate) return;
+    this.insideGate = false;
+    this.gate.leave();
   }
 
   private fail(error: unknown): void {
@@ -155,6 +202,7 @@ export class EsdbSubscription implements Subscription {
   private finish(): void {
     this.ended = true;
     this.buffered.length = 0;
+    this.leaveGate();
     this.onClosed(this);
   }
 }

@@ -2,8 +2,8 @@ import { describeCheckpointStoreContract, describeEventStoreContract } from '../
 import { InMemoryCheckpointStore } from './in-memory-checkpoint-store';
 import { InMemoryEventStore } from './in-memory-event-store';
 
-describeEventStoreContract('InMemoryEventStore', () => {
-  const store = new InMemoryEventStore();
+describeEventStoreContract('InMemoryEventStore', (options = {}) => {
+  const store = new InMemoryEventStore({ pageSize: options.pageSize, pageBytes: options.pageBytes });
   return Promise.resolve({ store, cleanup: () => store.close() });
 });
 

@@ -12,6 +12,7 @@ import {
   type ErasureRecord,
   type ErasureRequest,
   type ExpectedRevision,
+  type PageLimits,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -28,12 +29,17 @@ import {
   settle,
 } from '../shared/append-rules';
 import { deepFreeze, fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
+import { PageFill, pageLimitsOf } from '../shared/page-limits';
 import { AppendNotifier } from '../subscription/append-notifier';
 import { CatchUpSubscription, type SubscriptionSource } from '../subscription/catch-up-subscription';
 
 export interface InMemoryEventStoreOptions {
   /** The store's clock for `createdAt`; the system clock by default. */
   readonly clock?: () => Date;
+  /** Events per page of a subscription. 256 by default. */
+  readonly pageSize?: number;
+  /** The byte limit of those pages (see `PageLimits`). 1 MiB by default. */
+  readonly pageBytes?: number;
 }
 
 interface StreamState {
@@ -48,12 +54,16 @@ export class InMemoryEventStore implements EventStore {
   private readonly metadataByStream = new Map<string, StreamMetadata>();
   private readonly erasures: ErasureRecord[] = [];
   private readonly subscriptions = new Set<CatchUpSubscription>();
+  /** The size each page counts for an event: its data and metadata as JSON text. */
+  private readonly eventBytes = new WeakMap<RecordedEvent, number>();
   private readonly notifier = new AppendNotifier();
   private readonly clock: () => Date;
+  private readonly pageLimits: PageLimits;
   private nextPosition = 1n;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.clock = options.clock ?? (() => new Date());
+    this.pageLimits = pageLimitsOf({ maxCount: options.pageSize, maxBytes: options.pageBytes }, 256);
   }
 
   appendToStream(
@@ -73,8 +83,11 @@ export class InMemoryEventStore implements EventStore {
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
-    const subscription = new CatchUpSubscription(this.subscriptionSource(), options, 256, (closed) =>
-      this.subscriptions.delete(closed),
+    const subscription = new CatchUpSubscription(
+      this.subscriptionSource(),
+      options,
+      this.pageLimits,
+      (closed) => this.subscriptions.delete(closed),
     );
     this.subscriptions.add(subscription);
     return subscription;
@@ -176,15 +189,20 @@ export class InMemoryEventStore implements EventStore {
     const reused = eventIds.find((id) => this.eventsById.has(id));
     if (reused !== undefined) throw new DuplicateEventIdError(streamId, reused);
     const createdAt = this.clock().toISOString();
-    const prepared = events.map((event) => ({
-      id: event.id,
-      type: event.type,
-      data: this.frozenJson(event.data, `data of event ${event.id}`),
-      metadata: toJsonRecord(this.frozenJson(event.metadata ?? {}, `metadata of event ${event.id}`)),
-    }));
+    const prepared = events.map((event) => {
+      const dataText = toJsonText(event.data, `data of event ${event.id}`);
+      const metadataText = toJsonText(event.metadata ?? {}, `metadata of event ${event.id}`);
+      return {
+        id: event.id,
+        type: event.type,
+        data: deepFreeze(fromJsonText(dataText)),
+        metadata: toJsonRecord(deepFreeze(fromJsonText(metadataText))),
+        bytes: dataText.length + metadataText.length,
+      };
+    });
     const target = stream ?? { events: [], erased: false };
     let revision = current ?? -1n;
-    for (const event of prepared) {
+    for (const { bytes, ...event } of prepared) {
       revision += 1n;
       const recorded: RecordedEvent = Object.freeze({
         streamId,
@@ -193,6 +211,7 @@ export class InMemoryEventStore implements EventStore {
         position: this.nextPosition,
         createdAt,
       });
+      this.eventBytes.set(recorded, bytes);
       this.nextPosition += 1n;
       target.events.push(recorded);
       this.log.push(recorded);
@@ -216,14 +235,22 @@ export class InMemoryEventStore implements EventStore {
     return {
       notifier: this.notifier,
       head: () => Promise.resolve(this.log[this.log.length - 1]?.position ?? null),
-      readRange: (after: bigint | null, upTo: bigint, limit: number, filter: EventFilter | undefined) => {
-        const selected: RecordedEvent[] = [];
+      readRange: (
+        after: bigint | null,
+        upTo: bigint,
+        limits: PageLimits,
+        filter: EventFilter | undefined,
+      ) => {
+        const events: RecordedEvent[] = [];
+        const fill = new PageFill(limits);
         for (let index = this.firstIndexAfter(after); index < this.log.length; index += 1) {
           const event = this.log[index]!;
-          if (event.position > upTo || selected.length >= limit) break;
-          if (matchesEventFilter(event, filter)) selected.push(event);
+          if (event.position > upTo) break;
+          if (!matchesEventFilter(event, filter)) continue;
+          events.push(event);
+          if (fill.add(this.eventBytes.get(event) ?? 0)) return Promise.resolve({ events, exhausted: false });
         }
-        return Promise.resolve(selected);
+        return Promise.resolve({ events, exhausted: true });
       },
     };
   }

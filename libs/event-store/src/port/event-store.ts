@@ -63,18 +63,53 @@ export interface ReadAllOptions {
   readonly filter?: EventFilter;
 }
 
-/** An event matches when it passes every list given (a missing or empty list passes everything). */
+/**
+ * An event matches when it passes every criterion given (a missing or empty list passes
+ * everything). Adapters apply the filter where they read, so that events it refuses are not
+ * handed to the caller (SQLite: in the query, the tenant through an index; EventStoreDB: on each
+ * event as the client receives it, before it is buffered).
+ */
 export interface EventFilter {
   /** Exact types, or prefixes ending in `'*'` (`'compaction.*'`). */
   readonly eventTypes?: readonly string[];
   readonly streamPrefixes?: readonly string[];
+  /** Only the events of this tenant, as `eventTenantOf` names it. */
+  readonly tenant?: string;
+}
+
+/**
+ * Lets a subscriber choose when its subscription reads more from the store. `enter()` is awaited
+ * before each page is read (on EventStoreDB: before more events are let in from the server), and
+ * `leave()` is called once every event of that page has been handed out and the subscriber asked
+ * for the next message, or when the subscription closes while inside. A subscriber uses it to
+ * bound how many of its subscriptions hold events at once; its `enter()` should settle once the
+ * subscriber closes the subscription.
+ */
+export interface ReadGate {
+  enter(): Promise<void>;
+  leave(): void;
 }
 
 export interface SubscribeOptions {
   /** EXCLUSIVE: events after this position are delivered. `'start'` by default. */
   readonly fromPosition?: bigint | 'start' | 'end';
   readonly filter?: EventFilter;
+  readonly gate?: ReadGate;
 }
+
+/**
+ * How much one page of a read or a subscription may hold. A page ends at `maxCount` events, or
+ * at the first event that brings the size of the page's events (their data and metadata as JSON
+ * text) to `maxBytes`. It always holds at least one event, so a page holds at most `maxBytes`
+ * plus one event, and an event larger than `maxBytes` ends the page it is in.
+ */
+export interface PageLimits {
+  readonly maxCount: number;
+  readonly maxBytes: number;
+}
+
+/** The pages of every adapter unless configured otherwise. */
+export const DEFAULT_PAGE_BYTES = 1_048_576;
 
 /**
  * `caught_up` arrives once, after the history that existed at subscription time; its position
@@ -144,6 +179,8 @@ export interface ErasureRecord {
  * - reading a missing stream yields nothing;
  * - subscriptions deliver each matching event after `fromPosition` exactly once in position order,
  *   then `caught_up`, then live events, without busy-waiting;
+ * - reads and subscriptions fetch pages bounded by `PageLimits`, and a subscription reads its next
+ *   page only once the subscriber asked for an event past the current one (and its gate let it);
  * - after `eraseStream` the stream yields no content, appends throw `StreamErasedError`, and
  *   `listErasures` returns the audit record.
  */

@@ -1,9 +1,15 @@
 // The references between entries of an imported file, checked before anything is decided: a
-// parent must be an earlier entry, and a label must name one. Strict imports stop at the first
-// broken reference, naming its line; lenient imports keep an orphan as a root (the context pi
-// builds from it is the same: its path ends at the orphan either way) and leave out a label
-// whose target is missing, reporting each line.
-import type { SessionEntry, SessionFileContent, SessionFileProblem } from '@strata/session';
+// parent must be an earlier entry, a label must name one, and a compaction's first kept entry
+// must be on the compaction's path. Strict imports stop at the first broken reference, naming
+// its line; lenient imports keep an orphan as a root (the context pi builds from it is the
+// same: its path ends at the orphan either way) and leave out a label whose target is missing
+// and a compaction that keeps from elsewhere, reporting each line.
+import {
+  EntryPaths,
+  type SessionEntry,
+  type SessionFileContent,
+  type SessionFileProblem,
+} from '@strata/session';
 import { SessionImportError } from './session-store-errors';
 
 /**
@@ -37,27 +43,36 @@ export function checkEntryReferences(
   lines: readonly number[],
   lenient: boolean,
 ): CheckedEntries {
-  const known = new Set<string>();
+  const paths = EntryPaths.empty();
   const kept: SessionEntry[] = [];
   const skipped: SessionFileProblem[] = [];
   const repaired: SessionFileProblem[] = [];
   entries.forEach((entry, index) => {
     const line = lines[index] ?? 0;
-    if (entry.type === 'label' && !known.has(entry.targetId)) {
+    if (entry.type === 'label' && !paths.has(entry.targetId)) {
       const reason = `label ${entry.id} names ${entry.targetId}, which is not an earlier entry`;
       if (!lenient) throw new SessionImportError(line, 'invalid-reference', reason);
       skipped.push({ line, code: 'invalid-reference', reason });
       return;
     }
-    if (entry.parentId !== null && !known.has(entry.parentId)) {
+    let imported = entry;
+    if (entry.parentId !== null && !paths.has(entry.parentId)) {
       const reason = `parent ${entry.parentId} of entry ${entry.id} is not an earlier entry`;
       if (!lenient) throw new SessionImportError(line, 'invalid-reference', reason);
       repaired.push({ line, code: 'invalid-reference', reason: `${reason}; imported as a root` });
-      kept.push({ ...entry, parentId: null });
-    } else {
-      kept.push(entry);
+      imported = { ...entry, parentId: null };
     }
-    known.add(entry.id);
+    if (
+      imported.type === 'compaction' &&
+      (imported.parentId === null || !paths.isOnPathTo(imported.firstKeptEntryId, imported.parentId))
+    ) {
+      const reason = `compaction ${imported.id} keeps from ${imported.firstKeptEntryId}, which is not an earlier entry on its path`;
+      if (!lenient) throw new SessionImportError(line, 'invalid-reference', reason);
+      skipped.push({ line, code: 'invalid-reference', reason });
+      return;
+    }
+    kept.push(imported);
+    paths.add(imported);
   });
   return { entries: kept, skipped, repaired };
 }

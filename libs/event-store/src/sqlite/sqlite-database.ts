@@ -1,6 +1,7 @@
 // Opens the embedded SQLite event database (better-sqlite3): WAL journal, synchronous=NORMAL,
 // a busy timeout so that writers in several processes queue instead of failing, secure delete
-// so that erased content is overwritten, and the schema (created once, idempotently).
+// so that erased content is overwritten, and the schema (created once, idempotently; a database
+// of an earlier version gains what the current one added).
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -8,8 +9,19 @@ import { dirname, resolve } from 'node:path';
 /** The default database file, relative to the working directory. */
 export const DEFAULT_SQLITE_FILENAME = './data/strata.db';
 
-/** The schema version recorded in `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 1;
+/**
+ * The schema version recorded in `PRAGMA user_version`. 2 added the tenant index; opening a
+ * database of version 1 builds it once (every statement of the schema is idempotent).
+ */
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/**
+ * An event's tenant in SQL, as the port's `eventTenantOf` names it: `metadata.tenant` when it is
+ * a non-empty string, else `default`. The tenant index is built on this very expression, and
+ * SQLite uses an index on an expression only for queries that spell it the same way.
+ */
+export const EVENT_TENANT_SQL =
+  "coalesce(CASE json_type(metadata, '$.tenant') WHEN 'text' THEN nullif(json_extract(metadata, '$.tenant'), '') END, 'default')";
 
 export interface SqliteDatabaseOptions {
   /** `./data/strata.db` by default (its folder is created); `':memory:'` for a private database. */
@@ -49,6 +61,7 @@ CREATE TABLE IF NOT EXISTS erasures (
   erased_at TEXT NOT NULL,
   event_count INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS events_by_tenant ON events (${EVENT_TENANT_SQL}, global_position);
 CREATE INDEX IF NOT EXISTS erasures_by_stream ON erasures (stream_id);
 CREATE TABLE IF NOT EXISTS checkpoints (
   subscriber_id TEXT PRIMARY KEY,

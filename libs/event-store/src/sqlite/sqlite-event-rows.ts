@@ -1,8 +1,12 @@
 // Row shapes of the SQLite event tables, their mapping to port types, and the SQL for reads
 // of the global log (position bounds, direction and EventFilter), prepared once per shape.
+// Pages are filled row by row and stop at their byte limit, so a page of large events never
+// holds more than one of them beyond that limit.
 import type Database from 'better-sqlite3';
-import type { EventFilter, RecordedEvent } from '../port';
+import type { EventFilter, PageLimits, RecordedEvent } from '../port';
 import { deepFreeze, fromJsonText, toJsonRecord } from '../shared/json-values';
+import { PageFill } from '../shared/page-limits';
+import { EVENT_TENANT_SQL } from './sqlite-database';
 
 export interface EventRow {
   readonly global_position: bigint;
@@ -34,6 +38,32 @@ export function recordedEventFromRow(row: EventRow): RecordedEvent {
   });
 }
 
+/** The size a page counts for a row: its data and metadata as stored JSON text. */
+export function rowBytes(row: EventRow): number {
+  return row.data.length + row.metadata.length;
+}
+
+/** One page of rows; `exhausted` when the query had no more rows to give. */
+export interface RowPage {
+  readonly rows: readonly EventRow[];
+  readonly exhausted: boolean;
+}
+
+/** Runs a query of at most `limits.maxCount` rows and keeps the rows that fit the page. */
+export function fillPage<Parameters extends unknown[]>(
+  statement: Database.Statement<Parameters, EventRow>,
+  parameters: Parameters,
+  limits: PageLimits,
+): RowPage {
+  const rows: EventRow[] = [];
+  const fill = new PageFill(limits);
+  for (const row of statement.iterate(...parameters)) {
+    rows.push(row);
+    if (fill.add(rowBytes(row))) return { rows, exhausted: false };
+  }
+  return { rows, exhausted: true };
+}
+
 type RangeParameter = bigint | string | number;
 
 /** A read of the global log between two exclusive position bounds. */
@@ -41,7 +71,7 @@ export interface LogRangeQuery {
   readonly direction: 'forwards' | 'backwards';
   readonly after: bigint;
   readonly before: bigint;
-  readonly limit: number;
+  readonly limits: PageLimits;
   readonly filter: EventFilter | undefined;
 }
 
@@ -51,38 +81,47 @@ export class LogRangeReader {
 
   constructor(private readonly database: Database.Database) {}
 
-  read(query: LogRangeQuery): readonly EventRow[] {
+  read(query: LogRangeQuery): RowPage {
     const exactTypes = (query.filter?.eventTypes ?? []).filter((pattern) => !pattern.endsWith('*'));
     const typePrefixes = (query.filter?.eventTypes ?? [])
       .filter((pattern) => pattern.endsWith('*'))
       .map((pattern) => pattern.slice(0, -1));
     const streamPrefixes = query.filter?.streamPrefixes ?? [];
+    const tenants = query.filter?.tenant === undefined ? [] : [query.filter.tenant];
     const statement = this.statementFor(
       query.direction,
+      tenants.length > 0,
       exactTypes.length,
       typePrefixes.length,
       streamPrefixes.length,
     );
-    return statement.all(
-      query.after,
-      query.before,
-      ...exactTypes,
-      ...typePrefixes,
-      ...streamPrefixes,
-      query.limit,
+    return fillPage(
+      statement,
+      [
+        query.after,
+        query.before,
+        ...tenants,
+        ...exactTypes,
+        ...typePrefixes,
+        ...streamPrefixes,
+        query.limits.maxCount,
+      ],
+      query.limits,
     );
   }
 
   private statementFor(
     direction: 'forwards' | 'backwards',
+    byTenant: boolean,
     exactTypeCount: number,
     typePrefixCount: number,
     streamPrefixCount: number,
   ): Database.Statement<RangeParameter[], EventRow> {
-    const key = `${direction}:${exactTypeCount}:${typePrefixCount}:${streamPrefixCount}`;
+    const key = `${direction}:${byTenant}:${exactTypeCount}:${typePrefixCount}:${streamPrefixCount}`;
     const cached = this.statements.get(key);
     if (cached !== undefined) return cached;
     const conditions = ['global_position > ?', 'global_position < ?'];
+    if (byTenant) conditions.push(`${EVENT_TENANT_SQL} = ?`);
     const typeAlternatives = [
       ...(exactTypeCount > 0 ? [`type IN (${placeholders(exactTypeCount)})`] : []),
       ...Array.from({ length: typePrefixCount }, () => 'instr(type, ?) = 1'),

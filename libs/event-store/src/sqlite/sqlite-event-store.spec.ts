@@ -10,15 +10,21 @@ import {
 } from '../contract';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
 import { SqliteEventStore } from './sqlite-event-store';
+import { LogRangeReader, type RowPage } from './sqlite-event-rows';
 
 function temporaryDirectory(): { directory: string; remove: () => void } {
   const directory = mkdtempSync(join(tmpdir(), 'strata-sqlite-'));
   return { directory, remove: () => rmSync(directory, { recursive: true, force: true }) };
 }
 
-describeEventStoreContract('SqliteEventStore', () => {
+describeEventStoreContract('SqliteEventStore', (options = {}) => {
   const { directory, remove } = temporaryDirectory();
-  const store = new SqliteEventStore({ filename: join(directory, 'events.db'), pollIntervalMs: 20 });
+  const store = new SqliteEventStore({
+    filename: join(directory, 'events.db'),
+    pollIntervalMs: 20,
+    readBatchSize: options.pageSize,
+    readPageBytes: options.pageBytes,
+  });
   return Promise.resolve({
     store,
     cleanup: async () => {
@@ -45,7 +51,9 @@ describe('SqliteEventStore', () => {
   let remove: () => void;
   const open: SqliteEventStore[] = [];
 
-  function openStore(options: { filename?: string; pollIntervalMs?: number } = {}): SqliteEventStore {
+  function openStore(
+    options: { filename?: string; pollIntervalMs?: number; readPageBytes?: number } = {},
+  ): SqliteEventStore {
     const store = new SqliteEventStore({ filename: join(directory, 'events.db'), ...options });
     open.push(store);
     return store;
@@ -56,6 +64,7 @@ describe('SqliteEventStore', () => {
   });
 
   afterEach(async () => {
+    jest.restoreAllMocks();
     await Promise.all(open.splice(0).map((store) => store.close()));
     remove();
   });
@@ -176,6 +185,99 @@ describe('SqliteEventStore', () => {
       }
       const files = [filename, `${filename}-wal`].filter((file) => existsSync(file));
       for (const file of files) expect(readFileSync(file).includes(secret)).toBe(false);
+    });
+  });
+
+  describe('given a database written before the tenant index (schema version 1)', () => {
+    const version1Schema = `
+      CREATE TABLE events (
+        global_position INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT NOT NULL,
+        stream_revision INTEGER NOT NULL, event_id TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
+        data TEXT NOT NULL, metadata TEXT NOT NULL, created_at TEXT NOT NULL,
+        UNIQUE (stream_id, stream_revision));
+      CREATE TABLE streams (stream_id TEXT PRIMARY KEY, last_revision INTEGER NOT NULL, erased INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE stream_metadata (stream_id TEXT PRIMARY KEY, metadata TEXT NOT NULL);
+      CREATE TABLE erasures (erasure_id INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT NOT NULL,
+        actor TEXT NOT NULL, reason TEXT NOT NULL, tenant TEXT, erased_at TEXT NOT NULL, event_count INTEGER NOT NULL);
+      CREATE INDEX erasures_by_stream ON erasures (stream_id);
+      CREATE TABLE checkpoints (subscriber_id TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL);
+      PRAGMA user_version = 1;`;
+
+    function writeVersion1Database(filename: string): void {
+      const raw = new Database(filename);
+      raw.exec(version1Schema);
+      const insert = raw.prepare(
+        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
+         VALUES (?, ?, ?, 't', '{}', ?, '2026-01-01T00:00:00.000Z')`,
+      );
+      const tenants = ['acme', 'globex', undefined, 'acme', ''];
+      tenants.forEach((tenant, index) =>
+        insert.run(`s-${index}`, 0, `old-${index}`, JSON.stringify(tenant === undefined ? {} : { tenant })),
+      );
+      raw.close();
+    }
+
+    it('builds the tenant index on opening, and reads a tenant through it', async () => {
+      const filename = join(directory, 'events.db');
+      writeVersion1Database(filename);
+      const store = openStore({ filename });
+      expect(store.database.pragma('user_version', { simple: true })).toBe(2n);
+      const indexes = store.database
+        .prepare<[], { name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'",
+        )
+        .all()
+        .map((row) => row.name);
+      expect(indexes).toContain('events_by_tenant');
+      const prepared: string[] = [];
+      const prepare = store.database.prepare.bind(store.database);
+      jest.spyOn(store.database, 'prepare').mockImplementation((source: string) => {
+        prepared.push(source);
+        return prepare(source);
+      });
+      const acme = await collect(store.readAll({ filter: { tenant: 'acme' } }));
+      const untenanted = await collect(store.readAll({ filter: { tenant: 'default' } }));
+      expect(acme.map((event) => event.id)).toEqual(['old-0', 'old-3']);
+      expect(untenanted.map((event) => event.id)).toEqual(['old-2', 'old-4']);
+      const tenantQuery = prepared.find((source) => source.includes('json_extract'));
+      expect(tenantQuery).toBeDefined();
+      const plan = store.database
+        .prepare(`EXPLAIN QUERY PLAN ${tenantQuery!}`)
+        .all(0n, 100n, 'acme', 10)
+        .map((row) => (row as { detail: string }).detail);
+      expect(plan.join('\n')).toMatch(
+        /USING INDEX events_by_tenant \(<expr>=\? AND global_position>\? AND global_position<\?\)/,
+      );
+      expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+    });
+  });
+
+  describe('given events of about 2 kB and pages limited to 3 kB', () => {
+    it('reads the log in pages that end at the first event reaching the limit', async () => {
+      const store = openStore({ readPageBytes: 3_000 });
+      const events = Array.from({ length: 9 }, (_, index) => ({
+        id: `big-${index}`,
+        type: 't',
+        data: { text: String(index).padEnd(2_000, '.') },
+      }));
+      await store.appendToStream('session-big', events);
+      const pages: RowPage[] = [];
+      const read = LogRangeReader.prototype.read;
+      jest.spyOn(LogRangeReader.prototype, 'read').mockImplementation(function (this: LogRangeReader, query) {
+        const page = read.call(this, query);
+        pages.push(page);
+        return page;
+      });
+      const all = await collect(store.readAll());
+      expect(all.map((event) => event.id)).toEqual(events.map((event) => event.id));
+      expect(pages.map((page) => page.rows.length)).toEqual([2, 2, 2, 2, 1]);
+      const reader = new SubscriptionReader(store.subscribe(), 5_000);
+      try {
+        expect((await reader.untilCaughtUp()).length).toBe(10);
+      } finally {
+        await reader.close();
+      }
+      expect(pages.slice(5).map((page) => page.rows.length)).toEqual([2, 2, 2, 2, 1]);
     });
   });
 });

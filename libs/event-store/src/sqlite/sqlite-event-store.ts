@@ -13,6 +13,7 @@ import {
   type ErasureRecord,
   type ErasureRequest,
   type ExpectedRevision,
+  type PageLimits,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -29,6 +30,7 @@ import {
   type RecordedLocation,
 } from '../shared/append-rules';
 import { fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
+import { pageLimitsOf } from '../shared/page-limits';
 import { CatchUpSubscription } from '../subscription/catch-up-subscription';
 import { SqliteAppendWatch } from './sqlite-append-watch';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
@@ -47,6 +49,8 @@ export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
   readonly pollIntervalMs?: number;
   /** Events fetched per page by reads and subscriptions. 500 by default. */
   readonly readBatchSize?: number;
+  /** The byte limit of those pages (see `PageLimits`). 1 MiB by default. */
+  readonly readPageBytes?: number;
   /** The store's clock for `createdAt` and erasure records; the system clock by default. */
   readonly clock?: () => Date;
 }
@@ -66,7 +70,7 @@ export class SqliteEventStore implements EventStore {
   private readonly watch: SqliteAppendWatch;
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private readonly clock: () => Date;
-  private readonly readBatchSize: number;
+  private readonly pageLimits: PageLimits;
   private readonly appendTransaction: (
     streamId: string,
     events: readonly PreparedEvent[],
@@ -80,7 +84,7 @@ export class SqliteEventStore implements EventStore {
     this.statements = new SqliteEventStatements(this.database);
     this.logReader = new LogRangeReader(this.database);
     this.clock = options.clock ?? (() => new Date());
-    this.readBatchSize = options.readBatchSize ?? 500;
+    this.pageLimits = pageLimitsOf({ maxCount: options.readBatchSize, maxBytes: options.readPageBytes }, 500);
     this.watch = new SqliteAppendWatch(
       databaseKey(options.filename ?? DEFAULT_SQLITE_FILENAME),
       () => this.head(),
@@ -115,11 +119,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => streamPages(this.statements, streamId, options, this.readBatchSize));
+    return asyncIterableOf(() => streamPages(this.statements, streamId, options, this.pageLimits));
   }
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => logPages(this.logReader, options, this.readBatchSize));
+    return asyncIterableOf(() => logPages(this.logReader, options, this.pageLimits));
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
@@ -127,15 +131,20 @@ export class SqliteEventStore implements EventStore {
       {
         notifier: this.watch.notifier,
         head: () => settle(() => this.head()),
-        readRange: (after, upTo, limit, filter) =>
-          settle(() =>
-            this.logReader
-              .read({ direction: 'forwards', after: after ?? 0n, before: upTo + 1n, limit, filter })
-              .map(recordedEventFromRow),
-          ),
+        readRange: (after, upTo, limits, filter) =>
+          settle(() => {
+            const page = this.logReader.read({
+              direction: 'forwards',
+              after: after ?? 0n,
+              before: upTo + 1n,
+              limits,
+              filter,
+            });
+            return { events: page.rows.map(recordedEventFromRow), exhausted: page.exhausted };
+          }),
       },
       options,
-      this.readBatchSize,
+      this.pageLimits,
       (closed) => this.subscriptions.delete(closed),
     );
     this.subscriptions.add(subscription);

@@ -1,13 +1,26 @@
 // The catch-up subscription shared by the in-process adapters: history after the start
-// position, then one `caught_up`, then live events as the notifier reports appends.
+// position, then one `caught_up`, then live events as the notifier reports appends. It reads a
+// page only when the subscriber has taken every event of the previous one, after passing the
+// subscriber's gate, and lets go of each event as it hands it out.
 import type {
   EventFilter,
+  PageLimits,
+  ReadGate,
   RecordedEvent,
   SubscribeOptions,
   Subscription,
   SubscriptionMessage,
 } from '../port';
 import type { AppendNotifier, PendingWait } from './append-notifier';
+
+/**
+ * One page of a range; `exhausted` when the range holds no matching event after it. The array
+ * belongs to the subscription, which empties it as it hands the events out.
+ */
+export interface RangePage {
+  readonly events: RecordedEvent[];
+  readonly exhausted: boolean;
+}
 
 /** What a subscription needs from its store. */
 export interface SubscriptionSource {
@@ -17,26 +30,32 @@ export interface SubscriptionSource {
    * (positions are allocated in commit order).
    */
   head(): Promise<bigint | null>;
-  /** Matching events with `after < position <= upTo` in position order, at most `limit`. */
+  /** Matching events with `after < position <= upTo` in position order, one page of `limits`. */
   readRange(
     after: bigint | null,
     upTo: bigint,
-    limit: number,
+    limits: PageLimits,
     filter: EventFilter | undefined,
-  ): Promise<readonly RecordedEvent[]>;
+  ): Promise<RangePage>;
 }
+
+const openGate: ReadGate = { enter: () => Promise.resolve(), leave: () => undefined };
 
 export class CatchUpSubscription implements Subscription {
   private closed = false;
   private started = false;
   private pendingWait: PendingWait | undefined;
+  private insideGate = false;
+  private readonly gate: ReadGate;
 
   constructor(
     private readonly source: SubscriptionSource,
     private readonly options: SubscribeOptions,
-    private readonly batchSize: number,
+    private readonly limits: PageLimits,
     private readonly onClosed: (subscription: CatchUpSubscription) => void,
-  ) {}
+  ) {
+    this.gate = options.gate ?? openGate;
+  }
 
   [Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
     if (this.started) throw new Error('A subscription can be iterated only once');
@@ -48,6 +67,7 @@ export class CatchUpSubscription implements Subscription {
     if (!this.closed) {
       this.closed = true;
       this.pendingWait?.cancel();
+      this.leaveGate();
       this.onClosed(this);
     }
     return Promise.resolve();
@@ -88,18 +108,42 @@ export class CatchUpSubscription implements Subscription {
     }
   }
 
-  /** Every matching event in (after, upTo], read in batches; stops early once closed. */
+  /**
+   * Every matching event in (after, upTo], a page at a time; stops early once closed. The page
+   * is emptied as it is handed out, so an event is held only until the subscriber has it.
+   */
   private async *drain(after: bigint | null, upTo: bigint): AsyncGenerator<RecordedEvent> {
     let cursor = after;
     while (!this.closed) {
-      const batch = await this.source.readRange(cursor, upTo, this.batchSize, this.options.filter);
-      for (const event of batch) {
-        if (this.closed) return;
-        cursor = event.position;
-        yield event;
+      await this.gate.enter();
+      if (this.closed) {
+        this.gate.leave();
+        return;
       }
-      if (batch.length < this.batchSize) return;
+      this.insideGate = true;
+      const { events, exhausted } = await this.source.readRange(
+        cursor,
+        upTo,
+        this.limits,
+        this.options.filter,
+      );
+      try {
+        for (let event = events.shift(); event !== undefined; event = events.shift()) {
+          if (this.closed) return;
+          cursor = event.position;
+          yield event;
+        }
+      } finally {
+        this.leaveGate();
+      }
+      if (exhausted) return;
     }
+  }
+
+  private leaveGate(): void {
+    if (!this.insideGate) return;
+    this.insideGate = false;
+    this.gate.leave();
   }
 }
 

@@ -1,4 +1,4 @@
-import type { SessionEvent } from '@strata/session';
+import { MAX_COST_FIGURE, MAX_TOKEN_FIGURE, type SessionEvent } from '@strata/session';
 import { DocumentSpecification, projected } from '../testing/document-specification';
 import { auditDocumentId, auditProjectionDefinition } from './audit-evolve';
 
@@ -174,6 +174,36 @@ describe('the audit document', () => {
           usage: { input: 12_000, output: 800, totalTokens: 12_800, cost: null },
           tokensBefore: 180_000,
           estimatedTokensAfter: 180_000,
+        });
+    });
+
+    it('records summariser usage an older engine stored out of bounds within the bounds', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionSkipped',
+              data: {
+                attemptId: 'a1',
+                reason: 'stale',
+                usage: {
+                  input: 1e308,
+                  output: -1e308,
+                  cacheRead: 0,
+                  cacheWrite: 0,
+                  totalTokens: 1e308,
+                  cost: { total: 1e308 },
+                },
+                durationMs: 1_500,
+              },
+            },
+            1,
+            { recordedAt: at(2) },
+          ),
+        )
+        .thenMatches({
+          usage: { input: MAX_TOKEN_FIGURE, output: 0, totalTokens: MAX_TOKEN_FIGURE, cost: MAX_COST_FIGURE },
         });
     });
 

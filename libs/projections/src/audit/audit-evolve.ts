@@ -2,7 +2,7 @@
 // outcome of its kind ends it with the facts it carries (outcomes stored before they carried
 // them keep what the start recorded, and the duration between the store's records), a
 // continuation request marks it; and the document each event belongs to.
-import type { CompactionTrigger, Usage } from '@strata/session';
+import { boundedUsage, type CompactionTrigger, type Usage } from '@strata/session';
 import type { DocumentProjectionDefinition } from '../documents/document-projection';
 import type { ProjectedEvent } from '../runner/projected-event';
 import {
@@ -23,7 +23,9 @@ function recordedDuration(attempt: AuditAttempt, endedAt: string): number | null
   return Number.isFinite(duration) ? Math.max(0, duration) : null;
 }
 
-function usageOf(usage: Usage): AuditUsage {
+/** The summariser's figures, brought into the bounds of usage-bounds.ts (older records may lie outside). */
+function usageOf(recorded: Usage): AuditUsage {
+  const usage = boundedUsage(recorded);
   return {
     input: usage.input,
     output: usage.output,

@@ -1,7 +1,21 @@
-import type { SessionEntry, SessionEvent } from '@strata/session';
+import fc from 'fast-check';
+import {
+  MAX_COST_FIGURE,
+  MAX_RUNNING_TOTAL,
+  MAX_TOKEN_FIGURE,
+  type SessionEntry,
+  type SessionEvent,
+  type Usage,
+} from '@strata/session';
 import { DocumentProjection } from '../documents/document-projection';
 import { DocumentSpecification, projected } from '../testing/document-specification';
-import { catalogProjectionDefinition, emptyUsageTotals, type CatalogSession } from './catalog-session';
+import {
+  catalogProjectionDefinition,
+  emptyUsageTotals,
+  evolveCatalogSession,
+  storedCatalogSessionSchema,
+  type CatalogSession,
+} from './catalog-session';
 import { InMemoryCatalogStorage } from './in-memory-catalog-storage';
 
 const spec = DocumentSpecification.for(catalogProjectionDefinition);
@@ -157,6 +171,88 @@ describe('the catalog document', () => {
           }),
         )
         .thenMatches({ leafId: null, lastActivityAt: '2026-01-02T00:00:00.000Z', entryCount: 1 });
+    });
+  });
+
+  describe('given usage an older engine recorded out of bounds', () => {
+    const answering = (id: string, usage: Usage): SessionEntry => ({
+      ...assistantEntry,
+      id,
+      message: { ...assistantEntry.message, usage } as typeof assistantEntry.message,
+    });
+
+    it('counts each figure within its bounds: huge ones at the bound, negative ones as 0', () => {
+      const huge = { input: 1e308, output: 1e308, cacheRead: 0, cacheWrite: 0, cost: { total: 1e308 } };
+      const negative = { input: -1e308, output: -1, cacheRead: 0, cacheWrite: 0, totalTokens: -5 };
+      spec
+        .given([projected(started, 0), projected(appended(answering('h1', huge)), 1)])
+        .when(projected(appended(answering('n1', negative)), 2))
+        .thenMatches({
+          usage: {
+            input: MAX_TOKEN_FIGURE,
+            output: MAX_TOKEN_FIGURE,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: MAX_TOKEN_FIGURE,
+            cost: MAX_COST_FIGURE,
+          },
+        });
+    });
+
+    it('keeps every total finite, non-negative and storable over any recorded figures', () => {
+      const figure = fc.oneof(
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.constantFrom(1e308, -1e308, Number.MAX_VALUE, MAX_TOKEN_FIGURE),
+      );
+      const usage = fc.record({
+        input: figure,
+        output: figure,
+        cacheRead: figure,
+        cacheWrite: figure,
+        totalTokens: figure,
+        cost: fc.record({ total: figure }),
+      });
+      fc.assert(
+        fc.property(fc.array(usage, { minLength: 1, maxLength: 30 }), (usages) => {
+          let session = evolveCatalogSession(null, projected(started, 0));
+          usages.forEach((recorded, index) => {
+            session = evolveCatalogSession(
+              session,
+              projected(appended(answering(`a${index}`, recorded)), index + 1),
+            );
+          });
+          for (const total of Object.values(session!.usage)) {
+            expect(Number.isFinite(total)).toBe(true);
+            expect(total).toBeGreaterThanOrEqual(0);
+            expect(total).toBeLessThanOrEqual(MAX_RUNNING_TOTAL);
+          }
+          const { position: _position, ...stored } = session!;
+          expect(storedCatalogSessionSchema.parse(JSON.parse(JSON.stringify(stored)))).toEqual(stored);
+        }),
+      );
+    });
+
+    it('reads totals an older engine stored out of bounds within them, null (a sum that had become Infinity) as the saturated one', () => {
+      const session = evolveCatalogSession(null, projected(started, 0))!;
+      const { position: _position, ...stored } = session;
+      const written = JSON.parse(
+        JSON.stringify({ ...stored, usage: { ...stored.usage, input: Infinity } }),
+      ) as {
+        usage: Record<string, unknown>;
+      };
+      expect(written.usage['input']).toBeNull();
+      expect(storedCatalogSessionSchema.parse(written).usage).toEqual({
+        ...emptyUsageTotals,
+        input: MAX_RUNNING_TOTAL,
+      });
+    });
+
+    it('saturates a sum at 2^53 - 1 instead of growing past what it can hold exactly', () => {
+      const atTheBound = { input: MAX_TOKEN_FIGURE, output: 0, cacheRead: 0, cacheWrite: 0 };
+      let session = evolveCatalogSession(null, projected(started, 0));
+      session = { ...session!, usage: { ...session!.usage, input: MAX_RUNNING_TOTAL - 1 } };
+      session = evolveCatalogSession(session, projected(appended(answering('a1', atTheBound)), 1));
+      expect(session!.usage.input).toBe(MAX_RUNNING_TOTAL);
     });
   });
 

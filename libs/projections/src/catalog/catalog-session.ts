@@ -1,13 +1,26 @@
 // The catalog's document: one row per session with what a sessions list shows (tenant, title,
 // sizes, token usage, last activity, compactions), and its pure `evolve`.
 import { z } from 'zod';
-import { calculateContextTokens, sessionEventTypes, type SessionEntry, type Usage } from '@strata/session';
+import {
+  boundedFigure,
+  boundedUsage,
+  calculateContextTokens,
+  MAX_RUNNING_TOTAL,
+  saturatingAdd,
+  sessionEventTypes,
+  type SessionEntry,
+  type Usage,
+} from '@strata/session';
 import type { DocumentProjectionDefinition, ProjectionDocument } from '../documents/document-projection';
 import type { ProjectedEvent } from '../runner/projected-event';
 
 export const CATALOG_PROJECTION_NAME = 'catalog';
 
-/** Token usage summed over the session's assistant messages. */
+/**
+ * Token usage summed over the session's assistant messages. Each figure is brought into the
+ * bounds of usage-bounds.ts as it is read and each sum saturates at 2^53 - 1, so the totals
+ * are finite and exact for whole figures below that.
+ */
 export interface TokenUsageTotals {
   readonly input: number;
   readonly output: number;
@@ -57,6 +70,16 @@ export const emptyUsageTotals: TokenUsageTotals = {
 const count = z.number().int().nonnegative();
 const nullableText = z.string().nullable();
 
+/**
+ * A stored usage total, read within the bounds the sums keep. Only an engine from before the
+ * saturating sums could store one outside them: a huge or negative figure, or null (JSON's
+ * spelling of Infinity), which reads as the saturated total it stands for.
+ */
+const usageTotal = z
+  .number()
+  .nullable()
+  .transform((total) => (total === null ? MAX_RUNNING_TOTAL : boundedFigure(total, MAX_RUNNING_TOTAL)));
+
 /** The stored form of a catalog document (its position is kept beside it). */
 export const storedCatalogSessionSchema = z.object({
   sessionId: z.string(),
@@ -70,12 +93,12 @@ export const storedCatalogSessionSchema = z.object({
   entryCount: count,
   messageCount: count,
   usage: z.object({
-    input: z.number(),
-    output: z.number(),
-    cacheRead: z.number(),
-    cacheWrite: z.number(),
-    totalTokens: z.number(),
-    cost: z.number(),
+    input: usageTotal,
+    output: usageTotal,
+    cacheRead: usageTotal,
+    cacheWrite: usageTotal,
+    totalTokens: usageTotal,
+    cost: usageTotal,
   }),
   compactionCount: count,
   branchSummaryCount: count,
@@ -89,14 +112,15 @@ export function catalogSearchText(session: CatalogSession): string {
   return `${session.title ?? ''}\n${session.cwd}`.toLowerCase();
 }
 
-function addUsage(totals: TokenUsageTotals, usage: Usage): TokenUsageTotals {
+function addUsage(totals: TokenUsageTotals, recorded: Usage): TokenUsageTotals {
+  const usage = boundedUsage(recorded);
   return {
-    input: totals.input + usage.input,
-    output: totals.output + usage.output,
-    cacheRead: totals.cacheRead + usage.cacheRead,
-    cacheWrite: totals.cacheWrite + usage.cacheWrite,
-    totalTokens: totals.totalTokens + calculateContextTokens(usage),
-    cost: totals.cost + (usage.cost?.total ?? 0),
+    input: saturatingAdd(totals.input, usage.input),
+    output: saturatingAdd(totals.output, usage.output),
+    cacheRead: saturatingAdd(totals.cacheRead, usage.cacheRead),
+    cacheWrite: saturatingAdd(totals.cacheWrite, usage.cacheWrite),
+    totalTokens: saturatingAdd(totals.totalTokens, calculateContextTokens(usage)),
+    cost: saturatingAdd(totals.cost, usage.cost?.total ?? 0),
   };
 }
 

@@ -10,7 +10,13 @@ import {
   type SessionEvent,
   type TokenCounter,
 } from '@strata/session';
-import { generatedSessionArbitrary, session, type GeneratedSession } from '@strata/testing';
+import {
+  generatedSessionArbitrary,
+  pseudoRandomLetters,
+  session,
+  type GeneratedSession,
+} from '@strata/testing';
+import { createPreparedTokenCounter, o200kTokenCounter } from '@strata/tokenizer';
 import { createReadModelRunner } from '../runner/read-model-runner';
 import {
   appendEvents,
@@ -505,6 +511,92 @@ describe('ContextProjection', () => {
       expect(answered.tokenCounter).toBe('words');
       expect(answered.tokens).toBe(tokensOf(answered.context, wordCounter));
       expect(answered.tokens).not.toBe(tokensOf(answered.context));
+    });
+  });
+
+  describe("given the engine's o200k counter and entries with long texts", () => {
+    /** A session of two turns whose last answer is `text`. */
+    function sessionEndingWith(text: string): GeneratedSession {
+      const builder = session({ sessionId }).user('first').assistant('ok').user('show it').assistant(text);
+      return { header: builder.header, entries: [...builder.entries], leafId: builder.leafId };
+    }
+
+    /** Whether a timer ran while `work` ran. */
+    async function timerRanDuring<T>(work: () => Promise<T>): Promise<{ result: T; timerRan: boolean }> {
+      let timerRan = false;
+      setTimeout(() => {
+        timerRan = true;
+      }, 0);
+      const result = await work();
+      return { result, timerRan };
+    }
+
+    it("counts a long text of a hydrated session in slices, to the plain counter's total", async () => {
+      const store = new InMemoryEventStore();
+      const events = sessionEventsOf(sessionEndingWith(pseudoRandomLetters(1_000_000, 1)));
+      await appendEvents(store, sessionId, events);
+      const counter = createPreparedTokenCounter('o200k');
+      const projection = new ContextProjection({ store, tokenCounter: counter });
+      await projection.sessionTree(sessionId);
+
+      const { result, timerRan } = await timerRanDuring(() => projection.contextAt(sessionId));
+      expect(timerRan).toBe(true);
+      expect(result.tokens).toBe(tokensOf(result.context, o200kTokenCounter));
+      expect(counter.stats()).toMatchObject({ countedAhead: 1, countedOnTheSpot: 0 });
+    });
+
+    it('leaves a long text appended to a read leaf to the next read instead of counting it on arrival', async () => {
+      const store = new InMemoryEventStore();
+      const events = sessionEventsOf(sessionEndingWith(pseudoRandomLetters(1_000_000, 2)));
+      const [head, tail] = [events.slice(0, -1), events.slice(-1)];
+      await appendEvents(store, sessionId, head);
+      const counter = createPreparedTokenCounter('o200k');
+      const projection = new ContextProjection({ store, tokenCounter: counter });
+      const runner = createReadModelRunner({
+        store,
+        checkpoints: new InMemoryCheckpointStore(),
+        projections: [projection],
+      });
+      await runner.start();
+      await projection.contextAt(sessionId);
+
+      const positions = await appendEvents(store, sessionId, tail);
+      await runner.waitForPosition(positions[positions.length - 1] as bigint);
+      expect(counter.stats()).toMatchObject({ countedAhead: 0, countedOnTheSpot: 0 });
+
+      const { result, timerRan } = await timerRanDuring(() => projection.contextAt(sessionId));
+      expect(timerRan).toBe(true);
+      expect(result.context).toEqual(expectedContext(events));
+      expect(result.tokens).toBe(tokensOf(result.context, o200kTokenCounter));
+      expect(counter.stats()).toMatchObject({ countedAhead: 1, countedOnTheSpot: 0 });
+      await runner.stop();
+    });
+
+    it('still extends the read leaf on arrival when the long text was counted ahead', async () => {
+      const store = new InMemoryEventStore();
+      const long = 'z'.repeat(200_000);
+      const events = sessionEventsOf(sessionEndingWith(long));
+      const [head, tail] = [events.slice(0, -1), events.slice(-1)];
+      await appendEvents(store, sessionId, head);
+      const counter = createPreparedTokenCounter('o200k');
+      const projection = new ContextProjection({ store, tokenCounter: counter });
+      const runner = createReadModelRunner({
+        store,
+        checkpoints: new InMemoryCheckpointStore(),
+        projections: [projection],
+      });
+      await runner.start();
+      await projection.contextAt(sessionId);
+      const buildsAfterFirstRead = projection.stats().currentLeafBuilds;
+
+      await counter.countAhead([long]);
+      const positions = await appendEvents(store, sessionId, tail);
+      await runner.waitForPosition(positions[positions.length - 1] as bigint);
+      const after = await projection.contextAt(sessionId);
+      expect(after.tokens).toBe(tokensOf(after.context, o200kTokenCounter));
+      expect(projection.stats().currentLeafBuilds).toBe(buildsAfterFirstRead);
+      expect(counter.stats()).toMatchObject({ countedAhead: 1, countedOnTheSpot: 0 });
+      await runner.stop();
     });
   });
 });

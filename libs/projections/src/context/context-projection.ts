@@ -6,9 +6,11 @@
 // hydrated again when next asked for). It answers the context at the current leaf from a
 // running structure, at any other leaf with the pure builder and cached token counts, and as
 // of any global position by reading the stream up to it. Token counts missing for a read (a
-// session just imported or hydrated) are counted before it in slices of about
-// `WORK_SLICE_MS`, letting the event loop serve other requests between slices: a first count
-// of a pi fixture takes seconds with o200k, and held the whole engine that long.
+// session just imported or hydrated, an entry whose text was too long to count when it arrived)
+// are counted before it in slices of about `WORK_SLICE_MS`, letting the event loop serve other
+// requests between slices: a first count of a pi fixture takes seconds with o200k, and held the
+// whole engine that long. A prepared counter (@strata/tokenizer) also cuts the count of one long
+// text into slices; any other counter counts an entry at once.
 import { SessionNotFoundError, type EventStore, type RecordedEvent } from '@strata/event-store';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
@@ -28,10 +30,15 @@ export const DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 /** About 600 MB of heap at the 2.5 kB per entry `npm run bench` measures (projection suite). */
 export const DEFAULT_MAX_CACHED_ENTRIES = 250_000;
 
-/** Counts `entries` of `view`, yielding to the event loop between slices. */
+/** Counts `entries` of `view`, yielding to the event loop between slices (and within long texts). */
 async function countInSlices(view: SessionView, entries: readonly SessionEntry[]): Promise<void> {
   const slices = new WorkSlices();
+  const prepared = view.preparedCounter;
   for (const entry of entries) {
+    if (prepared !== undefined) {
+      const texts = view.textsToCount(entry);
+      if (!prepared.isReady(texts)) await prepared.countAhead(texts, slices);
+    }
     view.countEntry(entry);
     if (slices.due()) await slices.yield();
   }

@@ -8,6 +8,7 @@ import {
   compactionSummaryMessage,
   estimateMessageTokens,
   messageFromEntry,
+  messageTokenPieces,
   pathToEntry,
   prunedResultNotice,
   type AgentMessage,
@@ -20,6 +21,7 @@ import {
   type TokenCounter,
   type ToolResultMessage,
 } from '@strata/session';
+import type { PreparedTokenCounter } from '@strata/tokenizer';
 import type { ProjectedEvent } from '../runner/projected-event';
 import { ContextCursor, type CountedContext, type MessageSource } from './context-cursor';
 import type { CountedMessage } from './pairing-cursor';
@@ -72,6 +74,14 @@ export class UnknownEntryError extends Error {
   }
 }
 
+/** The counter's preparation, when it offers one (the engine's o200k counter does). */
+export function preparedCounterOf(counter: TokenCounter): PreparedTokenCounter | undefined {
+  const candidate = counter as Partial<PreparedTokenCounter>;
+  return typeof candidate.countAhead === 'function' && typeof candidate.isReady === 'function'
+    ? (counter as PreparedTokenCounter)
+    : undefined;
+}
+
 function prunedView(message: ToolResultMessage, pruned: PrunedResult): ToolResultMessage {
   return {
     ...message,
@@ -96,12 +106,16 @@ export class SessionView implements MessageSource {
   private readonly prunedResults = new Map<string, PrunedResult>();
   private readonly tokenCounts = new Map<string, number>();
   private cursor: ContextCursor | undefined;
+  /** The counter's preparation, when it offers one: long texts are counted ahead in slices. */
+  readonly preparedCounter: PreparedTokenCounter | undefined;
 
   constructor(
     readonly sessionId: string,
     private readonly counter: TokenCounter,
     private readonly metrics: SessionViewMetrics = { currentLeafBuilds: 0 },
-  ) {}
+  ) {
+    this.preparedCounter = preparedCounterOf(counter);
+  }
 
   get entryCount(): number {
     return this.entries.length;
@@ -229,6 +243,14 @@ export class SessionView implements MessageSource {
     return pending.reverse();
   }
 
+  /** The texts whose tokens `countEntry` would count now (none when the entry is counted). */
+  textsToCount(entry: SessionEntry): readonly string[] {
+    if (this.tokenCounts.has(entry.id)) return [];
+    const message =
+      entry.type === 'compaction' ? compactionSummaryMessage(entry) : this.contextMessage(entry);
+    return message === undefined ? [] : messageTokenPieces(message).pieces;
+  }
+
   /** Counts and keeps the tokens of what `entry` puts in a context, as a context read would. */
   countEntry(entry: SessionEntry): void {
     if (entry.type === 'compaction') this.compactionSummaryOf(entry);
@@ -288,7 +310,13 @@ export class SessionView implements MessageSource {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
       else this.labels.delete(entry.targetId);
     }
-    if (this.cursor !== undefined && this.cursor.leafId === entry.parentId) this.cursor.extend(entry);
+    // A text too long to count at once is left to the next read, which counts it in slices.
+    const cursor = this.cursor;
+    const extendable =
+      cursor !== undefined &&
+      cursor.leafId === entry.parentId &&
+      (this.preparedCounter?.isReady(this.textsToCount(entry)) ?? true);
+    if (extendable) cursor.extend(entry);
     else this.cursor = undefined;
     this.leafId = entry.id;
   }

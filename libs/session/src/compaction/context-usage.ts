@@ -1,18 +1,26 @@
 // Measured context size from assistant usage (reference §3.2), with defect 8 of §11.1 fixed:
 // usage recorded before the latest compaction on the path describes the context as it was
-// before that compaction, so it is stale and ignored.
+// before that compaction, so it is stale and ignored. Figures are brought into their bounds
+// first (usage-bounds.ts), so a record stored before the bounds existed cannot make an estimate
+// negative or infinite.
 import type { SessionEntry } from '../entries/entries';
 import type { AssistantMessage, Usage } from '../entries/messages';
+import { boundedUsage, sumOfTokenFigures } from '../entries/usage-bounds';
 
-/** Context tokens of a usage record: `totalTokens` when non-zero, else the sum of its parts. */
+/**
+ * Context tokens of a usage record: `totalTokens` when non-zero, else the sum of its parts (at
+ * most one figure's bound, like any token count of one context).
+ */
 export function calculateContextTokens(usage: Usage): number {
-  if (usage.totalTokens !== undefined && usage.totalTokens !== 0) return usage.totalTokens;
-  return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+  const { input, output, cacheRead, cacheWrite, totalTokens } = boundedUsage(usage);
+  if (totalTokens !== undefined && totalTokens !== 0) return totalTokens;
+  return sumOfTokenFigures([input, output, cacheRead, cacheWrite]);
 }
 
 /** Prompt tokens of a usage record: input plus cache reads and writes, else the context tokens. */
 export function calculatePromptTokens(usage: Usage): number {
-  const promptTokens = usage.input + usage.cacheRead + usage.cacheWrite;
+  const { input, cacheRead, cacheWrite } = boundedUsage(usage);
+  const promptTokens = sumOfTokenFigures([input, cacheRead, cacheWrite]);
   return promptTokens > 0 ? promptTokens : calculateContextTokens(usage);
 }
 

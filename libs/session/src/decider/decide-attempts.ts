@@ -4,7 +4,10 @@
 // what makes a redelivered saga command harmless. Every outcome carries what the audit needs
 // (trigger, model, usage, duration, tokens before and after; a branch summary's navigation),
 // the facts of the attempt's start copied here so callers cannot record them differently.
+import { identifierProblem } from '../entries/identifiers';
 import type { Usage } from '../entries/messages';
+import { isBoundedUsage, MAX_COST_FIGURE, MAX_TOKEN_FIGURE } from '../entries/usage-bounds';
+import { isCount, isTime, requireEntryFields } from './decide-entries';
 import type {
   CancelBranchSummary,
   CancelCompaction,
@@ -68,13 +71,25 @@ function openAttempt<Kind extends AttemptKind>(
 }
 
 function requireCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0)
-    throw invalid(`${name} must be a non-negative integer`, { [name]: value });
+  if (!isCount(value)) throw invalid(`${name} must be a non-negative safe integer`, { [name]: value });
 }
 
 function requireTime(name: string, value: number): void {
-  if (!Number.isFinite(value) || value < 0)
-    throw invalid(`${name} must be a non-negative number`, { [name]: value });
+  if (!isTime(value))
+    throw invalid(`${name} must be a non-negative number of milliseconds`, { [name]: value });
+}
+
+function requireAttemptId(attemptId: string): void {
+  const problem = identifierProblem(attemptId);
+  if (problem !== undefined) throw invalid(`attempt id ${problem}`, { attemptId });
+}
+
+function requireBoundedUsage(usage: Usage | undefined): void {
+  if (usage !== undefined && !isBoundedUsage(usage)) {
+    throw invalid(
+      `usage figures must be non-negative, tokens at most ${MAX_TOKEN_FIGURE}, costs at most ${MAX_COST_FIGURE}`,
+    );
+  }
 }
 
 function requireReason(reason: string): void {
@@ -101,6 +116,7 @@ function compactionEndingFields(attempt: CompactionAttempt, ending: CompactionEn
   const { trigger, tokensBefore } = attempt.started;
   const estimatedTokensAfter = ending.estimatedTokensAfter ?? tokensBefore;
   requireTime('durationMs', ending.durationMs);
+  requireBoundedUsage(ending.usage);
   requireCount('estimatedTokensAfter', estimatedTokensAfter);
   return {
     trigger,
@@ -117,6 +133,7 @@ type BranchSummaryEnding = Pick<SkipBranchSummary['data'], 'durationMs' | 'model
 function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: BranchSummaryEnding) {
   const { targetId, oldLeafId } = attempt.started;
   requireTime('durationMs', ending.durationMs);
+  requireBoundedUsage(ending.usage);
   return {
     targetId,
     oldLeafId,
@@ -128,6 +145,7 @@ function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: Branch
 export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt } =
     command.data;
+  requireAttemptId(attemptId);
   if (alreadyStarted(state, attemptId, 'compaction')) return [];
   requireEntryOrNull(state, preparedAtLeafId, 'prepared-at leaf');
   if (firstKeptEntryId !== undefined) requireEntryOrNull(state, firstKeptEntryId, 'first kept entry');
@@ -149,6 +167,7 @@ export function startCompaction(command: StartCompaction, state: ActiveSessionSt
 export function recordCompaction(command: RecordCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, entry, model, usage, durationMs, estimatedTokensAfter } = command.data;
   const attempt = openAttempt(state, attemptId, 'compaction');
+  requireEntryFields(entry);
   if (state.hasEntry(entry.id))
     throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
   if (entry.parentId !== state.leafId) {
@@ -173,6 +192,7 @@ export function recordCompaction(command: RecordCompaction, state: ActiveSession
   requireCount('tokensBefore', entry.tokensBefore);
   requireTime('durationMs', durationMs);
   requireCount('estimatedTokensAfter', estimatedTokensAfter);
+  requireBoundedUsage(usage);
   return [
     { type: 'EntryAppended', data: { entry } },
     {
@@ -215,6 +235,7 @@ export function failCompaction(command: FailCompaction, state: ActiveSessionStat
 
 export function startBranchSummary(command: StartBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, targetId, oldLeafId, model, startedAt } = command.data;
+  requireAttemptId(attemptId);
   if (alreadyStarted(state, attemptId, 'branch_summary')) return [];
   requireEntryOrNull(state, targetId, 'navigation target');
   requireEntryOrNull(state, oldLeafId, 'old leaf');
@@ -227,6 +248,7 @@ export function startBranchSummary(command: StartBranchSummary, state: ActiveSes
 export function recordBranchSummary(command: RecordBranchSummary, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, entry, model, usage, durationMs } = command.data;
   const attempt = openAttempt(state, attemptId, 'branch_summary');
+  requireEntryFields(entry);
   if (state.hasEntry(entry.id))
     throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
   requireEntryOrNull(state, entry.parentId, 'branch summary parent');

@@ -258,6 +258,57 @@ describe('a session with an open compaction attempt', () => {
   });
 });
 
+describe('the figures and ids of a compaction attempt', () => {
+  it('refuses an attempt id that breaks the identifier rule', () => {
+    for (const attemptId of ['', 'a\nb', '.', 'x'.repeat(513)]) {
+      spec
+        .given(startedChain)
+        .when(startCompaction(attemptId))
+        .thenThrows(SessionDomainError, withCode('invalid'));
+    }
+  });
+
+  it('refuses figures the store could not read back exactly: counts past 2^53 - 1, endless durations', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'StartCompaction', data: { ...compactionStarted().data, tokensBefore: 1e308 } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionOpen)
+      .when({ type: 'SkipCompaction', data: { attemptId: 'c1', reason: 'x', durationMs: 1e308 } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionOpen)
+      .when({
+        ...recordCompaction(),
+        data: { ...recordCompaction().data, estimatedTokensAfter: 2 ** 53 },
+      } as SessionCommand)
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses summariser usage out of bounds, on every outcome', () => {
+    const usage = { input: 1e308, output: -1, cacheRead: 0, cacheWrite: 0 };
+    spec
+      .given(compactionOpen)
+      .when({ ...recordCompaction(), data: { ...recordCompaction().data, usage } } as SessionCommand)
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionOpen)
+      .when({
+        type: 'FailCompaction',
+        data: { attemptId: 'c1', error: { message: 'x' }, durationMs: 1, usage },
+      })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
+  it('refuses a compaction entry whose own fields break the input rules', () => {
+    spec
+      .given(compactionOpen)
+      .when(recordCompaction({ ...compaction('k1', 't2', 'u2'), timestamp: 'later' }))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+});
+
 describe('a session whose compaction attempt has ended', () => {
   const redelivered: readonly SessionCommand[] = [
     recordCompaction(),

@@ -3,6 +3,8 @@ import { sessionDecider } from './decide';
 import {
   appended,
   assistant,
+  branchSummary,
+  compaction,
   header,
   label,
   started,
@@ -10,6 +12,7 @@ import {
   toolResult,
   user,
 } from './decider-spec-data';
+import type { SessionEntry } from '../entries/entries';
 import type { RecordPruning } from './session-commands';
 import { SessionDomainError, type SessionErrorCode } from './session-domain-error';
 import type { SessionEvent } from './session-events';
@@ -267,5 +270,101 @@ describe('a session with tool results', () => {
       .then([
         { type: 'ToolOutputsPruned', data: { ...pruneT1.data, results: [{ entryId: 't2', tokens: 5 }] } },
       ]);
+  });
+});
+
+describe('the input rules, whichever way an entry comes in', () => {
+  it('refuses a header whose id or timestamp breaks them', () => {
+    for (const broken of [
+      { ...header, id: 'a\nb' },
+      { ...header, id: '..' },
+      { ...header, timestamp: 'now' },
+    ]) {
+      spec
+        .given()
+        .when({ type: 'StartSession', data: { header: broken } })
+        .thenThrows(SessionDomainError, withCode('invalid'));
+    }
+  });
+
+  it('refuses an entry whose id, parent, timestamp or usage breaks them, naming the field', () => {
+    const answer = assistant('a3', 't2');
+    const broken: SessionEntry[] = [
+      user('u\u0000', 't2'),
+      user('u3', 'x'.repeat(513)),
+      { ...user('u3', 't2'), timestamp: '2026-02-15' },
+      answer.type === 'message' && answer.message.role === 'assistant'
+        ? {
+            ...answer,
+            message: { ...answer.message, usage: { input: 1e308, output: 0, cacheRead: 0, cacheWrite: 0 } },
+          }
+        : answer,
+    ];
+    for (const entry of broken) {
+      spec
+        .given(startedChain)
+        .when({ type: 'AppendEntries', data: { entries: [entry] } })
+        .thenThrows(
+          SessionDomainError,
+          (error) => error.code === 'invalid' && typeof error.details['field'] === 'string',
+        );
+    }
+  });
+
+  it('refuses a label or branch summary whose reference breaks them', () => {
+    spec
+      .given(startedChain)
+      .when({ type: 'SetLabel', data: { entry: label('l1', 't2', '\u2028') } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries: [branchSummary('b1', 't2', '')] } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+});
+
+describe("a compaction entry's first kept entry", () => {
+  it('may be any entry on the path to the compaction, up to its parent', () => {
+    for (const firstKept of ['u1', 'u2', 't2']) {
+      const entry = compaction('k1', 't2', firstKept);
+      spec
+        .given(startedChain)
+        .when({ type: 'AppendEntries', data: { entries: [entry] } })
+        .then([appended(entry)]);
+    }
+  });
+
+  it('may be an entry earlier in the same batch', () => {
+    const entries = [user('u3', 't2'), assistant('a3', 'u3'), compaction('k1', 'a3', 'u3')];
+    spec.given(startedChain).when({ type: 'AppendEntries', data: { entries } }).then(entries.map(appended));
+  });
+
+  it.each([
+    ['an unknown entry', [compaction('k1', 't2', 'missing')]],
+    ['an entry on another branch', [user('u3', 'a1'), compaction('k1', 't2', 'u3')]],
+    ['the compaction itself', [compaction('k1', 't2', 'k1')]],
+    ['an entry after it', [compaction('k1', 't2', 'u4'), user('u4', 'k1')]],
+    ['anything, for a compaction at the root', [compaction('k1', null, 'u1')]],
+  ])('refuses %s, and nothing is appended', (_what, entries) => {
+    spec
+      .given(startedChain)
+      .when({ type: 'AppendEntries', data: { entries } })
+      .thenThrows(
+        SessionDomainError,
+        (error) => error.code === 'invalid' && /is not an entry on its path/.test(error.message),
+      );
+  });
+
+  it('is checked on a tree thousands of entries deep', () => {
+    const deep = Array.from({ length: 5_000 }, (_, index) =>
+      user(`d${index}`, index === 0 ? 't2' : `d${index - 1}`),
+    );
+    const compactions = Array.from({ length: 500 }, (_, index) =>
+      compaction(`k${index}`, index === 0 ? 'd4999' : `k${index - 1}`, 'u1'),
+    );
+    spec
+      .given([...startedChain, ...deep.map(appended)])
+      .when({ type: 'AppendEntries', data: { entries: compactions } })
+      .then(compactions.map(appended));
   });
 });

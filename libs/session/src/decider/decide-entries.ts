@@ -1,6 +1,7 @@
 // Decisions about the session's entries and leaf: starting a session, appending entries,
 // navigating, labelling and recording tool-output pruning.
 import { CURRENT_SESSION_VERSION, type SessionEntry } from '../entries/entries';
+import { describeFieldProblem, entryFieldProblems, headerFieldProblems } from '../entries/entry-rules';
 import type { AppendEntries, MoveLeaf, RecordPruning, SetLabel, StartSession } from './session-commands';
 import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
 import type {
@@ -16,6 +17,10 @@ export function startSession(command: StartSession, state: SessionState): Sessio
     throw alreadyExists(`session ${state.header.id} is already started`, { sessionId: state.header.id });
   }
   const { header } = command.data;
+  const [problem] = headerFieldProblems(header);
+  if (problem !== undefined) {
+    throw invalid(`session header ${describeFieldProblem(problem)}`, { field: problem.path.join('.') });
+  }
   if (header.version !== CURRENT_SESSION_VERSION) {
     throw invalid(`a session starts at version ${CURRENT_SESSION_VERSION}; migrate older headers first`, {
       version: header.version,
@@ -24,30 +29,52 @@ export function startSession(command: StartSession, state: SessionState): Sessio
   return [{ type: 'SessionStarted', data: { header } }];
 }
 
+/** Refuses an entry that breaks a rule of entry-rules.ts (an id, a timestamp, a figure). */
+export function requireEntryFields(entry: SessionEntry): void {
+  const [problem] = entryFieldProblems(entry);
+  if (problem !== undefined) {
+    throw invalid(`entry ${entry.id}: ${describeFieldProblem(problem)}`, {
+      entryId: entry.id,
+      field: problem.path.join('.'),
+    });
+  }
+}
+
 /**
- * Checks a batch of entries in order: each id is new, each parent is null or already known
- * (in the session or earlier in the batch), and each label names a known entry. Compaction and
- * branch-summary entries pass as facts here (an import keeps them as written); the engine
- * records its own through RecordCompaction / RecordBranchSummary, which check them further.
+ * Checks a batch of entries in order: each follows the entry rules, each id is new, each parent
+ * is null or already known (in the session or earlier in the batch), each label names a known
+ * entry, and each compaction keeps from an entry on its own path (pi's context keeps nothing
+ * before a compaction whose first kept entry is elsewhere). Compaction and branch-summary
+ * entries pass as facts otherwise (an import keeps them as written); the engine records its own
+ * through RecordCompaction / RecordBranchSummary, which check them further.
  */
 function checkNewEntries(state: ActiveSessionState, entries: readonly SessionEntry[]): void {
-  const batchIds = new Set<string>();
-  const known = (entryId: string) => batchIds.has(entryId) || state.hasEntry(entryId);
+  const paths = state.pathsForBatch();
   for (const entry of entries) {
-    if (known(entry.id)) throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
-    if (entry.parentId !== null && !known(entry.parentId)) {
+    requireEntryFields(entry);
+    if (paths.has(entry.id)) throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
+    if (entry.parentId !== null && !paths.has(entry.parentId)) {
       throw notFound(`parent ${entry.parentId} of entry ${entry.id} not found`, {
         entryId: entry.id,
         parentId: entry.parentId,
       });
     }
-    if (entry.type === 'label' && !known(entry.targetId)) {
+    if (entry.type === 'label' && !paths.has(entry.targetId)) {
       throw notFound(`label target ${entry.targetId} not found`, {
         entryId: entry.id,
         targetId: entry.targetId,
       });
     }
-    batchIds.add(entry.id);
+    if (
+      entry.type === 'compaction' &&
+      (entry.parentId === null || !paths.isOnPathTo(entry.firstKeptEntryId, entry.parentId))
+    ) {
+      throw invalid(
+        `first kept entry ${entry.firstKeptEntryId} of compaction ${entry.id} is not an entry on its path`,
+        { entryId: entry.id, firstKeptEntryId: entry.firstKeptEntryId },
+      );
+    }
+    paths.add(entry);
   }
 }
 
@@ -79,14 +106,20 @@ export function setLabel(command: SetLabel, state: ActiveSessionState): EntryApp
   return [{ type: 'EntryAppended', data: { entry } }];
 }
 
-function isCount(value: number): boolean {
-  return Number.isInteger(value) && value >= 0;
+/** A time or duration in milliseconds: finite, non-negative, and exact (at most 2^53 - 1). */
+export function isTime(value: number): boolean {
+  return Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
+}
+
+/** What the event schemas read back as a count: a safe integer, not merely an integer. */
+export function isCount(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
 }
 
 export function recordPruning(command: RecordPruning, state: ActiveSessionState): ToolOutputsPrunedEvent[] {
   const { prunedAt, results, tokensSaved, answerEntryId } = command.data;
   if (results.length === 0) throw invalid('there are no tool outputs to prune');
-  if (!Number.isFinite(prunedAt) || prunedAt < 0 || !isCount(tokensSaved)) {
+  if (!isTime(prunedAt) || !isCount(tokensSaved)) {
     throw invalid('prunedAt and tokensSaved must be non-negative numbers', { prunedAt, tokensSaved });
   }
   const batchIds = new Set<string>();

@@ -13,3 +13,4 @@ export {
   type SessionState,
 } from './session-state';
 export { decide, foldSessionEvents, sessionDecider } from './decide';
+export { EntryPaths } from './entry-paths';

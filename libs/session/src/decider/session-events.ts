@@ -5,7 +5,7 @@
 // only `{ type, data }`; the store layer adds metadata. The schemas guard the trust boundary
 // where events are read back from a store; the types are inferred from them.
 import { z } from 'zod';
-import { sessionEntrySchema, sessionHeaderSchema } from '../entries/entries';
+import { recordedSessionEntrySchema, recordedSessionHeaderSchema } from '../entries/entries';
 import { usageSchema, userMessageSchema } from '../entries/messages';
 
 export const SESSION_STREAM_PREFIX = 'session-';
@@ -34,12 +34,12 @@ export type PrunedToolOutput = z.infer<typeof prunedToolOutputSchema>;
 
 export const sessionStartedSchema = z.object({
   type: z.literal('SessionStarted'),
-  data: z.object({ header: sessionHeaderSchema }),
+  data: z.object({ header: recordedSessionHeaderSchema }),
 });
 
 export const entryAppendedSchema = z.object({
   type: z.literal('EntryAppended'),
-  data: z.object({ entry: sessionEntrySchema }),
+  data: z.object({ entry: recordedSessionEntrySchema }),
 });
 
 export const leafMovedSchema = z.object({

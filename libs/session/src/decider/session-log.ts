@@ -7,6 +7,7 @@
 // the state whose tick equals the log's tick (its newest state); any other state first takes
 // `visibleCopy` (copy-on-fork), so forks never observe or disturb each other.
 import type { PrunedResult } from '../context/build-session-context';
+import { AncestorIndex } from './ancestor-index';
 import type { SessionEntry } from '../entries/entries';
 import type {
   BranchSummaryOutcome,
@@ -24,8 +25,6 @@ interface Tagged<Value> {
 export type AttemptStart = CompactionStartedEvent | BranchSummaryStartedEvent;
 export type AttemptOutcome = CompactionOutcome | BranchSummaryOutcome;
 
-const NO_PARENT = -1;
-
 function visibleEntries<Key, Value>(
   map: ReadonlyMap<Key, Tagged<Value>>,
   tick: number,
@@ -39,7 +38,7 @@ export class SessionLog {
   private constructor(
     private tickCount: number,
     private readonly entries: SessionEntry[],
-    private readonly parentIndexes: number[],
+    private readonly ancestry: AncestorIndex,
     private readonly indexById: Map<string, number>,
     private readonly labelIndexesByTarget: Map<string, number[]>,
     private readonly pruned: Map<string, Tagged<PrunedResult>>,
@@ -54,7 +53,7 @@ export class SessionLog {
     return new SessionLog(
       0,
       [],
-      [],
+      AncestorIndex.empty(),
       new Map(),
       new Map(),
       new Map(),
@@ -86,7 +85,7 @@ export class SessionLog {
     return new SessionLog(
       tick,
       entries,
-      this.parentIndexes.slice(0, entryCount),
+      this.ancestry.copy(entryCount),
       indexById,
       labelIndexesByTarget,
       visibleEntries(this.pruned, tick),
@@ -111,7 +110,7 @@ export class SessionLog {
     const index = this.entries.length;
     const parentIndex = entry.parentId === null ? undefined : this.indexById.get(entry.parentId);
     this.entries.push(entry);
-    this.parentIndexes.push(parentIndex ?? NO_PARENT);
+    this.ancestry.add(parentIndex);
     this.indexById.set(entry.id, index);
     if (entry.type === 'label') {
       const indexes = this.labelIndexesByTarget.get(entry.targetId);
@@ -161,8 +160,17 @@ export class SessionLog {
 
   /** The parent's index, or undefined for a root (or an entry whose parent was unknown). */
   parentIndexAt(index: number): number | undefined {
-    const parentIndex = this.parentIndexes[index] ?? NO_PARENT;
-    return parentIndex === NO_PARENT ? undefined : parentIndex;
+    return this.ancestry.parentAt(index);
+  }
+
+  /** Whether the entry at `ancestorIndex` is the one at `index` or one of its ancestors. */
+  isAncestorOrSelf(ancestorIndex: number, index: number): boolean {
+    return this.ancestry.isAncestorOrSelf(ancestorIndex, index);
+  }
+
+  /** The tree of the first `entryCount` entries, to grow apart from this log (batch checks). */
+  ancestryOf(entryCount: number): AncestorIndex {
+    return this.ancestry.extend(entryCount);
   }
 
   entriesBefore(entryCount: number): readonly SessionEntry[] {

@@ -14,6 +14,7 @@ import type {
   ContinuationRequestedEvent,
   SessionEvent,
 } from './session-events';
+import { EntryPaths } from './entry-paths';
 import { SessionLog, type AttemptOutcome } from './session-log';
 
 export interface CompactionAttempt {
@@ -87,12 +88,19 @@ export class ActiveSessionState {
 
   /** Whether `ancestorId` is `entryId` or one of its ancestors. */
   isOnPathTo(ancestorId: string, entryId: string): boolean {
-    let index = this.log.indexOf(entryId, this.entryCount);
-    while (index !== undefined) {
-      if (this.log.entryAt(index).id === ancestorId) return true;
-      index = this.log.parentIndexAt(index);
-    }
-    return false;
+    const ancestorIndex = this.log.indexOf(ancestorId, this.entryCount);
+    const index = this.log.indexOf(entryId, this.entryCount);
+    return (
+      ancestorIndex !== undefined && index !== undefined && this.log.isAncestorOrSelf(ancestorIndex, index)
+    );
+  }
+
+  /** This session's tree, to be grown by a batch of entries under check (the state is unchanged). */
+  pathsForBatch(): EntryPaths {
+    return new EntryPaths(
+      (entryId) => this.log.indexOf(entryId, this.entryCount),
+      this.log.ancestryOf(this.entryCount),
+    );
   }
 
   /** The label in force for an entry: the last label entry for it wins, an empty one clears. */

@@ -1,6 +1,10 @@
 // Session entries (reference §1.3–1.4) and the session header (§1.2). One entry is one event
 // of the session stream; its data is the whole entry, so pi v3 files round-trip losslessly.
+// Each comes in two strengths: the `recorded…` schemas give the shape, which is all an event
+// read back from a store must have; `sessionEntrySchema` and `sessionHeaderSchema` add the
+// rules of entry-rules.ts that every new entry and header must follow.
 import { z } from 'zod';
+import { entryFieldProblems, headerFieldProblems, type FieldProblem } from './entry-rules';
 import { customMessageSchema, storedMessageSchema } from './messages';
 
 export const CURRENT_SESSION_VERSION = 3;
@@ -9,7 +13,7 @@ export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh
 export const thinkingLevelSchema = z.enum(thinkingLevels);
 export type ThinkingLevel = z.infer<typeof thinkingLevelSchema>;
 
-export const sessionHeaderSchema = z.looseObject({
+export const recordedSessionHeaderSchema = z.looseObject({
   type: z.literal('session'),
   version: z.number().int().positive().optional(),
   id: z.string().min(1),
@@ -18,7 +22,7 @@ export const sessionHeaderSchema = z.looseObject({
   title: z.string().optional(),
   parentSession: z.string().optional(),
 });
-export type SessionHeader = z.infer<typeof sessionHeaderSchema>;
+export type SessionHeader = z.infer<typeof recordedSessionHeaderSchema>;
 
 const entryBase = {
   id: z.string().min(1),
@@ -125,7 +129,7 @@ export const modeChangeEntrySchema = z.looseObject({
   data: z.unknown().optional(),
 });
 
-export const sessionEntrySchema = z.discriminatedUnion('type', [
+export const recordedSessionEntrySchema = z.discriminatedUnion('type', [
   messageEntrySchema,
   thinkingLevelChangeEntrySchema,
   modelChangeEntrySchema,
@@ -152,9 +156,30 @@ export type SessionInfoEntry = z.infer<typeof sessionInfoEntrySchema>;
 export type TtsrInjectionEntry = z.infer<typeof ttsrInjectionEntrySchema>;
 export type SessionInitEntry = z.infer<typeof sessionInitEntrySchema>;
 export type ModeChangeEntry = z.infer<typeof modeChangeEntrySchema>;
-export type SessionEntry = z.infer<typeof sessionEntrySchema>;
+export type SessionEntry = z.infer<typeof recordedSessionEntrySchema>;
 export type SessionEntryType = SessionEntry['type'];
 
-export const sessionEntryTypes: readonly SessionEntryType[] = sessionEntrySchema.options.map(
+export const sessionEntryTypes: readonly SessionEntryType[] = recordedSessionEntrySchema.options.map(
   (option) => option.shape.type.value,
+);
+
+function reportProblems(problems: readonly FieldProblem[], context: z.core.ParsePayload<unknown>): void {
+  for (const problem of problems) {
+    context.issues.push({
+      code: 'custom',
+      path: [...problem.path],
+      message: problem.message,
+      input: context.value,
+    });
+  }
+}
+
+/** A new entry: its shape and the rules of entry-rules.ts (appends, imported files). */
+export const sessionEntrySchema = recordedSessionEntrySchema.check((context) =>
+  reportProblems(entryFieldProblems(context.value), context),
+);
+
+/** A new session header: its shape, an id that follows the identifier rule, an ISO timestamp. */
+export const sessionHeaderSchema = recordedSessionHeaderSchema.check((context) =>
+  reportProblems(headerFieldProblems(context.value), context),
 );

@@ -1,11 +1,15 @@
 // GET /ready: whether the engine can serve — the store answers and the projections have caught
 // up with it. 503 with the same body while it cannot (load balancers read the status). Liveness
-// is GET /health.
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+// is GET /health. With API keys configured, a caller without a valid key is told the aggregate
+// health only (status, ok flags, state, lag): positions tell how many events the store holds,
+// and the store's error may name where it is.
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { EventStore } from '@strata/event-store';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { EVENT_STORE } from '../../shared/injection-tokens';
+import { TenantDirectory } from '../../tenancy/tenant-directory';
+import { presentsValidKey } from '../../tenancy/tenant.guard';
 import type { ApiOperation } from '../openapi/api-operation';
 import { responseSchema } from '../openapi/api-schemas';
 import { ReadModels } from '../read-side/read-models.service';
@@ -17,12 +21,23 @@ export const readinessResponse = responseSchema(
   z.object({
     status: z.enum(['ready', 'not_ready']),
     checks: z.object({
-      store: z.object({ ok: z.boolean(), detail: z.string() }),
+      store: z.object({
+        ok: z.boolean(),
+        detail: z.string().optional().describe('with a valid key (or without keys configured)'),
+      }),
       projections: z.object({
         ok: z.boolean(),
         state: z.string(),
-        appliedPosition: z.string().nullable(),
-        headPosition: z.string().nullable(),
+        appliedPosition: z
+          .string()
+          .nullable()
+          .optional()
+          .describe('with a valid key (or without keys configured)'),
+        headPosition: z
+          .string()
+          .nullable()
+          .optional()
+          .describe('with a valid key (or without keys configured)'),
         positionsBehind: z.string().nullable(),
       }),
     }),
@@ -50,10 +65,12 @@ export class ReadinessController {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly readModels: ReadModels,
+    @Inject(TenantDirectory) private readonly directory: TenantDirectory,
   ) {}
 
   @Get('ready')
   async ready(
+    @Req() request: IncomingMessage,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<z.infer<typeof readinessResponse>> {
     let store = { ok: true, detail: 'reachable' };
@@ -68,6 +85,13 @@ export class ReadinessController {
     const projectionsOk = state === 'live';
     const ready = store.ok && projectionsOk;
     response.statusCode = ready ? 200 : 503;
+    const positionsBehind = lag?.positionsBehind.toString() ?? null;
+    if (!presentsValidKey(this.directory, request)) {
+      return {
+        status: ready ? 'ready' : 'not_ready',
+        checks: { store: { ok: store.ok }, projections: { ok: projectionsOk, state, positionsBehind } },
+      };
+    }
     return {
       status: ready ? 'ready' : 'not_ready',
       checks: {
@@ -77,7 +101,7 @@ export class ReadinessController {
           state,
           appliedPosition: lag?.appliedPosition?.toString() ?? null,
           headPosition: lag?.headPosition?.toString() ?? null,
-          positionsBehind: lag?.positionsBehind.toString() ?? null,
+          positionsBehind,
         },
       },
     };
@@ -100,7 +124,8 @@ export const healthOperations: readonly ApiOperation[] = [
     path: '/ready',
     operationId: 'ready',
     tag: 'operations',
-    summary: 'Readiness: the store answers and the projections have caught up',
+    summary:
+      'Readiness: the store answers and the projections have caught up (positions and details with a valid key)',
     responses: {
       200: { description: 'Ready', schema: readinessResponse },
       503: { description: 'Not ready (same body)', schema: readinessResponse },

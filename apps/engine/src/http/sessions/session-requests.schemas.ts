@@ -1,37 +1,47 @@
 // What clients send to the sessions endpoints: bodies, query strings and path parameters.
-import { compactionTriggers, sessionEntrySchema, sessionHeaderSchema } from '@strata/session';
+import {
+  compactionTriggers,
+  identifierSchema,
+  recordedSessionEntrySchema,
+  recordedSessionHeaderSchema,
+  sessionEntrySchema,
+  sessionHeaderSchema,
+} from '@strata/session';
 import { z } from 'zod';
 import {
   booleanQuery,
   decimalString,
   pageQueryFields,
   requestSchema,
-  sharedSchema,
+  responseSchema,
 } from '../openapi/api-schemas';
 
 export const MAX_ENTRIES_PER_APPEND = 10_000;
 export const MAX_SESSION_PAGE = 500;
 export const MAX_ENTRY_PAGE = 1_000;
 
-export const sessionEntry = sharedSchema('SessionEntry', sessionEntrySchema, 'One pi session entry (v3).');
-export const sessionHeader = sharedSchema(
+/** Entries and headers as clients send them: their shape and the input rules (README). */
+export const sessionEntry = requestSchema('SessionEntry', sessionEntrySchema, 'One pi session entry (v3).');
+export const sessionHeader = requestSchema(
   'SessionHeader',
   sessionHeaderSchema,
   'The header line of a pi v3 file.',
 );
 
-function hasControlCharacter(text: string): boolean {
-  return [...text].some((character) => {
-    const code = character.charCodeAt(0);
-    return code < 0x20 || code === 0x7f;
-  });
-}
+/** Entries and headers as the API answers with them: as recorded (older ones may predate the rules). */
+export const recordedSessionEntry = responseSchema(
+  'SessionEntry',
+  recordedSessionEntrySchema,
+  'One pi session entry (v3), as recorded.',
+);
+export const recordedSessionHeader = responseSchema(
+  'SessionHeader',
+  recordedSessionHeaderSchema,
+  'The header line of a pi v3 file.',
+);
 
-const identifier = z
-  .string()
-  .min(1)
-  .max(512)
-  .refine((text) => !hasControlCharacter(text), 'must not contain control characters');
+/** Session, entry and attempt ids: the identifier rule of @strata/session, as every way in. */
+const identifier = identifierSchema;
 
 export const sessionIdParameter = identifier.describe('the session id');
 const entryId = identifier;

@@ -12,7 +12,7 @@ import {
 } from '@strata/session';
 import { z } from 'zod';
 import { decimalString, responseSchema } from '../openapi/api-schemas';
-import { sessionEntry, sessionHeader } from './session-requests.schemas';
+import { recordedSessionEntry, recordedSessionHeader } from './session-requests.schemas';
 
 const revision = decimalString.nullable();
 const trigger = z.enum(compactionTriggers);
@@ -35,7 +35,7 @@ export const sessionListResponse = responseSchema(
 export const sessionDetailResponse = responseSchema(
   'SessionDetail',
   storedCatalogSessionSchema.extend({
-    header: sessionHeader,
+    header: recordedSessionHeader,
     labels: z.record(z.string(), z.string()),
     revision: decimalString,
     position: decimalString,
@@ -44,7 +44,7 @@ export const sessionDetailResponse = responseSchema(
 
 export const startSessionResponse = responseSchema(
   'StartSessionResponse',
-  z.object({ sessionId: z.string(), header: sessionHeader, revision, alreadyStarted: z.boolean() }),
+  z.object({ sessionId: z.string(), header: recordedSessionHeader, revision, alreadyStarted: z.boolean() }),
 );
 
 export const appendEntriesResponse = responseSchema(
@@ -83,7 +83,7 @@ export const treeResponse = responseSchema(
   'SessionTree',
   z.object({
     sessionId: z.string(),
-    header: sessionHeader,
+    header: recordedSessionHeader,
     leafId: z.string().nullable(),
     rootIds: z.array(z.string()),
     nodes: z.array(
@@ -105,7 +105,7 @@ export const entriesResponse = responseSchema(
   'SessionEntries',
   z.object({
     sessionId: z.string(),
-    items: z.array(sessionEntry),
+    items: z.array(recordedSessionEntry),
     total: z.number().int(),
     offset: z.number().int(),
     limit: z.number().int(),

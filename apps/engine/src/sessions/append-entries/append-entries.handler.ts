@@ -1,14 +1,20 @@
 // Adapter: AppendEntries → the decider's AppendEntries. Settings entries (`strata.settings`)
-// are validated first, so an invalid override never reaches the log. With an idempotency key the
-// batch's event ids derive from the session and the key; a key used before answers the first
-// outcome (its entry ids, and the leaf and revision right after it) when the entries are the same,
-// and is refused with `IdempotencyMismatchError` when they are not.
+// are validated first, so an invalid override never reaches the log. The entries' long texts are
+// counted (in slices) before they are written, so that the sagas, which count synchronously when
+// the entries reach them, find the counts ready. With an idempotency key the batch's event ids
+// derive from the session and the key; a key used before answers the first outcome (its entry
+// ids, and the leaf and revision right after it) when the entries are the same, and is refused
+// with `IdempotencyMismatchError` when they are not.
+import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
 import type { SessionEntry } from '@strata/session';
+import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
+import { TOKEN_COUNTER } from '../../shared/injection-tokens';
 import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
+import { textsToCount } from '../session-views';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 
 /** What an append's idempotency key stands for: its entries (the preconditions are checks, not content). */
@@ -26,13 +32,17 @@ function keyedWrite(sessionId: string, key: string, entries: readonly SessionEnt
 
 @CommandHandler(AppendEntriesCommand)
 export class AppendEntriesHandler implements ICommandHandler<AppendEntriesCommand> {
-  constructor(private readonly streams: SessionStreams) {}
+  constructor(
+    private readonly streams: SessionStreams,
+    @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
+  ) {}
 
   async execute({ sessionId, entries, options }: AppendEntriesCommand): Promise<AppendEntriesResult> {
     for (const entry of entries) {
       if (entry.type === 'custom' && isSessionSettingsEntry(entry))
         parseSessionSettingsOverride(entry.data, entry.id);
     }
+    await this.counter.countAhead(textsToCount(entries));
     const { expectedLeafId, expectedRevision, idempotencyKey } = options;
     const keyed = idempotencyKey !== undefined ? keyedWrite(sessionId, idempotencyKey, entries) : {};
     const written = await this.streams.execute(

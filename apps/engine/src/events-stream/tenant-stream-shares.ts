@@ -1,0 +1,107 @@
+// How the event streams are shared between tenants (DESIGN.md decision 11): each tenant may keep
+// its share of the streams open, at most a few of its streams read from the store at once, and
+// its streams together hold a bounded number of bytes not yet sent to their clients. A stream
+// waits for its own client before it reads again, so a tenant whose clients stop reading only
+// slows that tenant's streams down.
+import type { ReadGate } from '@strata/event-store';
+import type { ServerResponse } from 'node:http';
+
+export interface StreamShareLimits {
+  /** Streams the engine serves at once (`STRATA_MAX_EVENT_STREAMS`). */
+  readonly maxStreams: number;
+  /** Streams one tenant may keep open. */
+  readonly maxStreamsPerTenant: number;
+  /** Streams of one tenant that may read a page from the store at the same time. */
+  readonly readsPerTenant: number;
+  /** Bytes one tenant's streams may hold unsent before none of them reads more. */
+  readonly unsentBytesPerTenant: number;
+}
+
+/** Streams of one tenant reading from the store at once: enough to overlap, few enough to bound memory. */
+export const READS_PER_TENANT = 2;
+
+/**
+ * A tenant's share: `STRATA_MAX_EVENT_STREAMS_PER_TENANT` when set, else an equal part of
+ * `STRATA_MAX_EVENT_STREAMS` for each tenant that has a key (all of it in single-tenant mode).
+ */
+export function streamsPerTenant(maxStreams: number, tenantCount: number, configured?: number): number {
+  if (configured !== undefined) return Math.min(configured, maxStreams);
+  return Math.max(1, Math.floor(maxStreams / Math.max(1, tenantCount)));
+}
+
+/** What a share needs to know of one of its streams. */
+export interface SharedStream {
+  readonly response: ServerResponse;
+  readonly closed: boolean;
+}
+
+/** One tenant's streams: how many are open, how many read, what they hold unsent. */
+export class TenantStreamShare {
+  private readonly streams = new Set<SharedStream>();
+  private reading = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly limits: StreamShareLimits) {}
+
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  get hasRoom(): boolean {
+    return this.streams.size < this.limits.maxStreamsPerTenant;
+  }
+
+  add(stream: SharedStream): void {
+    this.streams.add(stream);
+    const changed = (): void => this.changed();
+    stream.response.on('drain', changed);
+    stream.response.on('close', changed);
+  }
+
+  remove(stream: SharedStream): void {
+    this.streams.delete(stream);
+    this.changed();
+  }
+
+  /** The gate a stream's subscription passes before each page it reads. */
+  gateFor(stream: SharedStream): ReadGate {
+    let inside = false;
+    return {
+      enter: async () => {
+        while (!stream.closed && !this.mayRead(stream)) {
+          await new Promise<void>((resolve) => this.waiters.push(resolve));
+        }
+        this.reading += 1;
+        inside = true;
+      },
+      leave: () => {
+        if (!inside) return;
+        inside = false;
+        this.reading -= 1;
+        this.changed();
+      },
+    };
+  }
+
+  /** Bytes written to the tenant's streams that their sockets have not sent yet. */
+  unsentBytes(): number {
+    let total = 0;
+    for (const stream of this.streams) total += stream.response.writableLength;
+    return total;
+  }
+
+  /** Wakes every stream waiting at the gate, to look again. */
+  changed(): void {
+    const woken = this.waiters;
+    this.waiters = [];
+    for (const wake of woken) wake();
+  }
+
+  private mayRead(stream: SharedStream): boolean {
+    return (
+      !stream.response.writableNeedDrain &&
+      this.reading < this.limits.readsPerTenant &&
+      this.unsentBytes() < this.limits.unsentBytesPerTenant
+    );
+  }
+}
