@@ -1,10 +1,11 @@
-// End to end: the sagas share their slots fairly between tenants (issue 12). With four saga
-// slots and two tenants, a tenant holds at most two: while one tenant's six compactions wait on
-// a slow model, the other tenant's answer over the threshold starts its compaction at once, and
-// sessions are summarised side by side rather than one after another.
+// End to end: automatic compactions share their summary slots fairly between tenants (issue
+// 12). With four slots and two tenants, a tenant holds at most two: every answer over the
+// threshold is recorded as started at once, one tenant's six compactions are summarised two at
+// a time on a slow model, and the other tenant's compaction gets a slot at once.
 import type { EventStore } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
+import { SummarySlots } from '../../apps/engine/src/compaction/summary-slots.service';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
@@ -61,23 +62,24 @@ describe('given two tenants, four saga slots and a model that holds every summar
     await engine.close();
   });
 
-  it('summarises the busy tenant’s sessions side by side, but on at most half of the slots', async () => {
+  it('records every answer’s compaction as started at once, and summarises them on at most half of the slots', async () => {
     const store = engine.app.get<EventStore>(EVENT_STORE);
-    const startedCount = async (): Promise<number> =>
-      (await Promise.all(busy.map((sessionId) => hasStarted(store, sessionId)))).filter(Boolean).length;
-    expect(await waitUntil(async () => (await startedCount()) >= 2)).toBe(true);
+    const slots = engine.app.get(SummarySlots);
+    expect(await waitUntil(async () => slots.running === 2 && slots.waiting === 4)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await startedCount()).toBe(2);
-    expect(engine.app.get(SagaRunner).status()).toMatchObject({ running: 2 });
+    expect([slots.running, slots.waiting]).toEqual([2, 4]);
+    const started = await Promise.all(busy.map((sessionId) => hasStarted(store, sessionId)));
+    expect(started.every(Boolean)).toBe(true);
   });
 
-  it('starts the other tenant’s compaction at once, while the busy tenant’s are still held', async () => {
+  it('gives the other tenant’s compaction a slot at once, while the busy tenant’s wait', async () => {
     const store = engine.app.get<EventStore>(EVENT_STORE);
+    const slots = engine.app.get(SummarySlots);
     await seedOverThreshold(engine, 'beta-0', BETA_KEY);
 
-    expect(await waitUntil(() => hasStarted(store, 'beta-0'))).toBe(true);
-    const startedAlpha = await Promise.all(busy.map((sessionId) => hasStarted(store, sessionId)));
-    expect(startedAlpha.filter(Boolean)).toHaveLength(2);
+    expect(await waitUntil(async () => slots.running === 3)).toBe(true);
+    expect(await hasStarted(store, 'beta-0')).toBe(true);
+    expect(slots.waiting).toBe(4);
   });
 
   it('then works through the rest, every session compacted once', async () => {

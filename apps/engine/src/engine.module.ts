@@ -23,6 +23,12 @@ import { NavigationService } from './branch-summary/navigation.service';
 import { CompactionProducer } from './compaction/compaction-producer.service';
 import { CompactionSummaries } from './compaction/compaction-summaries.service';
 import { CompactionService } from './compaction/compaction.service';
+import {
+  DEFAULT_SUMMARY_SLOTS,
+  SUMMARY_SLOT_BOUNDS,
+  SummarySlots,
+  type SummarySlotBounds,
+} from './compaction/summary-slots.service';
 import { SessionHooks } from './hooks/session-hooks.service';
 import type { SessionHookHandlers } from './hooks/session-hook.types';
 import { AbortCompactionHandler } from './sessions/abort-compaction/abort-compaction.handler';
@@ -80,6 +86,8 @@ export interface EngineModuleOptions {
    * recovery then ends only its own). `STRATA_ENGINE_ID` of the environment by default.
    */
   readonly engineId?: string;
+  /** The summary slots of automatic compactions (16 in all, 16 per tenant by default). */
+  readonly summarySlots?: SummarySlotBounds;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -105,6 +113,7 @@ const services = [
   CompactionSummaries,
   CompactionProducer,
   CompactionService,
+  SummarySlots,
   BranchSummaries,
   NavigationService,
   InterruptedAttempts,
@@ -143,6 +152,7 @@ export class EngineModule {
       { provide: STORE_OWNED, useValue: typeof options.store !== 'object' },
       EventStoreLifecycle,
       { provide: CLOCK, useValue: options.clock ?? systemClock },
+      { provide: SUMMARY_SLOT_BOUNDS, useValue: options.summarySlots ?? DEFAULT_SUMMARY_SLOTS },
       {
         provide: ENGINE_IDENTITY,
         useValue: engineIdentityOf(options.engineId ?? environment['STRATA_ENGINE_ID']?.trim()),

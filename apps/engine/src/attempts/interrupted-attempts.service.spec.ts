@@ -53,7 +53,7 @@ async function storeWithOpenAttempts(): Promise<EventStore> {
       type: 'StartCompaction',
       data: {
         attemptId: 'open-compaction',
-        trigger: 'threshold',
+        trigger: 'manual',
         preparedAtLeafId: third!.id,
         tokensBefore: 9,
         startedAt,
@@ -63,17 +63,41 @@ async function storeWithOpenAttempts(): Promise<EventStore> {
       type: 'StartBranchSummary',
       data: { attemptId: 'open-branch', targetId: first!.id, oldLeafId: third!.id, startedAt },
     },
+    {
+      type: 'StartCompaction',
+      data: {
+        attemptId: 'open-automatic',
+        trigger: 'threshold',
+        preparedAtLeafId: third!.id,
+        tokensBefore: 9,
+        startedAt,
+      },
+    },
   ]);
   await writer.close();
   return store;
 }
 
 describe('given a store holding attempts a stopped engine left open', () => {
+  it('leaves an automatic compaction open at start-up, for its redelivered trigger to take up, and ends it when asked', async () => {
+    const store = await storeWithOpenAttempts();
+    const engine = await engineOver(store);
+    const ended = await engine.get(InterruptedAttempts).endOpenAttempts('automatic');
+    expect(ended).toEqual([{ sessionId: 'crashed', attemptId: 'open-automatic', kind: 'compaction' }]);
+    const loaded = await loadSession(store, 'crashed');
+    expect(loaded.state.openAttempts()).toEqual([]);
+    expect(loaded.state.getAttempt('open-automatic')?.outcome).toMatchObject({
+      type: 'CompactionFailed',
+      data: { error: { code: 'interrupted' } },
+    });
+    await engine.close();
+  });
+
   it('ends each one as failed (interrupted) when the engine starts, and leaves ended attempts alone', async () => {
     const store = await storeWithOpenAttempts();
     const engine = await engineOver(store);
     const loaded = await loadSession(store, 'crashed');
-    expect(loaded.state.openAttempts()).toEqual([]);
+    expect(loaded.state.openAttempts().map((attempt) => attempt.attemptId)).toEqual(['open-automatic']);
     const error = { code: 'interrupted', message: 'the engine stopped while the attempt was running' };
     expect(loaded.state.getAttempt('open-compaction')?.outcome).toMatchObject({
       type: 'CompactionFailed',
@@ -92,7 +116,7 @@ describe('given a store holding attempts a stopped engine left open', () => {
     await (await engineOver(store)).close();
     const revision = await store.streamRevision('session-crashed');
     const again = await engineOver(store);
-    expect(await again.get(InterruptedAttempts).endOpenAttempts()).toEqual([]);
+    expect(await again.get(InterruptedAttempts).endOpenAttempts('requested')).toEqual([]);
     expect(await store.streamRevision('session-crashed')).toBe(revision);
     await again.close();
   });
@@ -109,7 +133,7 @@ describe('given a store holding attempts a stopped engine left open', () => {
         'compaction',
         () => new Promise<void>((resolve) => (finish = resolve)),
       );
-    const ended = await engine.get(InterruptedAttempts).endOpenAttempts();
+    const ended = await engine.get(InterruptedAttempts).endOpenAttempts('requested');
     expect(ended).toEqual([{ sessionId: 'crashed', attemptId: 'open-branch', kind: 'branch_summary' }]);
     expect((await loadSession(store, 'crashed')).state.getAttempt('open-compaction')?.outcome).toBeNull();
     finish();
@@ -120,7 +144,7 @@ describe('given a store holding attempts a stopped engine left open', () => {
   it('leaves every attempt open when recovery is turned off', async () => {
     const store = await storeWithOpenAttempts();
     const engine = await engineOver(store, false);
-    expect((await loadSession(store, 'crashed')).state.openAttempts()).toHaveLength(2);
+    expect((await loadSession(store, 'crashed')).state.openAttempts()).toHaveLength(3);
     await engine.close();
   });
 });

@@ -2,8 +2,10 @@
 // started attempt ends in exactly one terminal event, even after SIGKILL). At start-up — in
 // onModuleInit, so before the sagas and the projections start consuming the store — it finds
 // the attempts started and never ended, and ends each one this process is not running with
-// CompactionFailed / BranchSummaryFailed `{ code: 'interrupted' }`. A saga redelivering the
-// trigger of such an attempt then reads its recorded outcome and writes nothing more.
+// CompactionFailed / BranchSummaryFailed `{ code: 'interrupted' }`: the attempts a caller asked
+// for (manual compactions, branch summaries), whose caller went with the engine. Automatic
+// compactions are left open then: the sagas redeliver their triggers and take them up again,
+// and those none took up are ended the same way once the sagas have caught up.
 //
 // An engine with a configured id (`STRATA_ENGINE_ID`, recorded on the attempts it starts) ends
 // only the attempts it started itself, so several engines can share one store. Without one it
@@ -14,6 +16,7 @@ import {
   SESSION_STREAM_PREFIX,
   type SessionAttempt,
   type SessionCommand,
+  type SessionEvent,
   type SessionEventType,
 } from '@strata/session';
 import { SessionStreams } from '../sessions/session-streams.service';
@@ -48,6 +51,11 @@ const endTypes: readonly SessionEventType[] = [
   'BranchSummaryFailed',
 ];
 
+/** Whether a start event opens an automatic compaction or an attempt a caller asked for. */
+function kindOf(event: SessionEvent): 'requested' | 'automatic' {
+  return event.type === 'CompactionStarted' && event.data.trigger !== 'manual' ? 'automatic' : 'requested';
+}
+
 @Injectable()
 export class InterruptedAttempts implements OnModuleInit {
   private readonly logger = new Logger('InterruptedAttempts');
@@ -62,10 +70,21 @@ export class InterruptedAttempts implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    await this.recover('requested');
+  }
+
+  /**
+   * Ends the automatic compactions still open once the sagas have handled their history: those
+   * no redelivered trigger took up (the saga runner calls it when it has caught up).
+   */
+  endUnclaimedAutomaticAttempts(): Promise<void> {
+    return this.recover('automatic');
+  }
+
+  private async recover(which: 'requested' | 'automatic'): Promise<void> {
     if (!this.enabled) return;
     try {
-      const ended = await this.endOpenAttempts();
-      for (const attempt of ended) {
+      for (const attempt of await this.endOpenAttempts(which)) {
         this.logger.warn(
           `${attempt.kind} attempt ${attempt.attemptId} of session ${attempt.sessionId} was left open ` +
             `by a previous run; recorded as failed (${INTERRUPTED_CODE})`,
@@ -77,10 +96,15 @@ export class InterruptedAttempts implements OnModuleInit {
     }
   }
 
-  /** Ends every attempt open in the store that is not running in this process; returns them. */
-  async endOpenAttempts(): Promise<readonly InterruptedAttempt[]> {
+  /**
+   * Ends the attempts of this engine open in the store and not running in this process; returns
+   * them. `requested`: those a caller asked for (manual compactions, branch summaries), whose
+   * caller is gone; `automatic`: threshold and overflow compactions, which the sagas take up
+   * again when their trigger is redelivered — ended only when none took them up.
+   */
+  async endOpenAttempts(which: 'requested' | 'automatic'): Promise<readonly InterruptedAttempt[]> {
     const ended: InterruptedAttempt[] = [];
-    for (const [sessionId, attemptIds] of await this.sessionsWithOpenAttempts()) {
+    for (const [sessionId, attemptIds] of await this.sessionsWithOpenAttempts(which)) {
       const running = new Set(this.running.runningIds(sessionId));
       for (const attemptId of attemptIds) {
         if (running.has(attemptId)) continue;
@@ -104,7 +128,7 @@ export class InterruptedAttempts implements OnModuleInit {
   }
 
   /** Attempt ids started and not ended, by session, from one filtered pass over the log. */
-  private async sessionsWithOpenAttempts(): Promise<Map<string, string[]>> {
+  private async sessionsWithOpenAttempts(which: 'requested' | 'automatic'): Promise<Map<string, string[]>> {
     const open = new Map<string, string>();
     const filter = { streamPrefixes: [SESSION_STREAM_PREFIX], eventTypes: [...startTypes, ...endTypes] };
     for await (const recorded of this.store.readAll({ filter })) {
@@ -113,7 +137,7 @@ export class InterruptedAttempts implements OnModuleInit {
       const sessionId = recorded.streamId.slice(SESSION_STREAM_PREFIX.length);
       const key = `${sessionId}\u0000${event.data.attemptId}`;
       if (!startTypes.includes(event.type)) open.delete(key);
-      else if (this.isOwnStart(recorded.metadata)) open.set(key, sessionId);
+      else if (this.isOwnStart(recorded.metadata) && kindOf(event) === which) open.set(key, sessionId);
     }
     const bySession = new Map<string, string[]>();
     for (const [key, sessionId] of open) {

@@ -21,6 +21,8 @@ export interface CompactRequest {
    * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).
    */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
+  /** The tenant the attempt is for (its share of the summary slots); `default` when absent. */
+  readonly tenant?: string;
 }
 
 interface OutcomeBase {

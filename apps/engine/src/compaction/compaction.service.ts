@@ -32,12 +32,19 @@ import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
 import { isoTimestamp, type Clock } from '../shared/clock';
-import { ENGINE_METADATA_KEY, engineOfMetadata, type EngineIdentity } from '../shared/engine-identity';
+import {
+  ENGINE_METADATA_KEY,
+  engineOfMetadata,
+  isOwnEarlierAttempt,
+  type EngineIdentity,
+} from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { addUsage } from '../summarizers/summary-request-adapter';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { CompactionProducer } from './compaction-producer.service';
 import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
+import { SummarySlots } from './summary-slots.service';
+import { DEFAULT_TENANT } from '../tenancy/tenant-directory';
 import {
   ABORTED_REASON,
   DISABLED_REASON,
@@ -75,6 +82,7 @@ export class CompactionService {
     @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
+    private readonly slots: SummarySlots,
   ) {}
 
   /**
@@ -109,8 +117,12 @@ export class CompactionService {
       const ended = resultOfEndedAttempt(sessionId, existing, state, true);
       if (ended) return ended;
     }
-    // Started in the stream but not running in this process: another engine runs it.
-    if (existing?.kind === 'compaction') return this.fromElsewhere(request);
+    // Started in the stream but not running in this process: another engine runs it, or this
+    // engine did before it stopped (the redelivered trigger then takes it up again).
+    if (existing?.kind === 'compaction') {
+      const engine = await this.startEngineOf(request);
+      if (!isOwnEarlierAttempt(this.identity, engine)) return this.fromElsewhere(request);
+    }
     const reason = trigger === 'manual' ? undefined : trigger;
     if (reason) await this.hooks.notify('auto_compaction_start', { sessionId, attemptId, reason });
     let result: CompactionResult;
@@ -198,7 +210,13 @@ export class CompactionService {
           }
           started = true;
         }
-        const produced = await this.producer.produce(request, preparation, path, settings, signal);
+        const produce = (): ReturnType<CompactionProducer['produce']> =>
+          this.producer.produce(request, preparation, path, settings, signal);
+        // An automatic attempt, recorded as started, waits for a summary slot (summary-slots.ts).
+        const produced =
+          trigger === 'manual'
+            ? await produce()
+            : await this.slots.run(request.tenant ?? DEFAULT_TENANT, produce);
         if (produced.kind === 'cancelled') {
           return await this.end(request, [cancel(attemptId, produced.reason, ending())], true);
         }
@@ -294,6 +312,15 @@ export class CompactionService {
     if (revision === null) return false;
     const metadata = await this.streams.metadataAt(sessionId, revision);
     return metadata !== undefined && engineOfMetadata(metadata) === this.identity.id;
+  }
+
+  /** The engine recorded on the attempt's start event; undefined when it records none. */
+  private async startEngineOf(request: CompactRequest): Promise<string | undefined> {
+    const seeds = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
+    const earlier = await this.streams.earlierWrite(request.sessionId, seeds);
+    if (earlier === undefined) return undefined;
+    const metadata = await this.streams.metadataAt(request.sessionId, earlier.revision);
+    return metadata === undefined ? undefined : engineOfMetadata(metadata);
   }
 
   /** The outcome of an attempt another engine runs, once it ends; or leave it to that engine. */

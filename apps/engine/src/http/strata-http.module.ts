@@ -15,6 +15,7 @@ import { EventStreams } from '../events-stream/event-streams.service';
 import type { SessionHookHandlers } from '../hooks/session-hook.types';
 import { EngineMetrics } from '../observability/engine-metrics.service';
 import { MetricsController } from '../observability/metrics.controller';
+import { SESSIONS_PER_SUMMARY_SLOT } from '../sagas/saga-runner.service';
 import { SagasModule } from '../sagas/sagas.module';
 import type { EngineSettingsInput } from '../settings/engine-settings.schema';
 import type { Clock } from '../shared/clock';
@@ -135,6 +136,7 @@ export function strataApplicationImports(
       cwd: config.cwd,
       foldCache: config.foldCache,
       ...(config.engineId !== undefined ? { engineId: config.engineId } : {}),
+      summarySlots: config.sagas,
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
       ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
@@ -142,8 +144,8 @@ export function strataApplicationImports(
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
     }),
     SagasModule.forRoot({
-      concurrency: config.sagas.concurrency,
-      maxPerTenant: config.sagas.maxPerTenant,
+      concurrency: SESSIONS_PER_SUMMARY_SLOT * config.sagas.concurrency,
+      maxPerTenant: SESSIONS_PER_SUMMARY_SLOT * config.sagas.maxPerTenant,
     }),
     StrataHttpModule.forRoot({
       config,

@@ -7,7 +7,8 @@ import type { SagaCommand } from './saga-messages';
 
 export type EngineCommand = CompactSessionCommand | RecordPruningCommand | RequestContinuationCommand;
 
-export function engineCommandOf(command: SagaCommand): EngineCommand {
+/** The engine command for `command`, run for `tenant` (the tenant of the triggering event). */
+export function engineCommandOf(command: SagaCommand, tenant: string): EngineCommand {
   switch (command.type) {
     case 'PruneToolOutputs': {
       const { sessionId, causationEventId, idSeed, prunedAt, results, tokensSaved, answerEntryId } =
@@ -21,7 +22,12 @@ export function engineCommandOf(command: SagaCommand): EngineCommand {
     case 'AutoCompact': {
       const { sessionId, trigger, attemptId } = command.data;
       // Several engines react to the same answer; the one that starts the attempt summarises.
-      return new CompactSessionCommand(sessionId, { trigger, attemptId, whenRunningElsewhere: 'leave' });
+      return new CompactSessionCommand(sessionId, {
+        trigger,
+        attemptId,
+        tenant,
+        whenRunningElsewhere: 'leave',
+      });
     }
     case 'ContinueAfterCompaction': {
       const { sessionId, causationEventId, idSeed, reason, causationAttemptId, message } = command.data;

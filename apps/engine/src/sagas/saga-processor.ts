@@ -65,6 +65,8 @@ export function decodeSagaEvent(recorded: RecordedEvent): DecodedEvent<SagaTrigg
 }
 
 export interface SagaProcessorDependencies {
+  /** `SAGA_CHECKPOINT_ID` by default. */
+  readonly checkpointId?: string;
   readonly streams: SessionStreams;
   readonly commandBus: CommandBus;
   readonly settings: EngineSettings;
@@ -94,7 +96,7 @@ async function commandsFor(
 export function sagaProcessor(dependencies: SagaProcessorDependencies): Processor<SagaTrigger> {
   return {
     name: SAGA_PROCESSOR_NAME,
-    checkpointId: SAGA_CHECKPOINT_ID,
+    checkpointId: dependencies.checkpointId ?? SAGA_CHECKPOINT_ID,
     durability: 'durable',
     eventTypes: SAGA_EVENT_TYPES,
     onFailure: 'skip',
@@ -102,7 +104,7 @@ export function sagaProcessor(dependencies: SagaProcessorDependencies): Processo
       const commands = await commandsFor(trigger, dependencies);
       for (const command of commands) {
         try {
-          await dependencies.commandBus.execute(engineCommandOf(command));
+          await dependencies.commandBus.execute(engineCommandOf(command, trigger.tenant));
         } catch (error) {
           // Another engine started this compaction first: it is that engine's to finish, and
           // the continuation follows from its CompactionCompleted on every engine.

@@ -26,17 +26,26 @@ import { SESSION_STREAM_PREFIX, type TokenCounter } from '@strata/session';
 import { SessionStreams } from '../sessions/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { describeError } from '../shared/attempt-errors';
-import { ENGINE_SETTINGS, EVENT_STORE, TOKEN_COUNTER } from '../shared/injection-tokens';
+import { ENGINE_IDENTITY, ENGINE_SETTINGS, EVENT_STORE, TOKEN_COUNTER } from '../shared/injection-tokens';
 import type { SagaTrigger } from './saga-messages';
-import { decodeSagaEvent, sagaProcessor } from './saga-processor';
+import { InterruptedAttempts } from '../attempts/interrupted-attempts.service';
+import type { EngineIdentity } from '../shared/engine-identity';
+import { SAGA_CHECKPOINT_ID, decodeSagaEvent, sagaProcessor } from './saga-processor';
 import { SAGA_CHECKPOINTS, SAGA_RUNNER_OPTIONS } from './saga-tokens';
+
+/**
+ * Sessions the sagas handle at once for each summary slot (compaction/summary-slots.service.ts):
+ * a session whose compaction waits for a slot still holds its place here, so there must be more
+ * places than slots for an answer that crosses the threshold to be recorded as started at once.
+ */
+export const SESSIONS_PER_SUMMARY_SLOT = 4;
 
 export interface SagaRunnerOptions {
   /** Start on application bootstrap (tests may start and stop by hand). */
   readonly autoStart: boolean;
-  /** Sessions handled at once (`STRATA_SAGA_CONCURRENCY`). */
+  /** Sessions handled at once (4 × `STRATA_SAGA_CONCURRENCY` in the engine). */
   readonly concurrency: number;
-  /** Sessions of one tenant handled at once (`STRATA_SAGA_TENANT_CONCURRENCY`); `concurrency` by default. */
+  /** Sessions of one tenant handled at once; `concurrency` by default. */
   readonly maxPerTenant?: number;
   /** While events need no saga, the checkpoint is stored every this many events. */
   readonly checkpointInterval: number;
@@ -48,7 +57,7 @@ export interface SagaRunnerOptions {
 
 export const DEFAULT_SAGA_RUNNER_OPTIONS: SagaRunnerOptions = {
   autoStart: true,
-  concurrency: DEFAULT_CONCURRENCY,
+  concurrency: SESSIONS_PER_SUMMARY_SLOT * DEFAULT_CONCURRENCY,
   checkpointInterval: 100,
   maxDeliveries: 3,
   retryDelayMs: 200,
@@ -88,6 +97,8 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(TOKEN_COUNTER) tokenCounter: TokenCounter,
     streams: SessionStreams,
     commandBus: CommandBus,
+    @Inject(ENGINE_IDENTITY) identity: EngineIdentity,
+    private readonly interrupted: InterruptedAttempts,
   ) {
     this.runner = new ProcessorRunner({
       name: 'sagas',
@@ -95,6 +106,9 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
       checkpoints,
       processors: [
         sagaProcessor({
+          // Each engine with an id of its own keeps its own position: its unfinished triggers
+          // are redelivered to it, whatever the other engines on the store have done.
+          checkpointId: identity.configured ? `${SAGA_CHECKPOINT_ID}/${identity.id}` : SAGA_CHECKPOINT_ID,
           streams,
           commandBus,
           settings,
@@ -135,6 +149,10 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   /** Loads the checkpoint and subscribes after it; events are handled in the background. */
   async start(): Promise<void> {
     await this.runner.start();
+    void this.runner.whenCaughtUp().then(
+      () => this.interrupted.endUnclaimedAutomaticAttempts(),
+      () => undefined,
+    );
     const after = this.status().startedAfter;
     this.logger.log(`saga runner started after position ${after ?? 'none (from the start)'}`);
   }

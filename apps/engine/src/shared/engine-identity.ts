@@ -25,3 +25,27 @@ export function engineOfMetadata(metadata: Readonly<Record<string, unknown>>): s
   const engine = metadata[ENGINE_METADATA_KEY];
   return typeof engine === 'string' ? engine : undefined;
 }
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether an attempt that `engine` started and left open is this engine's to take up again (a
+ * crash of this engine left it): the same configured id; without a configured id, any start
+ * but one of a process still running on this host (another engine beside this one).
+ */
+export function isOwnEarlierAttempt(identity: EngineIdentity, engine: string | undefined): boolean {
+  if (engine === identity.id) return true;
+  if (identity.configured) return false;
+  if (engine === undefined) return true;
+  const separator = engine.lastIndexOf(':');
+  const host = engine.slice(0, separator);
+  const pid = Number(engine.slice(separator + 1));
+  return !(host === hostname() && Number.isSafeInteger(pid) && pid > 0 && processIsAlive(pid));
+}

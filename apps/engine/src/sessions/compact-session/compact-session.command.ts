@@ -16,6 +16,8 @@ export interface CompactSessionOptions {
   readonly attemptId?: string;
   /** When another engine runs the attempt: wait for its outcome (default) or leave it (sagas). */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
+  /** The tenant the attempt is for: its share of the summary slots (automatic attempts). */
+  readonly tenant?: string;
 }
 
 export class CompactSessionCommand extends Command<CompactionResult> {

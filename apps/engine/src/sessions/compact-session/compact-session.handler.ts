@@ -15,6 +15,7 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       attemptId: options.attemptId ?? newAttemptId(),
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+      ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
         : {}),
