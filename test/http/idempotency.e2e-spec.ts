@@ -496,7 +496,9 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       const recovery = engine.app.get(InterruptedAttempts);
       const ended = await recovery.endOpenAttempts('requested');
       expect(ended).toContainEqual({ sessionId, attemptId: 'old-attempt', kind: 'compaction' });
-      expect(await recovery.endOpenAttempts('requested')).not.toContainEqual(expect.objectContaining({ sessionId }));
+      expect(await recovery.endOpenAttempts('requested')).not.toContainEqual(
+        expect.objectContaining({ sessionId }),
+      );
       const again = await engine.request('POST', `/sessions/${sessionId}/compact`, {
         body: { attemptId: 'old-attempt' },
         key: ALPHA_KEY,

@@ -65,7 +65,7 @@ describe('given two tenants, four saga slots and a model that holds every summar
   it('records every answer’s compaction as started at once, and summarises them on at most half of the slots', async () => {
     const store = engine.app.get<EventStore>(EVENT_STORE);
     const slots = engine.app.get(SummarySlots);
-    expect(await waitUntil(async () => slots.running === 2 && slots.waiting === 4)).toBe(true);
+    expect(await waitUntil(() => Promise.resolve(slots.running === 2 && slots.waiting === 4))).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect([slots.running, slots.waiting]).toEqual([2, 4]);
     const started = await Promise.all(busy.map((sessionId) => hasStarted(store, sessionId)));
@@ -77,7 +77,7 @@ describe('given two tenants, four saga slots and a model that holds every summar
     const slots = engine.app.get(SummarySlots);
     await seedOverThreshold(engine, 'beta-0', BETA_KEY);
 
-    expect(await waitUntil(async () => slots.running === 3)).toBe(true);
+    expect(await waitUntil(() => Promise.resolve(slots.running === 3))).toBe(true);
     expect(await hasStarted(store, 'beta-0')).toBe(true);
     expect(slots.waiting).toBe(4);
   });
