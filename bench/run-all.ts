@@ -25,6 +25,7 @@ import {
 import { httpSuite } from './http/http-suite';
 import { importSuite } from './import/import-suite';
 import { projectionSuite } from './projection/projection-suite';
+import { sagasSuite } from './sagas/sagas-suite';
 import { storeSuite } from './store/store-suite';
 import { tokenizerSuite } from './tokenizer/tokenizer-suite';
 
@@ -36,6 +37,7 @@ const suites: readonly BenchSuite[] = [
   projectionSuite,
   httpSuite,
   tokenizerSuite,
+  sagasSuite,
 ];
 
 const defaultSettings: MeasureSettings = {

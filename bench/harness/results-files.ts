@@ -112,8 +112,10 @@ export function markdownSummary(results: readonly SuiteResult[], run?: RunRecord
         `${result.quick ? ', **quick run**' : ''}.`,
       '',
     );
-    lines.push('| group | case | median | p10 – p90 | n | throughput | vs (first) baseline |');
-    lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+    if (result.cases.length > 0) {
+      lines.push('| group | case | median | p10 – p90 | n | throughput | vs (first) baseline |');
+      lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+    }
     for (const entry of result.cases) {
       const comparison = primaryComparison(result.comparisons, entry.name);
       const versus =
@@ -128,7 +130,7 @@ export function markdownSummary(results: readonly SuiteResult[], run?: RunRecord
           `${formatRate(entry.operationsPerSecond)} ${entry.unit}/s | ${versus} |`,
       );
     }
-    lines.push('');
+    if (result.cases.length > 0) lines.push('');
     for (const group of result.figures ?? [])
       if (group.inSummary !== false) lines.push(...figureLines(group));
     for (const table of result.tables ?? []) lines.push(...tableLines(table));
