@@ -12,7 +12,6 @@ import { session } from '@strata/testing';
 import { InterruptedAttempts } from '../../apps/engine/src/attempts/interrupted-attempts.service';
 import { SessionStreams } from '../../apps/engine/src/sessions/session-streams.service';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
-import { runAsTenant } from '../../apps/engine/src/tenancy/tenant-scope';
 import { CaseCounts } from '../reliability/support/case-counts';
 import {
   ALPHA_KEY,
@@ -379,12 +378,10 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       const sessionId = 'legacy-append';
       await start(sessionId, ALPHA_KEY);
       const builder = session({ sessionId }).user('A');
-      await runAsTenant('alpha', () =>
-        streams().execute(
-          sessionId,
-          { type: 'AppendEntries', data: { entries: builder.entries } },
-          { idSeed: `${sessionId}/append/old-key` },
-        ),
+      await streams().execute(
+        sessionId,
+        { type: 'AppendEntries', data: { entries: builder.entries } },
+        { idSeed: `${sessionId}/append/old-key`, tenant: 'alpha' },
       );
       const before = await eventsOf(sessionId);
       const again = await append(sessionId, builder.entries, ALPHA_KEY, 'old-key');
@@ -406,7 +403,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
 
     it('keep a label key and a chosen session id', async () => {
       const sessionId = 'legacy-start';
-      await runAsTenant('alpha', async () => {
+      {
         await streams().execute(
           sessionId,
           {
@@ -421,7 +418,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
               },
             },
           },
-          { idSeed: `${sessionId}/start-session` },
+          { idSeed: `${sessionId}/start-session`, tenant: 'alpha' },
         );
         await streams().execute(sessionId, {
           type: 'AppendEntries',
@@ -444,7 +441,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
           },
           { idSeed: `${sessionId}/label/old-label` },
         );
-      });
+      }
       const before = await eventsOf(sessionId);
       const started = await engine.request('POST', '/sessions', {
         body: { sessionId, cwd: '/legacy' },
@@ -477,21 +474,19 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       const sessionId = 'legacy-attempt';
       const builder = session({ sessionId }).editTurns(4);
       await engine.seed(builder.header, builder.entries, ALPHA_KEY);
-      await runAsTenant('alpha', () =>
-        streams().execute(
-          sessionId,
-          {
-            type: 'StartCompaction',
-            data: {
-              attemptId: 'old-attempt',
-              trigger: 'manual',
-              preparedAtLeafId: builder.lastId,
-              tokensBefore: 100,
-              startedAt: 0,
-            },
+      await streams().execute(
+        sessionId,
+        {
+          type: 'StartCompaction',
+          data: {
+            attemptId: 'old-attempt',
+            trigger: 'manual',
+            preparedAtLeafId: builder.lastId,
+            tokensBefore: 100,
+            startedAt: 0,
           },
-          { idSeed: 'old-attempt/start' },
-        ),
+        },
+        { idSeed: 'old-attempt/start', tenant: 'alpha' },
       );
       const recovery = engine.app.get(InterruptedAttempts);
       const ended = await recovery.endOpenAttempts('requested');

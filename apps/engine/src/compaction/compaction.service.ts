@@ -44,7 +44,7 @@ import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { CompactionProducer } from './compaction-producer.service';
 import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 import { SummarySlots } from './summary-slots.service';
-import { DEFAULT_TENANT } from '../tenancy/tenant-directory';
+import { DEFAULT_TENANT } from '../shared/command-context';
 import {
   ABORTED_REASON,
   DISABLED_REASON,

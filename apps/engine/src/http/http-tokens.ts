@@ -4,5 +4,5 @@
 export const ENGINE_CONFIG = Symbol('ENGINE_CONFIG');
 /** The `ProjectionStorage` of the catalog, audit and checkpoints. */
 export const PROJECTION_STORAGE = Symbol('PROJECTION_STORAGE');
-/** The `TenantStampingEventStore` (the same object as EVENT_STORE, with its tenant lookups). */
+/** The `TenantGuardEventStore` (the same object as EVENT_STORE, with its tenant lookups). */
 export const TENANT_STORE = Symbol('TENANT_STORE');

@@ -1,7 +1,7 @@
 // The HTTP faces of the engine as one Nest module: the sessions API, the event stream, docs,
 // health, readiness and metrics, with tenancy (API keys → tenants) and the one problem-details
 // filter. `strataApplicationImports` wires it to the engine's use cases (EngineModule) and sagas
-// (SagasModule) over one tenant-stamping store, opened from the configuration unless a test or
+// (SagasModule) over one tenant-guarding store, opened from the configuration unless a test or
 // embedder passes one.
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
@@ -21,7 +21,7 @@ import type { EngineSettingsInput } from '../settings/engine-settings.schema';
 import type { Clock } from '../shared/clock';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { TenantGuard } from '../tenancy/tenant.guard';
-import { TenantStampingEventStore } from '../tenancy/tenant-stamping-event-store';
+import { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
 import { DocsController } from './docs/docs.controller';
 import { ReadinessController } from './health/readiness.controller';
 import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from './http-tokens';
@@ -48,7 +48,7 @@ export interface StrataApplicationOptions {
 
 interface HttpModuleOptions {
   readonly config: EngineConfig;
-  readonly store: TenantStampingEventStore;
+  readonly store: TenantGuardEventStore;
   readonly ownsStore: boolean;
   readonly projectionStorage: ProjectionStorage;
   readonly ownsProjectionStorage: boolean;
@@ -110,14 +110,14 @@ export class StrataHttpModule {
   }
 }
 
-/** The engine module, its sagas and the HTTP module over one tenant-stamping store. */
+/** The engine module, its sagas and the HTTP module over one tenant-guarding store. */
 export function strataApplicationImports(
   config: EngineConfig,
   options: StrataApplicationOptions = {},
 ): DynamicModule[] {
   const metrics = new EngineMetrics();
   const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd });
-  const store = new TenantStampingEventStore(inner, (result, events, seconds) => {
+  const store = new TenantGuardEventStore(inner, (result, events, seconds) => {
     metrics.appends.increment({ result });
     metrics.appendDuration.observe({ result }, seconds);
     if (result === 'ok') metrics.appendedEvents.increment({}, events);

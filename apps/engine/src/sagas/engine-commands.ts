@@ -17,17 +17,17 @@ export function engineCommandOf(command: SagaCommand, tenant: string): EngineCom
         sessionId,
         { prunedAt, results, tokensSaved, answerEntryId },
         { idSeed, causationEventId },
+        { tenant },
       );
     }
     case 'AutoCompact': {
       const { sessionId, trigger, attemptId } = command.data;
       // Several engines react to the same answer; the one that starts the attempt summarises.
-      return new CompactSessionCommand(sessionId, {
-        trigger,
-        attemptId,
-        tenant,
-        whenRunningElsewhere: 'leave',
-      });
+      return new CompactSessionCommand(
+        sessionId,
+        { trigger, attemptId, whenRunningElsewhere: 'leave' },
+        { tenant },
+      );
     }
     case 'ContinueAfterCompaction': {
       const { sessionId, causationEventId, idSeed, reason, causationAttemptId, message } = command.data;
@@ -35,6 +35,7 @@ export function engineCommandOf(command: SagaCommand, tenant: string): EngineCom
         sessionId,
         { reason, causationAttemptId, ...(message !== undefined ? { message } : {}) },
         { idSeed, causationEventId },
+        { tenant },
       );
     }
     default: {

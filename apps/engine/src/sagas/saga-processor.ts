@@ -16,7 +16,7 @@ import type { DecodedEvent, Processor } from '@strata/processing';
 import { SESSION_STREAM_PREFIX, type SessionEvent, type TokenCounter } from '@strata/session';
 import type { SessionStreams } from '../sessions/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
-import { tenantOfMetadata } from '../tenancy/stream-tenants';
+import { tenantOfMetadata } from '../shared/command-context';
 import { AttemptRunningElsewhereError } from '../attempts/attempts-elsewhere';
 import { engineCommandOf } from './engine-commands';
 import type { SagaCommand, SagaTrigger } from './saga-messages';

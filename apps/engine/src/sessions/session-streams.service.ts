@@ -35,6 +35,7 @@ import {
   type SessionEvent,
   type SessionState,
 } from '@strata/session';
+import { DEFAULT_TENANT, TenantMismatchError, tenantOfMetadata } from '../shared/command-context';
 import { EVENT_STORE } from '../shared/injection-tokens';
 
 /** What to decide: one command, several in order, or a function of the state that names them. */
@@ -84,20 +85,34 @@ export interface SessionWriteOptions {
   readonly expectedRevision?: bigint;
   /** Audit metadata of the new events (actor, correlation and causation ids); actor `strata-engine` by default. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The tenant the write is for (a command's context); see `appenderFor`. */
+  readonly tenant?: string;
 }
 
-/** The integrity layer's sealing appender, refusing first when the writer's revision is stale. */
-function appenderExpecting(expectedRevision: bigint | undefined): StreamAppender {
-  if (expectedRevision === undefined) return sealingAppender;
+/**
+ * The integrity layer's sealing appender, after two checks: the writer's revision, when it named
+ * one, and the tenant. Every event gets the stream's tenant (from the last event read, so no
+ * extra read), or for a new stream the writer's (`default` when none), before it is sealed — the
+ * tenant is sealed once, with the event. A writer for another tenant than the stream's is refused.
+ */
+function appenderFor(options: SessionWriteOptions): StreamAppender {
+  const { expectedRevision } = options;
   return (request) => {
     const actual = request.lastEvent?.revision ?? null;
-    if (actual !== expectedRevision) {
+    if (expectedRevision !== undefined && actual !== expectedRevision) {
       throw conflict(`session stream is at revision ${actual ?? 'none'}, not ${expectedRevision}`, {
         expectedRevision: expectedRevision.toString(),
         revision: actual === null ? null : actual.toString(),
       });
     }
-    return sealingAppender(request);
+    const streamTenant =
+      request.lastEvent === undefined ? undefined : tenantOfMetadata(request.lastEvent.metadata);
+    if (streamTenant !== undefined && options.tenant !== undefined && options.tenant !== streamTenant) {
+      throw new TenantMismatchError(request.streamId, streamTenant, options.tenant);
+    }
+    const tenant = streamTenant ?? options.tenant ?? DEFAULT_TENANT;
+    const events = request.events.map((event) => ({ ...event, metadata: { ...event.metadata, tenant } }));
+    return sealingAppender({ ...request, events });
   };
 }
 
@@ -167,7 +182,7 @@ export class SessionStreams {
       ...(options.formerIdSeeds !== undefined ? { formerIdSeeds: options.formerIdSeeds } : {}),
       ...(options.requestDigest !== undefined ? { requestDigest: options.requestDigest } : {}),
       metadata: { actor: ENGINE_ACTOR, ...options.metadata },
-      appender: appenderExpecting(options.expectedRevision),
+      appender: appenderFor(options),
       ...(this.folded !== undefined ? { cache: this.folded } : {}),
     });
   }

@@ -1,16 +1,11 @@
 // The tenant a session belongs to: the tenant recorded on the first event of its stream (the
-// stamping store keeps every later event on the same tenant). Read from the store, so it is
+// write side and the tenant guard keep every later event on the same tenant). Read from the store, so it is
 // right at once after a write, and remembered for the streams seen recently.
 import { SessionNotFoundError, type EventStore } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
-import { DEFAULT_TENANT } from './tenant-directory';
+import { tenantOfMetadata } from '../shared/command-context';
 
 export const DEFAULT_REMEMBERED_STREAMS = 10_000;
-
-export function tenantOfMetadata(metadata: Readonly<Record<string, unknown>>): string {
-  const tenant = metadata['tenant'];
-  return typeof tenant === 'string' && tenant !== '' ? tenant : DEFAULT_TENANT;
-}
 
 export class StreamTenants {
   /** Oldest first; a stream's tenant never changes once its first event is written. */

@@ -2,9 +2,10 @@
 // by its SHA-256 digest among the configured keys. With no key configured the engine is
 // single-tenant: every caller is tenant `default` with full access, and keys are ignored.
 import { timingSafeEqual } from 'node:crypto';
+import { DEFAULT_TENANT } from '../shared/command-context';
 import { hashApiKey, type ApiKeyAccess, type ApiKeyRecord } from './api-keys';
 
-export const DEFAULT_TENANT = 'default';
+export { DEFAULT_TENANT };
 
 export interface TenantPrincipal {
   readonly tenant: string;

@@ -8,7 +8,7 @@ import {
 import { InvalidProjectionQueryError, UnknownEntryError } from '@strata/projections';
 import { alreadyExists, conflict, invalid, notFound } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
-import { TenantMismatchError } from '../../tenancy/tenant-stamping-event-store';
+import { TenantMismatchError } from '../../shared/command-context';
 import { payloadTooLarge, unauthorized } from './api-errors';
 import { problemOf } from './problem-details';
 

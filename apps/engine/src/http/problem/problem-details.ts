@@ -15,7 +15,7 @@ import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } 
 import { SessionDomainError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { IdempotencyMismatchError } from '../../shared/idempotency';
-import { TenantMismatchError } from '../../tenancy/tenant-stamping-event-store';
+import { TenantMismatchError } from '../../shared/command-context';
 import { ApiError, problemStatuses, problemTitles, type ProblemCode } from './api-errors';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -53,7 +53,10 @@ export class SessionCommandsController {
   ) {
     const body = await readJsonBody(request, startSessionBody, this.config.jsonBodyLimitBytes);
     if (body.sessionId !== undefined) await this.sessions.requireAvailable(principal, body.sessionId);
-    const result = await this.sessions.execute(principal, new StartSessionCommand(body));
+    const result = await this.sessions.execute(
+      principal,
+      (context) => new StartSessionCommand(body, context),
+    );
     await this.sessions.requireAvailable(principal, result.sessionId);
     response.statusCode = result.alreadyStarted ? 200 : 201;
     return { ...result, revision: revisionText(result.revision) };
@@ -71,11 +74,19 @@ export class SessionCommandsController {
     await this.sessions.requireOwned(principal, sessionId);
     const result = await this.sessions.execute(
       principal,
-      new AppendEntriesCommand(sessionId, body.entries, {
-        ...(body.expectedRevision !== undefined ? { expectedRevision: BigInt(body.expectedRevision) } : {}),
-        ...(body.expectedLeafId !== undefined ? { expectedLeafId: body.expectedLeafId } : {}),
-        ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
-      }),
+      (context) =>
+        new AppendEntriesCommand(
+          sessionId,
+          body.entries,
+          {
+            ...(body.expectedRevision !== undefined
+              ? { expectedRevision: BigInt(body.expectedRevision) }
+              : {}),
+            ...(body.expectedLeafId !== undefined ? { expectedLeafId: body.expectedLeafId } : {}),
+            ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
+          },
+          context,
+        ),
     );
     return { ...result, revision: revisionText(result.revision) };
   }
@@ -90,7 +101,7 @@ export class SessionCommandsController {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
     const body = await readJsonBody(request, compactBody, this.config.jsonBodyLimitBytes);
     await this.sessions.requireOwned(principal, sessionId);
-    return this.sessions.execute(principal, new CompactSessionCommand(sessionId, body));
+    return this.sessions.execute(principal, (context) => new CompactSessionCommand(sessionId, body, context));
   }
 
   @Post(':sessionId/navigate')
@@ -107,7 +118,10 @@ export class SessionCommandsController {
       this.config.jsonBodyLimitBytes,
     );
     await this.sessions.requireOwned(principal, sessionId);
-    return this.sessions.execute(principal, new NavigateSessionCommand(sessionId, targetId, options));
+    return this.sessions.execute(
+      principal,
+      (context) => new NavigateSessionCommand(sessionId, targetId, options, context),
+    );
   }
 
   @Post(':sessionId/abort')
@@ -120,7 +134,10 @@ export class SessionCommandsController {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
     const body = await readJsonBody(request, abortBody, this.config.jsonBodyLimitBytes);
     await this.sessions.requireOwned(principal, sessionId);
-    const result = await this.sessions.execute(principal, new AbortCompactionCommand(sessionId, body));
+    const result = await this.sessions.execute(
+      principal,
+      (context) => new AbortCompactionCommand(sessionId, body, context),
+    );
     return { sessionId, abortedAttemptIds: result.abortedAttemptIds };
   }
 
@@ -136,12 +153,14 @@ export class SessionCommandsController {
     await this.sessions.requireOwned(principal, sessionId);
     const result = await this.sessions.execute(
       principal,
-      new SetLabelCommand(
-        sessionId,
-        body.targetId,
-        body.label ?? undefined,
-        body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {},
-      ),
+      (context) =>
+        new SetLabelCommand(
+          sessionId,
+          body.targetId,
+          body.label ?? undefined,
+          body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {},
+          context,
+        ),
     );
     return { ...result, revision: revisionText(result.revision) };
   }

@@ -65,9 +65,10 @@ export class SessionFilesController {
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
     const prepared = prepareSessionImport(file, { lenient: query.lenient });
     await this.sessions.requireAvailable(principal, prepared.header.id);
-    const report = await this.sessions.run(principal, () =>
-      writeSessionImport(this.store, prepared, { tenant: principal.tenant, actor: IMPORT_ACTOR }),
-    );
+    const report = await writeSessionImport(this.store, prepared, {
+      tenant: principal.tenant,
+      actor: IMPORT_ACTOR,
+    });
     response.statusCode = report.outcome === 'imported' ? 201 : 200;
     const { streamId: _streamId, ...rest } = report;
     return { ...rest, revision: report.revision.toString() };

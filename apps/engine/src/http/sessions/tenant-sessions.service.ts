@@ -1,17 +1,17 @@
-// Sessions as one tenant sees them: commands run on the tenant's behalf (so the store records
-// the tenant on what they write), and a session of another tenant is not found.
+// Sessions as one tenant sees them: commands are built with the tenant's context (so what they
+// write is sealed with the tenant), and a session of another tenant is not found.
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, type Command } from '@nestjs/cqrs';
 import { ApiError } from '../problem/api-errors';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import { runAsTenant } from '../../tenancy/tenant-scope';
-import type { TenantStampingEventStore } from '../../tenancy/tenant-stamping-event-store';
+import type { CommandContext } from '../../shared/command-context';
+import type { TenantGuardEventStore } from '../../tenancy/tenant-guard-event-store';
 import { TENANT_STORE } from '../http-tokens';
 
 @Injectable()
 export class TenantSessions {
   constructor(
-    @Inject(TENANT_STORE) private readonly store: TenantStampingEventStore,
+    @Inject(TENANT_STORE) private readonly store: TenantGuardEventStore,
     private readonly commands: CommandBus,
   ) {}
 
@@ -35,13 +35,11 @@ export class TenantSessions {
     }
   }
 
-  /** Runs a command on behalf of the principal's tenant. */
-  execute<Result>(principal: TenantPrincipal, command: Command<Result>): Promise<Result> {
-    return runAsTenant(principal.tenant, () => this.commands.execute(command));
-  }
-
-  /** Runs other work (imports) on behalf of the principal's tenant. */
-  run<Result>(principal: TenantPrincipal, work: () => Promise<Result>): Promise<Result> {
-    return runAsTenant(principal.tenant, work);
+  /** Builds the command for the principal's tenant and runs it. */
+  execute<Result>(
+    principal: TenantPrincipal,
+    command: (context: CommandContext) => Command<Result>,
+  ): Promise<Result> {
+    return this.commands.execute(command({ tenant: principal.tenant }));
   }
 }

@@ -2,6 +2,7 @@
 // outputs stay in the log; the context shows their notices).
 import { Command } from '@nestjs/cqrs';
 import type { RecordPruning } from '@strata/session';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface RecordPruningOptions {
   /** Event ids derive from it: a repeated command writes nothing (sagas derive it from their trigger). */
@@ -20,6 +21,8 @@ export class RecordPruningCommand extends Command<RecordPruningResult> {
     readonly sessionId: string,
     readonly pruning: RecordPruning['data'],
     readonly options: RecordPruningOptions = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

@@ -1,13 +1,19 @@
 // Adapter: RecordPruning → the session decider through the generic command handler.
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { SessionStreams } from '../../sessions/session-streams.service';
+import { tenantOf } from '../../shared/command-context';
 import { RecordPruningCommand, type RecordPruningResult } from './record-pruning.command';
 
 @CommandHandler(RecordPruningCommand)
 export class RecordPruningHandler implements ICommandHandler<RecordPruningCommand> {
   constructor(private readonly streams: SessionStreams) {}
 
-  async execute({ sessionId, pruning, options }: RecordPruningCommand): Promise<RecordPruningResult> {
+  async execute({
+    sessionId,
+    pruning,
+    options,
+    context,
+  }: RecordPruningCommand): Promise<RecordPruningResult> {
     const written = await this.streams.execute(
       sessionId,
       { type: 'RecordPruning', data: pruning },
@@ -16,6 +22,7 @@ export class RecordPruningHandler implements ICommandHandler<RecordPruningComman
         ...(options.causationEventId !== undefined
           ? { metadata: { causationId: options.causationEventId } }
           : {}),
+        ...tenantOf(context),
       },
     );
     return { recorded: written.events.length > 0 };

@@ -2,6 +2,7 @@
 // compaction (`ContinuationRequested`; at most one per compaction attempt).
 import { Command } from '@nestjs/cqrs';
 import type { RequestContinuation } from '@strata/session';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface RequestContinuationOptions {
   /** Event ids derive from it: a repeated command writes nothing. */
@@ -20,6 +21,8 @@ export class RequestContinuationCommand extends Command<RequestContinuationResul
     readonly sessionId: string,
     readonly request: RequestContinuation['data'],
     readonly options: RequestContinuationOptions = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

@@ -1,6 +1,7 @@
 // Adapter: RequestContinuation → the session decider through the generic command handler.
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { SessionStreams } from '../../sessions/session-streams.service';
+import { tenantOf } from '../../shared/command-context';
 import { RequestContinuationCommand, type RequestContinuationResult } from './request-continuation.command';
 
 @CommandHandler(RequestContinuationCommand)
@@ -11,6 +12,7 @@ export class RequestContinuationHandler implements ICommandHandler<RequestContin
     sessionId,
     request,
     options,
+    context,
   }: RequestContinuationCommand): Promise<RequestContinuationResult> {
     const written = await this.streams.execute(
       sessionId,
@@ -20,6 +22,7 @@ export class RequestContinuationHandler implements ICommandHandler<RequestContin
         ...(options.causationEventId !== undefined
           ? { metadata: { causationId: options.causationEventId } }
           : {}),
+        ...tenantOf(context),
       },
     );
     return { recorded: written.events.length > 0 };

@@ -1,6 +1,7 @@
 // AbortCompaction: trips the abort signal of the session's running summarisation attempts.
 import { Command } from '@nestjs/cqrs';
 import type { AttemptKind } from '../../attempts/running-attempts.service';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface AbortCompactionOptions {
   /** Only this attempt. */
@@ -18,6 +19,8 @@ export class AbortCompactionCommand extends Command<AbortCompactionResult> {
   constructor(
     readonly sessionId: string,
     readonly options: AbortCompactionOptions = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

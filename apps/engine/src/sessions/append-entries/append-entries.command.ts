@@ -1,6 +1,7 @@
 // AppendEntries: a batch of complete entries (ids, parents, timestamps chosen by the writer).
 import { Command } from '@nestjs/cqrs';
 import type { SessionEntry } from '@strata/session';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface AppendEntriesOptions {
   /** The stream's last revision as the writer saw it; a different one is a conflict. */
@@ -25,6 +26,8 @@ export class AppendEntriesCommand extends Command<AppendEntriesResult> {
     readonly sessionId: string,
     readonly entries: readonly SessionEntry[],
     readonly options: AppendEntriesOptions = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

@@ -15,6 +15,7 @@ import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '.
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
 import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
 import { textsToCount } from '../session-views';
+import { tenantOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 
 /** What an append's idempotency key stands for: its entries (the preconditions are checks, not content). */
@@ -37,7 +38,12 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
   ) {}
 
-  async execute({ sessionId, entries, options }: AppendEntriesCommand): Promise<AppendEntriesResult> {
+  async execute({
+    sessionId,
+    entries,
+    options,
+    context,
+  }: AppendEntriesCommand): Promise<AppendEntriesResult> {
     for (const entry of entries) {
       if (entry.type === 'custom' && isSessionSettingsEntry(entry))
         parseSessionSettingsOverride(entry.data, entry.id);
@@ -51,7 +57,11 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
         type: 'AppendEntries',
         data: { entries, ...(expectedLeafId !== undefined ? { expectedLeafId } : {}) },
       },
-      { ...keyed, ...(expectedRevision !== undefined ? { expectedRevision } : {}) },
+      {
+        ...keyed,
+        ...(expectedRevision !== undefined ? { expectedRevision } : {}),
+        ...tenantOf(context),
+      },
     );
     if (written.earlier !== undefined && idempotencyKey !== undefined) {
       return this.firstOutcome(sessionId, idempotencyKey, entries, written.earlier);

@@ -3,6 +3,7 @@ import { Command } from '@nestjs/cqrs';
 import type { CompactionTrigger } from '@strata/session';
 import type { WhenRunningElsewhere } from '../../attempts/attempts-elsewhere';
 import type { CompactionResult } from '../../compaction/compaction-result';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface CompactSessionOptions {
   /** Appended to the summary instructions as "Additional focus: …". */
@@ -16,14 +17,14 @@ export interface CompactSessionOptions {
   readonly attemptId?: string;
   /** When another engine runs the attempt: wait for its outcome (default) or leave it (sagas). */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
-  /** The tenant the attempt is for: its share of the summary slots (automatic attempts). */
-  readonly tenant?: string;
 }
 
 export class CompactSessionCommand extends Command<CompactionResult> {
   constructor(
     readonly sessionId: string,
     readonly options: CompactSessionOptions = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

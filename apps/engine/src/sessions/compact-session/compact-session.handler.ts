@@ -3,19 +3,20 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { newAttemptId } from '../../attempts/attempt-ids';
 import type { CompactionResult } from '../../compaction/compaction-result';
 import { CompactionService } from '../../compaction/compaction.service';
+import { tenantOf } from '../../shared/command-context';
 import { CompactSessionCommand } from './compact-session.command';
 
 @CommandHandler(CompactSessionCommand)
 export class CompactSessionHandler implements ICommandHandler<CompactSessionCommand> {
   constructor(private readonly compaction: CompactionService) {}
 
-  execute({ sessionId, options }: CompactSessionCommand): Promise<CompactionResult> {
+  execute({ sessionId, options, context }: CompactSessionCommand): Promise<CompactionResult> {
     return this.compaction.compact({
       sessionId,
       attemptId: options.attemptId ?? newAttemptId(),
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
-      ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+      ...tenantOf(context),
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
         : {}),

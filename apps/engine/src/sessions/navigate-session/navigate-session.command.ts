@@ -1,6 +1,7 @@
 // NavigateSession: move the leaf to an entry, optionally summarising the branch left behind.
 import { Command } from '@nestjs/cqrs';
 import type { NavigationResult } from '../../branch-summary/navigation-result';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface NavigateSessionOptions {
   /** Summarise the abandoned branch (only when `branchSummary.enabled`). */
@@ -16,6 +17,8 @@ export class NavigateSessionCommand extends Command<NavigationResult> {
     readonly sessionId: string,
     readonly targetId: string,
     readonly options: NavigateSessionOptions = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

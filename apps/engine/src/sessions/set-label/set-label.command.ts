@@ -1,6 +1,7 @@
 // SetLabel: labels an entry (an empty or missing label clears it), as a `label` entry at the leaf.
 import { Command } from '@nestjs/cqrs';
 import type { LabelEntry } from '@strata/session';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface SetLabelResult {
   readonly sessionId: string;
@@ -16,6 +17,8 @@ export class SetLabelCommand extends Command<SetLabelResult> {
     readonly targetId: string,
     readonly label: string | undefined,
     readonly options: { readonly idempotencyKey?: string } = {},
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
   ) {
     super();
   }

@@ -1,6 +1,7 @@
 // StartSession: opens the stream `session-<id>` with a v3 header.
 import { Command } from '@nestjs/cqrs';
 import type { SessionHeader } from '@strata/session';
+import type { CommandContext } from '../../shared/command-context';
 
 export interface StartSessionOptions {
   /** Chosen by the caller for an idempotent start; a UUID otherwise. */
@@ -20,7 +21,11 @@ export interface StartSessionResult {
 }
 
 export class StartSessionCommand extends Command<StartSessionResult> {
-  constructor(readonly options: StartSessionOptions) {
+  constructor(
+    readonly options: StartSessionOptions,
+    /** Who the command runs for (the tenant). */
+    readonly context: CommandContext = {},
+  ) {
     super();
   }
 }

@@ -11,6 +11,7 @@ import { CLOCK } from '../../shared/injection-tokens';
 import { isoTimestamp, type Clock } from '../../shared/clock';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { SessionStreams } from '../session-streams.service';
+import { tenantOf } from '../../shared/command-context';
 import { StartSessionCommand, type StartSessionResult } from './start-session.command';
 
 /** What a chosen session id stands for: the header fields the caller chose (not its timestamp). */
@@ -29,7 +30,7 @@ export class StartSessionHandler implements ICommandHandler<StartSessionCommand>
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ options }: StartSessionCommand): Promise<StartSessionResult> {
+  async execute({ options, context }: StartSessionCommand): Promise<StartSessionResult> {
     const sessionId = options.sessionId ?? randomUUID();
     const header: SessionHeader = {
       type: 'session',
@@ -47,6 +48,7 @@ export class StartSessionHandler implements ICommandHandler<StartSessionCommand>
         idSeed: sessionIdSeed(sessionId, 'start-session'),
         formerIdSeeds: [`${sessionId}/start-session`],
         requestDigest: startDigestOf(header),
+        ...tenantOf(context),
       },
     );
     if (written.earlier !== undefined) return this.firstOutcome(sessionId, header, written.earlier);

@@ -1,0 +1,102 @@
+// An EventStore decorator that guards the tenants of session streams (DESIGN.md decision 4):
+// every event written to a session stream must carry, in its sealed metadata, the tenant of the
+// stream's first event — the write side puts it there once, before sealing, so nothing is
+// changed or sealed again here — and a new stream's events must agree on one. A write for
+// another tenant's stream is refused. It also times every append to a session stream (metrics),
+// and keeps the streams' tenants for the HTTP edge's ownership checks.
+import {
+  ConcurrencyError,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from '@strata/event-store';
+import { SESSION_STREAM_PREFIX } from '@strata/session';
+import { TenantMismatchError, tenantOfMetadata } from '../shared/command-context';
+import { StreamTenants } from './stream-tenants';
+
+export type AppendResultKind = 'ok' | 'conflict' | 'error';
+
+/** Told of every append to a session stream (for metrics). */
+export type AppendObserver = (result: AppendResultKind, events: number, seconds: number) => void;
+
+export class TenantGuardEventStore implements EventStore {
+  readonly tenants: StreamTenants;
+
+  constructor(
+    readonly inner: EventStore,
+    private readonly observer?: AppendObserver,
+  ) {
+    this.tenants = new StreamTenants(inner);
+  }
+
+  async appendToStream(
+    streamId: string,
+    events: readonly EventToAppend[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    if (!streamId.startsWith(SESSION_STREAM_PREFIX) || events.length === 0) {
+      return this.inner.appendToStream(streamId, events, options);
+    }
+    const started = process.hrtime.bigint();
+    const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      await this.requireOneTenant(streamId, events);
+      const result = await this.inner.appendToStream(streamId, events, options);
+      this.observer?.('ok', events.length, seconds());
+      return result;
+    } catch (error) {
+      this.observer?.(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
+      throw error;
+    }
+  }
+
+  readStream(...args: Parameters<EventStore['readStream']>): AsyncIterable<RecordedEvent> {
+    return this.inner.readStream(...args);
+  }
+
+  readAll(...args: Parameters<EventStore['readAll']>): ReturnType<EventStore['readAll']> {
+    return this.inner.readAll(...args);
+  }
+
+  subscribe(...args: Parameters<EventStore['subscribe']>): ReturnType<EventStore['subscribe']> {
+    return this.inner.subscribe(...args);
+  }
+
+  streamRevision(streamId: string): Promise<bigint | null> {
+    return this.inner.streamRevision(streamId);
+  }
+
+  getStreamMetadata(streamId: string): ReturnType<EventStore['getStreamMetadata']> {
+    return this.inner.getStreamMetadata(streamId);
+  }
+
+  setStreamMetadata(...args: Parameters<EventStore['setStreamMetadata']>): Promise<void> {
+    return this.inner.setStreamMetadata(...args);
+  }
+
+  async eraseStream(...args: Parameters<EventStore['eraseStream']>): ReturnType<EventStore['eraseStream']> {
+    const record = await this.inner.eraseStream(...args);
+    this.tenants.forget(args[0]);
+    return record;
+  }
+
+  listErasures(streamId?: string): ReturnType<EventStore['listErasures']> {
+    return this.inner.listErasures(streamId);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** Refuses a batch whose events name a tenant other than the stream's (or disagree on a new stream). */
+  private async requireOneTenant(streamId: string, events: readonly EventToAppend[]): Promise<void> {
+    const streamTenant = await this.tenants.tenantOfStream(streamId);
+    const expected = streamTenant ?? tenantOfMetadata(events[0]?.metadata ?? {});
+    for (const event of events) {
+      const tenant = tenantOfMetadata(event.metadata ?? {});
+      if (tenant !== expected) throw new TenantMismatchError(streamId, expected, tenant);
+    }
+  }
+}
