@@ -106,6 +106,8 @@ interface HeldStream {
   readonly status: number;
   readonly response: http.IncomingMessage;
   bytesRead: number;
+  /** Whether a chunk was asked for and has not come yet (the engine sends nothing meanwhile). */
+  waiting: boolean;
   close(): void;
 }
 
@@ -121,6 +123,7 @@ function openStream(client: TenantHttp): Promise<HeldStream> {
           status: response.statusCode ?? 0,
           response,
           bytesRead: 0,
+          waiting: false,
           close: () => request.destroy(),
         });
       },
@@ -132,10 +135,13 @@ function openStream(client: TenantHttp): Promise<HeldStream> {
 
 const SLOW_READ_INTERVAL_MS = 1_000;
 
-/** Takes one chunk from the stream, then pauses it again. */
+/** Takes one chunk from the stream, then pauses it again (unless the last one has not come yet). */
 function readOneChunk(stream: HeldStream): void {
+  if (stream.waiting) return;
+  stream.waiting = true;
   stream.response.once('data', (chunk: Buffer) => {
     stream.bytesRead += chunk.length;
+    stream.waiting = false;
     stream.response.pause();
   });
   stream.response.resume();
