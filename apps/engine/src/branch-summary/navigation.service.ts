@@ -11,6 +11,7 @@
 // instructions or no summary asked for is an idempotency mismatch (attempt-requests.ts).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  sessionModelOf,
   SessionDomainError,
   collectEntriesForBranchSummary,
   notFound,
@@ -26,7 +27,6 @@ import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { TreePreparation } from '../hooks/session-hook.types';
 import { SessionStreams } from '../sessions/session-streams.service';
-import { sessionModelOf } from '../sessions/session-views';
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';

@@ -11,6 +11,8 @@
 // in slices).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  estimateContextTokens,
+  withPrunedOutputs,
   SessionDomainError,
   prepareCompaction,
   type ActiveSessionState,
@@ -27,7 +29,6 @@ import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
 import { SessionStreams } from '../sessions/session-streams.service';
-import { estimateContextTokens, withPrunedOutputs } from '../sessions/session-views';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';

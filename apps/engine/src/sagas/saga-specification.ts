@@ -9,6 +9,7 @@
 //
 // Do not return or await the result of `when(...)`: it has a `then` method.
 import {
+  sessionModelOf,
   DEFAULT_COMPACTION_SETTINGS,
   DEFAULT_PRUNING_SETTINGS,
   charsPerFourCounter,
@@ -18,7 +19,6 @@ import {
   type SessionEntry,
   type SessionEvent,
 } from '@strata/session';
-import { sessionModelOf } from '../sessions/session-views';
 import type { SagaCommand, SagaSessionView, SagaSettings, SagaTrigger, SessionSaga } from './saga-messages';
 
 export const SPEC_SESSION_ID = 'session-under-test';

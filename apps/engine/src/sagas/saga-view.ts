@@ -2,8 +2,12 @@
 // from the write side's folded state (SessionStreams' fold cache: one fold of each session for
 // commands and sagas alike): the settings in force, the current path and model with its window,
 // which trigger wrote each compaction, and what the pruning this answer caused already saved.
-import type { ActiveSessionState, CompactionTrigger, TokenCounter } from '@strata/session';
-import { sessionModelOf } from '../sessions/session-views';
+import {
+  sessionModelOf,
+  type ActiveSessionState,
+  type CompactionTrigger,
+  type TokenCounter,
+} from '@strata/session';
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';

@@ -3,7 +3,7 @@
 // pruning saved, is above the window minus the reserve. Only the newest measurement counts: an
 // answer made stale by a later compaction (defect 8), superseded by a newer answer, or without
 // usage triggers nothing; an overflow is left to overflow recovery.
-import { calculateContextTokens, findFreshAssistantUsage } from '@strata/session';
+import { calculateContextTokens, findFreshAssistantUsage, isAboveThreshold } from '@strata/session';
 import {
   appendsAssistantMessage,
   isRecoverableOverflow,
@@ -12,15 +12,6 @@ import {
 } from './assistant-turns';
 import { autoCompactionAttemptId } from './saga-ids';
 import type { SagaCommand, SagaSessionView, SagaTrigger, SessionSaga } from './saga-messages';
-
-/** `contextTokens > contextWindow − reserveTokens` (strictly greater, as the reference). */
-export function isAboveThreshold(
-  contextTokens: number,
-  contextWindow: number,
-  reserveTokens: number,
-): boolean {
-  return contextTokens > contextWindow - reserveTokens;
-}
 
 /** The commands after one stored event (see the module header). */
 export function thresholdCompactionCommands(

@@ -24,6 +24,18 @@ export function calculatePromptTokens(usage: Usage): number {
   return promptTokens > 0 ? promptTokens : calculateContextTokens(usage);
 }
 
+/**
+ * Whether a measured context calls for compaction: `contextTokens > contextWindow − reserveTokens`
+ * (strictly greater, as the reference; §3.2).
+ */
+export function isAboveThreshold(
+  contextTokens: number,
+  contextWindow: number,
+  reserveTokens: number,
+): boolean {
+  return contextTokens > contextWindow - reserveTokens;
+}
+
 /** Index of the latest `compaction` entry, or −1. */
 export function latestCompactionIndex(pathEntries: readonly SessionEntry[]): number {
   for (let index = pathEntries.length - 1; index >= 0; index -= 1) {

@@ -1,12 +1,7 @@
 import { NotFoundException } from '@nestjs/common';
-import {
-  ConcurrencyError,
-  SessionImportConflictError,
-  SessionImportError,
-  SessionNotFoundError,
-} from '@strata/event-store';
+import { ConcurrencyError, SessionImportError, SessionNotFoundError } from '@strata/event-store';
 import { InvalidProjectionQueryError, UnknownEntryError } from '@strata/projections';
-import { alreadyExists, conflict, invalid, notFound } from '@strata/session';
+import { alreadyExists, conflict, invalid, notFound, SessionImportConflictError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { TenantMismatchError } from '../../shared/command-context';
 import { payloadTooLarge, unauthorized } from './api-errors';

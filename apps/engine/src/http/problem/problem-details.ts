@@ -4,7 +4,6 @@ import { HttpException } from '@nestjs/common';
 import {
   ConcurrencyError,
   DuplicateEventIdError,
-  SessionImportConflictError,
   SessionImportError,
   SessionNotFoundError,
   StreamErasedError,
@@ -12,7 +11,7 @@ import {
 } from '@strata/event-store';
 import { ProcessorRunnerStoppedError } from '@strata/processing';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
-import { SessionDomainError } from '@strata/session';
+import { SessionDomainError, SessionImportConflictError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { TenantMismatchError } from '../../shared/command-context';

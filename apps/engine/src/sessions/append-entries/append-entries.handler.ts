@@ -8,13 +8,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
-import type { SessionEntry } from '@strata/session';
+import { textsToCount, type SessionEntry } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
 import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
-import { textsToCount } from '../session-views';
 import { tenantOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 

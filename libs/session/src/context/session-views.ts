@@ -1,17 +1,11 @@
-// Read helpers over a folded session that several use cases share: the path as the model sees
+// Views of a session's entries that several use cases share: the path as the model sees
 // it (pruned tool outputs replaced by their notice), the model in use, the estimated size of
 // the context at a leaf, and the texts entries make a context count.
-import {
-  buildSessionContext,
-  compactionSummaryMessage,
-  estimateMessageTokens,
-  messageFromEntry,
-  messageTokenPieces,
-  prunedResultNotice,
-  type PrunedResult,
-  type SessionEntry,
-  type TokenCounter,
-} from '@strata/session';
+import type { SessionEntry } from '../entries/entries';
+import { estimateMessageTokens, messageTokenPieces } from '../tokens/estimate';
+import type { TokenCounter } from '../tokens/token-counter';
+import { buildSessionContext, prunedResultNotice, type PrunedResult } from './build-session-context';
+import { compactionSummaryMessage, messageFromEntry } from './message-from-entry';
 
 /** The entries with each pruned tool result showing its notice instead of its output. */
 export function withPrunedOutputs(
