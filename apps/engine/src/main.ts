@@ -10,7 +10,7 @@ import {
   loadEngineConfig,
   type EngineConfig,
 } from './config/engine-config';
-import { createEngineApplication } from './http/engine-application';
+import { createEngineApplication } from './engine-application';
 import { SettingsValidationError } from './settings/settings-validation-error';
 import { StoreUnreachableError, waitForStore } from './startup/wait-for-store';
 import { TenantDirectory } from './tenancy/tenant-directory';

@@ -1,7 +1,6 @@
 // `strata compact <sessionId>`: compacts a stored session now, through the engine's
 // CompactSession command, and prints the compaction entry it wrote.
-import type { CompactionResult } from '../../../engine/src/compaction/compaction-result';
-import { CompactSessionCommand } from '../../../engine/src/sessions/compact-session/compact-session.command';
+import { CompactSessionCommand, type CompactionResult } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { parseCommandLine } from '../shared/options';

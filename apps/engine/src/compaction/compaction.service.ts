@@ -28,7 +28,7 @@ import { AttemptRunningElsewhereError, outcomeFromElsewhere } from '../attempts/
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';

@@ -3,7 +3,7 @@ import { InMemoryEventStore, type RecordedEvent } from '@strata/event-store';
 import { charsPerFourCounter, type SessionEvent } from '@strata/session';
 import { session } from '@strata/testing';
 import { CompactSessionCommand } from '../sessions/compact-session/compact-session.command';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { parseEngineSettings } from '../settings/engine-settings';
 import { RequestContinuationCommand } from './request-continuation/request-continuation.command';
 import { decodeSagaEvent, sagaProcessor } from './saga-processor';

@@ -14,7 +14,7 @@ import {
 } from '@strata/event-store';
 import type { DecodedEvent, Processor } from '@strata/processing';
 import { SESSION_STREAM_PREFIX, type SessionEvent, type TokenCounter } from '@strata/session';
-import type { SessionStreams } from '../sessions/session-streams.service';
+import type { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { tenantOfMetadata } from '../shared/command-context';
 import { AttemptRunningElsewhereError } from '../attempts/attempts-elsewhere';

@@ -23,7 +23,7 @@ import {
   type ProcessorRunnerStatus,
 } from '@strata/processing';
 import { SESSION_STREAM_PREFIX, type TokenCounter } from '@strata/session';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { describeError } from '../shared/attempt-errors';
 import { ENGINE_IDENTITY, ENGINE_SETTINGS, EVENT_STORE, TOKEN_COUNTER } from '../shared/injection-tokens';

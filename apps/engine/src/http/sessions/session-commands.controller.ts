@@ -10,10 +10,10 @@ import { NavigateSessionCommand } from '../../sessions/navigate-session/navigate
 import { SetLabelCommand } from '../../sessions/set-label/set-label.command';
 import { StartSessionCommand } from '../../sessions/start-session/start-session.command';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import { Principal, TenantGuard } from '../../tenancy/tenant.guard';
-import { ENGINE_CONFIG } from '../http-tokens';
-import type { ApiOperation } from '../openapi/api-operation';
-import { parseParameter, readJsonBody } from '../request/request-input';
+import { Principal, TenantGuard } from '../../api/tenant.guard';
+import { ENGINE_CONFIG } from '../../api/http-tokens';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { parseParameter, readJsonBody } from '../../api/request/request-input';
 import {
   abortBody,
   appendEntriesBody,
@@ -31,7 +31,7 @@ import {
   setLabelResponse,
   startSessionResponse,
 } from './session-responses.schemas';
-import { TenantSessions } from './tenant-sessions.service';
+import { TenantSessions } from '../../api/tenant-sessions.service';
 
 const revisionText = (revision: bigint | null): string | null =>
   revision === null ? null : revision.toString();

@@ -10,10 +10,10 @@ import type { IncomingMessage } from 'node:http';
 import type { EngineTemplates } from '../../shared/engine-templates';
 import { ENGINE_TEMPLATES } from '../../shared/injection-tokens';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import { Principal, TenantGuard } from '../../tenancy/tenant.guard';
-import type { ApiOperation } from '../openapi/api-operation';
-import { ReadModels } from '../read-side/read-models.service';
-import { parseParameter, parseQuery } from '../request/request-input';
+import { Principal, TenantGuard } from '../../api/tenant.guard';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { ReadModels } from '../../read-side/read-models.service';
+import { parseParameter, parseQuery } from '../../api/request/request-input';
 import {
   attemptsQuery,
   contextQuery,
@@ -30,7 +30,7 @@ import {
   treeResponse,
 } from './session-responses.schemas';
 import { auditAttemptView, catalogSessionView, contextView, treeView } from './session-views.mapper';
-import { TenantSessions } from './tenant-sessions.service';
+import { TenantSessions } from '../../api/tenant-sessions.service';
 
 export const DEFAULT_ENTRY_PAGE = 100;
 const sessionPath = { sessionId: sessionIdParameter };

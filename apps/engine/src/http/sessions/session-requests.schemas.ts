@@ -14,7 +14,7 @@ import {
   pageQueryFields,
   requestSchema,
   responseSchema,
-} from '../openapi/api-schemas';
+} from '../../api/openapi/api-schemas';
 
 export const MAX_ENTRIES_PER_APPEND = 10_000;
 export const MAX_SESSION_PAGE = 500;

@@ -11,7 +11,7 @@ import {
   usageSchema,
 } from '@strata/session';
 import { z } from 'zod';
-import { decimalString, responseSchema } from '../openapi/api-schemas';
+import { decimalString, responseSchema } from '../../api/openapi/api-schemas';
 import { recordedSessionEntry, recordedSessionHeader } from './session-requests.schemas';
 
 const revision = decimalString.nullable();

@@ -13,7 +13,7 @@ import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
-import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
+import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { tenantOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 

@@ -7,7 +7,7 @@ import type { ProjectedEvent } from '@strata/projections';
 import { sessionEventTypes } from '@strata/session';
 import { StoreStreamLookups } from '../events-stream/store-stream-lookups';
 import { describeEndedAttempt, endedAttemptOf, needsAttemptStart } from './attempt-outcomes';
-import type { EngineMetrics } from './engine-metrics.service';
+import type { EngineMetrics } from '../observability/engine-metrics.service';
 
 export function storeActivityMetrics(store: EventStore, metrics: EngineMetrics): Processor<ProjectedEvent> {
   const lookups = new StoreStreamLookups(store);

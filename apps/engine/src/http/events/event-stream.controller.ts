@@ -5,17 +5,21 @@
 import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { invalidInput } from '../http/problem/api-errors';
-import type { ApiOperation } from '../http/openapi/api-operation';
-import { parseQuery } from '../http/request/request-input';
-import { sessionIdParameter } from '../http/sessions/session-requests.schemas';
-import { TenantSessions } from '../http/sessions/tenant-sessions.service';
-import type { TenantPrincipal } from '../tenancy/tenant-directory';
-import { Principal, TenantGuard } from '../tenancy/tenant.guard';
-import { EventStreams, type StreamStart } from './event-streams.service';
-import { isPublicEventName, publicEventNames, type PublicEventName } from './public-event-names';
-import { LARGEST_POSITION, parsePublicEventId } from './public-events';
-import { SSE_CONTENT_TYPE } from './sse-frames';
+import { invalidInput } from '../../api/problem/api-errors';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { parseQuery } from '../../api/request/request-input';
+import { sessionIdParameter } from '../sessions/session-requests.schemas';
+import { TenantSessions } from '../../api/tenant-sessions.service';
+import type { TenantPrincipal } from '../../tenancy/tenant-directory';
+import { Principal, TenantGuard } from '../../api/tenant.guard';
+import { EventStreams, type StreamStart } from '../../events-stream/event-streams.service';
+import {
+  isPublicEventName,
+  publicEventNames,
+  type PublicEventName,
+} from '../../events-stream/public-event-names';
+import { LARGEST_POSITION, parsePublicEventId } from '../../events-stream/public-events';
+import { SSE_CONTENT_TYPE } from '../../events-stream/sse-frames';
 
 export const eventsQuery = z.strictObject({
   types: z

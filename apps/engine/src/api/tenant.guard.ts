@@ -8,8 +8,8 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { forbidden, unauthorized } from '../http/problem/api-errors';
-import { TenantDirectory, type TenantPrincipal } from './tenant-directory';
+import { forbidden, unauthorized } from './problem/api-errors';
+import { TenantDirectory, type TenantPrincipal } from '../tenancy/tenant-directory';
 
 const PRINCIPAL = Symbol('strata.principal');
 

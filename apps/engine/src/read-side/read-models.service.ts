@@ -25,13 +25,13 @@ import {
   type ProjectionStorage,
 } from '@strata/projections';
 import { sessionStreamName, type TokenCounter } from '@strata/session';
-import type { EngineConfig } from '../../config/engine-config';
-import { EngineMetrics } from '../../observability/engine-metrics.service';
-import { storeActivityMetrics } from '../../observability/store-activity-metrics';
-import { describeError } from '../../shared/attempt-errors';
-import { EVENT_STORE, TOKEN_COUNTER } from '../../shared/injection-tokens';
-import { ENGINE_CONFIG, PROJECTION_STORAGE } from '../http-tokens';
-import { unavailable } from '../problem/api-errors';
+import type { EngineConfig } from '../config/engine-config';
+import { EngineMetrics } from '../observability/engine-metrics.service';
+import { storeActivityMetrics } from './store-activity-metrics';
+import { describeError } from '../shared/attempt-errors';
+import { EVENT_STORE, TOKEN_COUNTER } from '../shared/injection-tokens';
+import { ENGINE_CONFIG, PROJECTION_STORAGE } from '../api/http-tokens';
+import { unavailable } from '../api/problem/api-errors';
 
 export type ReachOutcome = 'reached' | 'timed_out' | 'failed';
 

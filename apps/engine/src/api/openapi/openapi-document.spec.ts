@@ -1,4 +1,4 @@
-import { apiDocument, apiOperations } from '../api-document';
+import { apiDocument, apiOperations } from '../../http/api-document';
 import { problemStatuses } from '../problem/api-errors';
 
 function references(value: unknown, found: string[] = []): string[] {

@@ -4,13 +4,13 @@
 // only (the projections live, their lag).
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiOperation } from '../http/openapi/api-operation';
-import { ReadModels } from '../http/read-side/read-models.service';
-import { TenantDirectory } from '../tenancy/tenant-directory';
-import { presentsValidKey } from '../tenancy/tenant.guard';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { ReadModels } from '../../read-side/read-models.service';
+import { TenantDirectory } from '../../tenancy/tenant-directory';
+import { presentsValidKey } from '../../api/tenant.guard';
 import { z } from 'zod';
-import { EngineMetrics } from './engine-metrics.service';
-import { PROMETHEUS_CONTENT_TYPE } from './metrics-registry';
+import { EngineMetrics } from '../../observability/engine-metrics.service';
+import { PROMETHEUS_CONTENT_TYPE } from '../../observability/metrics-registry';
 
 /** What a caller without a valid key is shown. */
 const HEALTH_METRICS: ReadonlySet<string> = new Set([

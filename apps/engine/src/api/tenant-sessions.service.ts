@@ -2,11 +2,11 @@
 // write is sealed with the tenant), and a session of another tenant is not found.
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, type Command } from '@nestjs/cqrs';
-import { ApiError } from '../problem/api-errors';
-import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import type { CommandContext } from '../../shared/command-context';
-import type { TenantGuardEventStore } from '../../tenancy/tenant-guard-event-store';
-import { TENANT_STORE } from '../http-tokens';
+import { ApiError } from './problem/api-errors';
+import type { TenantPrincipal } from '../tenancy/tenant-directory';
+import type { CommandContext } from '../shared/command-context';
+import type { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
+import { TENANT_STORE } from './http-tokens';
 
 @Injectable()
 export class TenantSessions {

@@ -5,11 +5,11 @@
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AppModule } from '../app.module';
-import type { EngineConfig, EngineLogLevel } from '../config/engine-config';
-import { EngineMetrics } from '../observability/engine-metrics.service';
-import { answerClientErrors } from './problem/client-error-answers';
-import type { StrataApplicationOptions } from './strata-http.module';
+import { AppModule } from './app.module';
+import type { EngineConfig, EngineLogLevel } from './config/engine-config';
+import { EngineMetrics } from './observability/engine-metrics.service';
+import { answerClientErrors } from './api/problem/client-error-answers';
+import type { StrataApplicationOptions } from './http/strata-http.module';
 
 const nestLevels: Readonly<Record<Exclude<EngineLogLevel, 'silent'>, LogLevel[]>> = {
   error: ['fatal', 'error'],

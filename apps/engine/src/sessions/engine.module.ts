@@ -16,38 +16,38 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
 import type { Summarizer } from '@strata/summarizer';
 import { createPreparedTokenCounter } from '@strata/tokenizer';
-import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from './attempts/interrupted-attempts.service';
-import { RunningAttempts } from './attempts/running-attempts.service';
-import { BranchSummaries } from './branch-summary/branch-summaries.service';
-import { NavigationService } from './branch-summary/navigation.service';
-import { CompactionProducer } from './compaction/compaction-producer.service';
-import { CompactionSummaries } from './compaction/compaction-summaries.service';
-import { CompactionService } from './compaction/compaction.service';
+import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from '../attempts/interrupted-attempts.service';
+import { RunningAttempts } from '../attempts/running-attempts.service';
+import { BranchSummaries } from '../branch-summary/branch-summaries.service';
+import { NavigationService } from '../branch-summary/navigation.service';
+import { CompactionProducer } from '../compaction/compaction-producer.service';
+import { CompactionSummaries } from '../compaction/compaction-summaries.service';
+import { CompactionService } from '../compaction/compaction.service';
 import {
   DEFAULT_SUMMARY_SLOTS,
   SUMMARY_SLOT_BOUNDS,
   SummarySlots,
   type SummarySlotBounds,
-} from './compaction/summary-slots.service';
-import { SessionHooks } from './hooks/session-hooks.service';
-import type { SessionHookHandlers } from './hooks/session-hook.types';
-import { AbortCompactionHandler } from './sessions/abort-compaction/abort-compaction.handler';
-import { AppendEntriesHandler } from './sessions/append-entries/append-entries.handler';
-import { CompactSessionHandler } from './sessions/compact-session/compact-session.handler';
-import { NavigateSessionHandler } from './sessions/navigate-session/navigate-session.handler';
+} from '../compaction/summary-slots.service';
+import { SessionHooks } from '../hooks/session-hooks.service';
+import type { SessionHookHandlers } from '../hooks/session-hook.types';
+import { AbortCompactionHandler } from './abort-compaction/abort-compaction.handler';
+import { AppendEntriesHandler } from './append-entries/append-entries.handler';
+import { CompactSessionHandler } from './compact-session/compact-session.handler';
+import { NavigateSessionHandler } from './navigate-session/navigate-session.handler';
 import {
   DEFAULT_SESSION_FOLD_BOUNDS,
   SESSION_FOLD_BOUNDS,
   SessionStreams,
   type SessionFoldBounds,
-} from './sessions/session-streams.service';
-import { SetLabelHandler } from './sessions/set-label/set-label.handler';
-import { StartSessionHandler } from './sessions/start-session/start-session.handler';
-import { loadEngineSettings, parseEngineSettings } from './settings/engine-settings';
-import type { EngineSettings, EngineSettingsInput } from './settings/engine-settings.schema';
-import { systemClock, type Clock } from './shared/clock';
-import { engineIdentityOf } from './shared/engine-identity';
-import { loadEngineTemplates } from './shared/engine-templates';
+} from '../session-streams/session-streams.service';
+import { SetLabelHandler } from './set-label/set-label.handler';
+import { StartSessionHandler } from './start-session/start-session.handler';
+import { loadEngineSettings, parseEngineSettings } from '../settings/engine-settings';
+import type { EngineSettings, EngineSettingsInput } from '../settings/engine-settings.schema';
+import { systemClock, type Clock } from '../shared/clock';
+import { engineIdentityOf } from '../shared/engine-identity';
+import { loadEngineTemplates } from '../shared/engine-templates';
 import {
   CLOCK,
   ENGINE_IDENTITY,
@@ -56,9 +56,9 @@ import {
   EVENT_STORE,
   SUMMARIZER_CANDIDATES,
   TOKEN_COUNTER,
-} from './shared/injection-tokens';
-import { buildSummarizerCandidates } from './summarizers/summarizer-candidates';
-import { SummaryRunner } from './summarizers/summary-runner.service';
+} from '../shared/injection-tokens';
+import { buildSummarizerCandidates } from '../summarizers/summarizer-candidates';
+import { SummaryRunner } from '../summarizers/summary-runner.service';
 
 export interface EngineModuleOptions {
   /** A store to use (the caller closes it), or a store URL to open (closed with the module). */
