@@ -14,9 +14,12 @@ function isToolResult(entry: SessionEntry | undefined): boolean {
   return entry?.type === 'message' && entry.message.role === 'toolResult';
 }
 
-/** Ids of the entries whose messages make up the context at the end of `path`. */
+/** Ids of the entries whose messages make up the reference's context at the end of `path`. */
 function contextIds(path: readonly SessionEntry[]): Set<string> {
-  const context = buildSessionContext(path, undefined, { repairToolCallPairing: false });
+  const context = buildSessionContext(path, undefined, {
+    repairToolCallPairing: false,
+    omitEmptyFailedAnswers: false,
+  });
   return new Set(context.entryIds.filter((id): id is string => id !== null));
 }
 

@@ -155,6 +155,7 @@ describe('buildSessionContext over generated sessions', () => {
           droppedOrphanResults: [],
           synthesizedResults: [],
           missingFirstKeptEntry: null,
+          omittedFailedAnswers: [],
         });
       }),
       { numRuns: 100 },
