@@ -65,6 +65,18 @@ describe('cut points over generated sessions', () => {
             expect(isToolResult(path[preparation.firstKeptEntryIndex])).toBe(false);
             expect(separatedResults(path, preparation)).toEqual([]);
           }
+
+          // Forced (issue 13.4): the same guarantees, something summarised and something kept.
+          const forced = prepareCompaction(path, { keepRecentTokens }, counter, { force: true });
+          if (forced.kind === 'ready') {
+            expect(isToolResult(path[forced.firstKeptEntryIndex])).toBe(false);
+            expect(separatedResults(path, forced)).toEqual([]);
+            expect(forced.summarizedEntryIds.length).toBeGreaterThan(0);
+            expect(forced.recentMessages.length).toBeGreaterThan(0);
+            if (!forced.forcedCut) expect(forced).toEqual(preparation);
+          } else if (preparation.kind === 'ready') {
+            throw new Error('a forced compaction skipped where an unforced one was ready');
+          }
         },
       ),
     );
