@@ -84,11 +84,18 @@ export const compactBody = requestSchema(
       .enum(compactionTriggers)
       .optional()
       .describe('manual by default; threshold or overflow when the agent runtime reports them'),
+    force: z
+      .boolean()
+      .optional()
+      .describe(
+        'compact even when the context fits in compaction.keepRecentTokens: keep the last turn only ' +
+          '(or the end of the only turn) instead of answering skipped: nothing_to_summarize',
+      ),
     attemptId: identifier
       .optional()
       .describe(
         'names the attempt within the session; a repeated id returns its recorded outcome, ' +
-          'with another trigger or other instructions it answers 409',
+          'with another trigger, other instructions or another force it answers 409',
       ),
   }),
 );
