@@ -14,10 +14,19 @@ import {
   fileOperationsOfMessages,
   messageFromEntry,
 } from '@strata/session';
-import { type ChainedCompaction, messageText } from '@strata/testing';
+import { messageText } from '@strata/testing';
+
+/** One compaction to measure: where it cut, what it stored, what its summariser wrote. */
+export interface MeasuredCompaction {
+  readonly firstKeptEntryId: string;
+  /** The stored summary (for Strata's, with the file lists). */
+  readonly summary: string;
+  /** The summariser's own text, before any file lists. */
+  readonly generated: string;
+}
 
 export interface SurvivalFigures {
-  /** 1 for the first compaction of the chain. */
+  /** 1 for the first compaction of a chain. */
   readonly compaction: number;
   readonly modifiedPaths: number;
   /** Modified paths found in the stored summary (summariser text and file lists). */
@@ -48,10 +57,10 @@ export function failureLineOf(resultText: string): string | undefined {
 }
 
 function summarisedMessages(
-  compaction: ChainedCompaction,
+  compaction: MeasuredCompaction,
   original: readonly SessionEntry[],
 ): AgentMessage[] {
-  const firstKept = compaction.preparation.firstKeptEntryId;
+  const firstKept = compaction.firstKeptEntryId;
   const end = original.findIndex((entry) => entry.id === firstKept);
   if (end === -1) throw new Error(`first kept entry ${firstKept} is not in the file`);
   return original
@@ -74,14 +83,14 @@ function sectionItems(summary: string, heading: string): number {
 
 /** The survival figures of each compaction of a chain made on `original` (the file's entries). */
 export function survivalFigures(
-  chain: readonly ChainedCompaction[],
+  chain: readonly MeasuredCompaction[],
   original: readonly SessionEntry[],
 ): SurvivalFigures[] {
   const withoutCompactions = original.filter((entry) => entry.type !== 'compaction');
   return chain.map((compaction, index) => {
     const messages = summarisedMessages(compaction, withoutCompactions);
     const { modifiedFiles } = computeFileLists(fileOperationsOfMessages(messages));
-    const summary = compaction.entry.summary;
+    const summary = compaction.summary;
     const lastRequest = messageText(
       messages.filter((message) => message.role === 'user').at(-1) ?? {
         role: 'user',

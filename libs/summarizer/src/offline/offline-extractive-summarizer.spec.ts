@@ -293,6 +293,15 @@ describe('the offline extractive summariser', () => {
       expect(updated).not.toContain('Turn Context');
     });
 
+    it('no longer holds a question the turn answered as pending', () => {
+      const asked = offlineSummary(
+        request('history', promptWith('[User]: Fix it.\n\n[Assistant]: Shall I push?')),
+      );
+      expect(asked).toContain('Shall I push?');
+      const answered = `${asked}\n\n---\n\n${TURN_CONTEXT_HEADING}\n\n${turnPrefix}`;
+      expect(offlineSummary(request('update', promptWith('', answered)))).not.toContain('Shall I push?');
+    });
+
     it("keeps the turn's request as an earlier request", () => {
       expect(updated).toContain('- Also rename the exporter.');
       expect(updated).toContain('- Fix the lint.');
