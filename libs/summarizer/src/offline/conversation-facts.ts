@@ -1,5 +1,6 @@
 // Extracts the offline summariser's facts from a transcript, without interpreting it: user
-// requests, tool actions and their outcomes, exact file paths, error lines from tool output,
+// requests, tool actions and their outcomes, exact file paths, the lines of tool output that
+// report a failure (tool-failures.ts) and the failures no later run settled (tool-actions.ts),
 // sentences that state constraints, decisions or next steps, and a question left pending.
 import { filePathsIn } from './file-paths';
 import type { TranscriptBlock } from './summary-prompt';

@@ -1,5 +1,6 @@
 // The facts the offline summariser keeps, in one shape whether they come from a transcript or from
-// a previous summary, so that merging repeated compactions is a plain union.
+// a previous summary, so that merging repeated compactions (merge-facts.ts) is mostly a union;
+// and the Next Steps that follow from the other lists.
 
 export interface SummaryFacts {
   /** Earlier user requests, one line each, oldest first. */
