@@ -79,7 +79,13 @@ export const appendEntriesBody = requestSchema(
 export const compactBody = requestSchema(
   'CompactRequest',
   z.strictObject({
-    customInstructions: z.string().optional().describe('appended to the summary instructions'),
+    customInstructions: z
+      .string()
+      .optional()
+      .describe(
+        'appended to the summary instructions; the offline summariser does not follow them: it ' +
+          'quotes them in a Requested Focus section with the facts that share their words',
+      ),
     trigger: z
       .enum(compactionTriggers)
       .optional()
@@ -105,7 +111,13 @@ export const navigateBody = requestSchema(
   z.strictObject({
     targetId: entryId,
     summarize: z.boolean().optional().describe('summarise the branch left behind'),
-    customInstructions: z.string().optional(),
+    customInstructions: z
+      .string()
+      .optional()
+      .describe(
+        'replace the branch-summary instructions; the offline summariser quotes them in a ' +
+          'Requested Focus section instead of following them',
+      ),
     attemptId: identifier
       .optional()
       .describe(
