@@ -27,6 +27,7 @@ import { importSuite } from './import/import-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { sagasSuite } from './sagas/sagas-suite';
 import { storeSuite } from './store/store-suite';
+import { summariesSuite } from './summaries/summaries-suite';
 import { tokenizerSuite } from './tokenizer/tokenizer-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
@@ -38,6 +39,7 @@ const suites: readonly BenchSuite[] = [
   httpSuite,
   tokenizerSuite,
   sagasSuite,
+  summariesSuite,
 ];
 
 const defaultSettings: MeasureSettings = {

@@ -3,9 +3,10 @@
 // SessionManager wrote, Strata's context with its documented switches set to pi's behaviour
 // equals pi's `buildSessionContext`, and `tokensBefore` equals pi's `prepareCompaction`. The
 // switches are listed in docs/compatibility.md ("Checked against pi 0.73.1"):
-// `repairToolCallPairing` and `ohMyPiFields` for the context, `freshUsageOnly` and
-// `countEveryRole` for `tokensBefore`. The cut itself is not compared here: Strata moves it on
-// purpose (reference defects 3, 5, 6 and 24, and the calibrated keep budget).
+// `repairToolCallPairing`, `omitEmptyFailedAnswers` and `ohMyPiFields` for the context,
+// `freshUsageOnly` and `countEveryRole` for `tokensBefore`, `calibrateKeepBudget` for the cut.
+// The cut is compared on the fixtures only: on generated trees Strata moves it on purpose
+// (reference defects 3, 5, 6 and 24), which no switch undoes.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,7 @@ import { pathToEntry } from './tree/session-tree';
 import { charsPerFourCounter } from './tokens/token-counter';
 
 /** Strata with every switch at pi's behaviour. */
-const asPi = { repairToolCallPairing: false, ohMyPiFields: false } as const;
+const asPi = { repairToolCallPairing: false, omitEmptyFailedAnswers: false, ohMyPiFields: false } as const;
 const tokensBeforeAsPi = { freshUsageOnly: false, countEveryRole: false } as const;
 const settings = { reserveTokens: 16384, keepRecentTokens: 20000 };
 

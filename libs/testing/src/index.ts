@@ -1,6 +1,7 @@
 // @strata/testing: shared test helpers (builders, generators, fixtures). Used by specs only.
 export * from './session-builder';
 export * from './fixtures';
+export * from './chained-compactions';
 export * from './session-arbitraries';
 export * from './decider-specification';
 export * from './esdb-test-server';

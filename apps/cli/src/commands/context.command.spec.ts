@@ -139,16 +139,18 @@ describeWithFixture('before-compaction.jsonl', 'strata context on before-compact
     await runCli(['context', '--file', fixture, '--json', '--tokenizer', 'chars4'], io, commands);
     const printed = JSON.parse(io.out()) as {
       messages: { role: string }[];
-      repairs: { synthesizedResults: string[] };
+      repairs: { synthesizedResults: string[]; omittedFailedAnswers: string[] };
     };
     const counts: Record<string, number> = {};
     for (const message of printed.messages) counts[message.role] = (counts[message.role] ?? 0) + 1;
-    // The reference's 446 messages (192 tool results) plus one synthetic result per unanswered call.
+    // The reference's 446 messages (192 tool results) plus one synthetic result per unanswered
+    // call, less the one answer that failed without content.
     expect(printed.repairs.synthesizedResults).toHaveLength(2);
+    expect(printed.repairs.omittedFailedAnswers).toHaveLength(1);
     expect(counts).toEqual({
       compactionSummary: 1,
       user: 31,
-      assistant: 219,
+      assistant: 218,
       toolResult: 194,
       bashExecution: 3,
     });

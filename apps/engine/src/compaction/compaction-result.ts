@@ -17,6 +17,8 @@ export interface CompactRequest {
   readonly attemptId: string;
   readonly trigger: CompactionTrigger;
   readonly customInstructions?: string;
+  /** Keep less rather than skip when the context fits in the keep budget (`prepareCompaction`'s `force`). */
+  readonly force?: boolean;
   /**
    * When another engine on the store is running this attempt: `wait` for its outcome (the
    * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).

@@ -173,7 +173,7 @@ export class CompactionService {
           const prepared =
             trigger !== 'manual' && !settings.compaction.enabled
               ? ({ kind: 'skip', reason: DISABLED_REASON } as const)
-              : prepareCompaction(path, settings.compaction, counter);
+              : prepareCompaction(path, settings.compaction, counter, { force: request.force === true });
           return {
             preparation: prepared,
             tokensBefore:
@@ -197,6 +197,7 @@ export class CompactionService {
                     ? { model: this.runner.intendedSummarizer }
                     : {}),
                   startedAt,
+                  ...(request.force === true ? { force: true as const } : {}),
                 },
               },
             ];
@@ -364,10 +365,15 @@ export class CompactionService {
   }
 }
 
-/** What a compaction attempt asks: its trigger and its instructions. */
+/** What a compaction attempt asks: its trigger, its instructions, and whether it is forced. */
 function attemptRequestOf(request: CompactRequest): AttemptRequest {
   const { sessionId, attemptId, trigger, customInstructions } = request;
-  const fields = { trigger, customInstructions: customInstructions ?? null };
+  // `force` joins the digest only when set, so the digests of unforced requests stay as they were.
+  const fields = {
+    trigger,
+    customInstructions: customInstructions ?? null,
+    ...(request.force === true ? { force: true } : {}),
+  };
   return { sessionId, attemptId, kind: 'compaction', requestDigest: attemptDigestOf('compaction', fields) };
 }
 

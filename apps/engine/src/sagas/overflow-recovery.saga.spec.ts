@@ -7,12 +7,11 @@ import { SPEC_SESSION_ID, SagaSpecification, appendedTrigger } from './saga-spec
 const spec = SagaSpecification.for(overflowRecoverySaga);
 const OVERFLOW_ERROR = 'prompt is too long: 213000 tokens > 200000 maximum';
 
-function overflowing(builder: SessionBuilder = session().user('Summarise the logs')): SessionBuilder {
-  return builder.assistant('', {
-    stopReason: 'error',
-    errorMessage: OVERFLOW_ERROR,
-    usage: { input: 0, output: 0 },
-  });
+function overflowing(
+  builder: SessionBuilder = session().user('Summarise the logs'),
+  errorMessage: string = OVERFLOW_ERROR,
+): SessionBuilder {
+  return builder.assistant('', { stopReason: 'error', errorMessage, usage: { input: 0, output: 0 } });
 }
 
 function recoveryFor(entryId: string): SagaCommand {
@@ -50,6 +49,31 @@ describe('overflow recovery', () => {
         .given(builder.entries, { currentModel: 'openai/gpt-5' })
         .when(appendedTrigger(builder.entries, builder.lastId))
         .thenNothing();
+    });
+  });
+
+  describe('given an answer that failed because input and max_tokens exceed the window (Anthropic)', () => {
+    const builder = overflowing(
+      session().user('Summarise the logs'),
+      '400 {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 197733 + 21333 > 200000, decrease input length or `max_tokens` and try again"}}',
+    );
+
+    it('asks for an overflow compaction', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an answer throttled with an overflow-like wording (Bedrock)', () => {
+    const builder = overflowing(
+      session().user('Summarise the logs'),
+      'ThrottlingException: Too many tokens, please wait before trying again.',
+    );
+
+    it('asks for nothing: waiting, not compacting, is the cure', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
     });
   });
 

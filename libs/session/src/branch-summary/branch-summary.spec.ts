@@ -195,6 +195,7 @@ describe('buildBranchSummaryRequest', () => {
     expect(
       plan.kind === 'generate' && plan.request.prompt.endsWith('</conversation>\n\nOnly list files'),
     ).toBe(true);
+    expect(plan.kind === 'generate' && plan.request.customInstructions).toBe('Only list files');
   });
 
   it('needs no model call when nothing fits', () => {

@@ -65,6 +65,116 @@ describe('prepareCompaction', () => {
     });
   });
 
+  describe('given a forced compaction of a session that fits in the keep budget (issue 13.4)', () => {
+    const forced = { calibrateKeepBudget: false, force: true } as const;
+
+    it('keeps the last turn only and summarises the turns before it', () => {
+      const entries = session().user('hello').assistant('hi').user('again').assistant('ok').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation).toMatchObject({ firstKeptEntryId: 'e0003', isSplitTurn: false, forcedCut: true });
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['hello', 'hi']);
+      expect(textsOf(preparation.recentMessages)).toEqual(['again', 'ok']);
+      expect(preparation.summarizedEntryIds).toEqual(['e0001', 'e0002']);
+    });
+
+    it('keeps a whole tool loop of the last turn, never a result without its call', () => {
+      const entries = session()
+        .user('first')
+        .assistant('one')
+        .user('read it')
+        .assistantToolCalls([{ name: 'read', arguments: { path: 'a.ts' } }])
+        .toolResult('read', 'contents')
+        .assistant('done').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0003');
+      expect(textsOf(preparation.recentMessages)).toEqual(['read it', 'toolCall', 'toolResult', 'done']);
+    });
+
+    it('splits the only turn: keeps its last answer and summarises its beginning as the turn prefix', () => {
+      const entries = session()
+        .user('read it')
+        .assistantToolCalls([{ name: 'read', arguments: { path: 'a.ts' } }])
+        .toolResult('read', 'contents')
+        .assistant('done').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation).toMatchObject({
+        firstKeptEntryId: 'e0004',
+        isSplitTurn: true,
+        turnStartIndex: 0,
+        forcedCut: true,
+      });
+      expect(preparation.messagesToSummarize).toEqual([]);
+      expect(textsOf(preparation.turnPrefixMessages)).toEqual(['read it', 'toolCall', 'toolResult']);
+      expect(textsOf(preparation.recentMessages)).toEqual(['done']);
+    });
+
+    it('keeps the call with its result when the only turn ends in a tool result', () => {
+      const entries = session()
+        .user('read it')
+        .assistantToolCalls([{ name: 'read', arguments: { path: 'a.ts' } }])
+        .toolResult('read', 'contents').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0002');
+      expect(textsOf(preparation.turnPrefixMessages)).toEqual(['read it']);
+      expect(textsOf(preparation.recentMessages)).toEqual(['toolCall', 'toolResult']);
+    });
+
+    it('keeps the metadata just before the kept turn with it', () => {
+      const entries = session()
+        .user('hello')
+        .assistant('hi')
+        .thinkingLevelChange('high')
+        .user('again')
+        .assistant('ok').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0003');
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['hello', 'hi']);
+    });
+
+    it('starts after the previous compaction: keeps the last turn of what it kept and what came since', () => {
+      const entries = session()
+        .user('old')
+        .assistant('old answer')
+        .user('kept')
+        .assistant('kept answer')
+        .compaction({ firstKeptEntryId: 'e0003', tokensBefore: 100 })
+        .user('new')
+        .assistant('new answer').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0006');
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['kept', 'kept answer']);
+      expect(preparation.previousCompactionId).toBe('e0005');
+    });
+
+    it('changes nothing when the keep budget already leaves something to summarise', () => {
+      const entries = session().user('hello').assistant('hi').user('again').assistant(text(300)).entries;
+      const plain = ready(prepareCompaction(entries, { keepRecentTokens: 100 }, counter, noCalibration));
+      const withForce = ready(prepareCompaction(entries, { keepRecentTokens: 100 }, counter, forced));
+      expect(withForce).toEqual(plain);
+      expect(plain.forcedCut).toBe(false);
+    });
+
+    it('still skips a window of one message, an empty path and a path that ends in a compaction', () => {
+      const single = session().user('hello').entries;
+      expect(prepareCompaction(single, { keepRecentTokens: 20000 }, counter, forced)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+      expect(prepareCompaction([], { keepRecentTokens: 20000 }, counter, forced)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+      const compacted = session()
+        .user('hello')
+        .assistant('hi')
+        .compaction({ firstKeptEntryId: 'e0001', tokensBefore: 10 }).entries;
+      expect(prepareCompaction(compacted, { keepRecentTokens: 20000 }, counter, forced)).toEqual({
+        kind: 'skip',
+        reason: 'already_compacted',
+      });
+    });
+  });
+
   describe('given two turns where the second one crosses the budget at its user message', () => {
     const entries = session()
       .user('first')

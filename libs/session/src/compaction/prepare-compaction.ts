@@ -5,7 +5,8 @@
 //   summarised or kept again, never dropped;
 // - 8: assistant usage older than the latest compaction is stale; estimates stand in for it;
 //   as pi 0.73.1, `tokensBefore` is the usage plus an estimate of the messages after it;
-// - 17: when nothing would be summarised the answer is `skip`, so no model call is needed;
+// - 17: when nothing would be summarised the answer is `skip`, so no model call is needed
+//   (unless the compaction is forced: then it keeps less, see `findForcedCutPoint`);
 // - 3, 5, 6, 24: through `findCutPoint`.
 import { fileListsOf, type CompactionEntry, type SessionEntry } from '../entries/entries';
 import type { AgentMessage } from '../entries/messages';
@@ -26,7 +27,7 @@ import {
   latestCompactionIndex,
   type FreshUsage,
 } from './context-usage';
-import { findCutPoint } from './cut-point';
+import { findCutPoint, findForcedCutPoint, type CutPoint } from './cut-point';
 import {
   addFileLists,
   addFileOperationsOfMessage,
@@ -77,6 +78,11 @@ export interface CompactionReady {
   readonly keepRecentTokensUsed: number;
   /** Ids of the entries whose messages are summarised (history and turn prefix), oldest first. */
   readonly summarizedEntryIds: readonly string[];
+  /**
+   * True when the compaction was forced and the keep budget would have kept everything, so the
+   * cut is the forced one (`findForcedCutPoint`): the last turn, or the end of the only turn.
+   */
+  readonly forcedCut: boolean;
 }
 
 export type CompactionPreparation = CompactionReady | CompactionSkip;
@@ -98,6 +104,12 @@ export interface PrepareCompactionOptions extends TokensBeforeOptions {
    * does not calibrate). Default true.
    */
   readonly calibrateKeepBudget?: boolean;
+  /**
+   * Compact even when the whole context fits in the keep budget (issue 13.4): instead of
+   * `skip 'nothing_to_summarize'`, keep less (`findForcedCutPoint`). An empty path, a path ending
+   * in a compaction, or a window of one message is still a skip. Default false.
+   */
+  readonly force?: boolean;
 }
 
 export interface TokensBefore {
@@ -198,15 +210,16 @@ export function prepareCompaction(
       keepRecentTokens = Math.max(1, Math.floor(keepRecentTokens / ratio));
   }
 
-  const cut = findCutPoint(pathEntries, start, end, keepRecentTokens, counter);
-  const prefix = cut.isSplitTurn
-    ? messagesOf(pathEntries, cut.turnStartIndex, cut.firstKeptEntryIndex)
-    : { messages: [], ids: [] };
-  const history = messagesOf(
-    pathEntries,
-    start,
-    cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex,
-  );
+  let split = splitAt(pathEntries, start, findCutPoint(pathEntries, start, end, keepRecentTokens, counter));
+  let forcedCut = false;
+  if (split.history.messages.length === 0 && split.prefix.messages.length === 0 && options.force === true) {
+    const forced = findForcedCutPoint(pathEntries, start, end);
+    if (forced !== undefined) {
+      split = splitAt(pathEntries, start, forced);
+      forcedCut = true;
+    }
+  }
+  const { cut, history, prefix } = split;
   if (history.messages.length === 0 && prefix.messages.length === 0) {
     return { kind: 'skip', reason: 'nothing_to_summarize' };
   }
@@ -237,5 +250,30 @@ export function prepareCompaction(
     fileOperations: toFileOperations(files),
     keepRecentTokensUsed: keepRecentTokens,
     summarizedEntryIds: [...history.ids, ...prefix.ids],
+    forcedCut,
   };
+}
+
+interface Split {
+  readonly cut: CutPoint;
+  /** What the history summary covers: the window up to the cut, or up to the split turn's start. */
+  readonly history: { messages: AgentMessage[]; ids: string[] };
+  /** The split turn's beginning (empty when the turn is not split). */
+  readonly prefix: { messages: AgentMessage[]; ids: string[] };
+}
+
+/**
+ * The window `[start, …)` divided at `cut`: history and turn prefix. A split turn's start always
+ * gives the prefix a message (an empty branch summary counts, as in pi 0.73.1).
+ */
+function splitAt(pathEntries: readonly SessionEntry[], start: number, cut: CutPoint): Split {
+  const prefix = cut.isSplitTurn
+    ? messagesOf(pathEntries, cut.turnStartIndex, cut.firstKeptEntryIndex)
+    : { messages: [], ids: [] };
+  const history = messagesOf(
+    pathEntries,
+    start,
+    cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex,
+  );
+  return { cut, history, prefix };
 }

@@ -1,7 +1,8 @@
 // The context an agent sends to its model for one leaf of the session tree (reference §2.1):
 // the root→leaf path, the latest compaction's summary and kept region, the session state
 // gathered along the path, pruned tool results shown as their notice (DESIGN.md decision 2),
-// and tool call / result pairing repaired (reference §11.1 defect 24).
+// answers that failed before the model said anything left out (they stay in the log), and tool
+// call / result pairing repaired (reference §11.1 defect 24).
 import {
   modelChangeTarget,
   type CompactionEntry,
@@ -36,6 +37,12 @@ export interface BuildSessionContextOptions {
    */
   readonly repairToolCallPairing?: boolean;
   /**
+   * Leave out answers that failed before the model said anything (default true; see
+   * `isEmptyFailedAnswer`). `false` keeps them, as the reference's context does; for
+   * comparisons only.
+   */
+  readonly omitEmptyFailedAnswers?: boolean;
+  /**
    * Read oh-my-pi's fields too (default true): a model change's `model: "provider/modelId"` and
    * `role`, a compaction's `shortSummary` on its summary message. `false` reads entries as pi
    * 0.73.1 does: model changes by `provider` and `modelId` only, every one for the default role
@@ -57,6 +64,8 @@ export interface ContextRepairs {
   readonly synthesizedResults: readonly string[];
   /** The latest compaction's `firstKeptEntryId` is not on the path before it: nothing was kept. */
   readonly missingFirstKeptEntry: MissingFirstKeptEntry | null;
+  /** Entry ids of answers left out because they failed before the model said anything. */
+  readonly omittedFailedAnswers: readonly string[];
 }
 
 export interface SessionContext {
@@ -87,7 +96,28 @@ const noRepairs: ContextRepairs = {
   droppedOrphanResults: [],
   synthesizedResults: [],
   missingFirstKeptEntry: null,
+  omittedFailedAnswers: [],
 };
+
+/**
+ * Whether a message is an answer that failed before the model said anything: an assistant
+ * message that stopped with `error` and carries no tool call and no text or thinking that is not
+ * blank (as a context overflow, a rate limit or an authentication failure leaves it). Such an
+ * answer is the record of a failed call, not part of the conversation: sent again it would be an
+ * empty assistant turn, which providers refuse or read as a prefill, so the context leaves it out
+ * while the log keeps it. pi drops it before retrying, and its provider layer sends no failed
+ * answer at all.
+ */
+export function isEmptyFailedAnswer(message: AgentMessage): boolean {
+  if (message.role !== 'assistant' || message.stopReason !== 'error') return false;
+  return message.content.every((block) =>
+    block.type === 'text'
+      ? block.text.trim().length === 0
+      : block.type === 'thinking'
+        ? block.thinking.trim().length === 0
+        : false,
+  );
+}
 
 function emptyContext(): SessionContext {
   return {
@@ -130,10 +160,16 @@ export function buildSessionContext(
 
   const messages: AgentMessage[] = [];
   const entryIds: (string | null)[] = [];
+  const omittedFailedAnswers: string[] = [];
   const prunedResults = options.prunedResults;
+  const omitFailed = options.omitEmptyFailedAnswers ?? true;
   const emit = (entry: SessionEntry): void => {
     const message = messageFromEntry(entry);
     if (message === undefined) return;
+    if (omitFailed && isEmptyFailedAnswer(message)) {
+      omittedFailedAnswers.push(entry.id);
+      return;
+    }
     const pruned = prunedResults !== undefined ? prunedResults.get(entry.id) : undefined;
     messages.push(
       pruned !== undefined && message.role === 'toolResult' ? prunedView(message, pruned) : message,
@@ -176,6 +212,7 @@ export function buildSessionContext(
       droppedOrphanResults: paired ? paired.droppedOrphanResults : [],
       synthesizedResults: paired ? paired.synthesizedResults : [],
       missingFirstKeptEntry,
+      omittedFailedAnswers,
     },
   };
 }

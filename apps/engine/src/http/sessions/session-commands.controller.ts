@@ -214,8 +214,11 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     summary: 'Compact the session',
     description:
       'Runs one compaction attempt and answers its single outcome (completed, skipped, cancelled or failed). ' +
+      'A context that fits in `compaction.keepRecentTokens` is skipped (`nothing_to_summarize`) unless ' +
+      '`force` is true: then the last turn alone is kept (in a session of one turn, its last answer with the ' +
+      'tool results it needs), never a tool result without its call, and `CompactionStarted` records `force: true`. ' +
       'An `attemptId` that ended answers its recorded outcome (`redelivered: true`); one used for another ' +
-      'trigger, other instructions or a branch summary answers 409 (`reason: idempotency_mismatch`).',
+      'trigger, other instructions, another `force` or a branch summary answers 409 (`reason: idempotency_mismatch`).',
     pathParameters: sessionPath,
     body: { schema: compactBody },
     responses: { 200: { description: 'The outcome of the attempt', schema: compactionResponse } },

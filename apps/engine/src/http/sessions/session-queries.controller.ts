@@ -186,7 +186,9 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
     summary: 'The context sent to the model',
     description:
       'At the current leaf by default, at `leaf`, or as it was once the event at global position `asOf` was recorded. ' +
-      '`format=llm` converts the messages to user / assistant / toolResult messages for a provider.',
+      '`format=llm` converts the messages to user / assistant / toolResult messages for a provider. ' +
+      'In both formats an answer that failed before the model said anything (`stopReason: "error"`, no content), ' +
+      'such as the one overflow recovery retries, is left out; it stays in the entries.',
     pathParameters: sessionPath,
     query: contextQuery,
     responses: { 200: { description: 'The context', schema: contextResponse } },

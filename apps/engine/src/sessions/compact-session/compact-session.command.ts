@@ -11,6 +11,11 @@ export interface CompactSessionOptions {
   /** `manual` by default. */
   readonly trigger?: CompactionTrigger;
   /**
+   * Compact even when the context fits in `compaction.keepRecentTokens`, keeping less (the last
+   * turn, or the end of the only turn) instead of skipping `nothing_to_summarize`.
+   */
+  readonly force?: boolean;
+  /**
    * Names the attempt. A saga derives it from the triggering event (`attemptIdFromTrigger`), so
    * a redelivered trigger returns the recorded outcome and writes nothing; fresh by default.
    */

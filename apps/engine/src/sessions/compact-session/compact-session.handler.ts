@@ -16,6 +16,7 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       attemptId: options.attemptId ?? newAttemptId(),
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+      ...(options.force === true ? { force: true } : {}),
       ...tenantOf(context),
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
