@@ -22,7 +22,7 @@ import {
   type DeliveryFailure,
   type ProcessorRunnerStatus,
 } from '@strata/processing';
-import { SESSION_STREAM_PREFIX, type TokenCounter } from '@strata/session';
+import { SESSION_STREAM_PREFIX, sessionStreamName, type TokenCounter } from '@strata/session';
 import { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { describeError } from '../shared/attempt-errors';
@@ -165,6 +165,21 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   /** Resolves once every saga event up to `position` has been handled. */
   waitForPosition(position: bigint): Promise<void> {
     return this.runner.waitForPosition(position);
+  }
+
+  /**
+   * Resolves once the sagas have handled every event of the session at or below `position` —
+   * and so run to their end the compactions those events asked for — whatever other sessions
+   * hold the checkpoint back. At once when the runner is not running (nothing more will start
+   * until it does).
+   */
+  async waitForSession(sessionId: string, position: bigint): Promise<void> {
+    if (!this.runner.isRunning) return;
+    try {
+      await this.runner.waitForScope({ partition: sessionStreamName(sessionId) }, position);
+    } catch {
+      // The runner stopped or failed while waiting: it reacts to nothing more until it starts.
+    }
   }
 
   /** Resolves once the sagas have handled every saga event in the store, their own writes included. */
