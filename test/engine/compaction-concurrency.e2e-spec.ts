@@ -153,6 +153,43 @@ describe('given a compaction whose summariser is slow', () => {
     });
   });
 
+  describe('when an automatic attempt finds the leaf moved on from where its check point saw it', () => {
+    it('ends skipped as stale without a summary', async () => {
+      summarizer.release();
+      const before = (await engine.events(sessionId)).length;
+      const result = await engine.commands.execute(
+        new CompactSessionCommand(sessionId, { trigger: 'threshold', attemptId: 'late', atLeafId: leafA }),
+      );
+
+      expect(result).toMatchObject({ outcome: 'skipped', reason: 'stale', trigger: 'threshold' });
+      expect(typesOf(await engine.events(sessionId), before)).toEqual([
+        'CompactionStarted',
+        'CompactionSkipped',
+      ]);
+      expect(summarizer.calls).toHaveLength(0);
+    });
+  });
+
+  describe('when an automatic attempt sees the leaf move on while the summary is being made', () => {
+    it('ends skipped as stale at once, without preparing again', async () => {
+      const running = engine.commands.execute(
+        new CompactSessionCommand(sessionId, { trigger: 'threshold', attemptId: 'moved', atLeafId: leafB }),
+      );
+      await summarizer.whenCalled(1);
+      await engine.commands.execute(
+        new AppendEntriesCommand(sessionId, exchange('late-3', leafB, 'One more thing'), {
+          expectedLeafId: leafB,
+        }),
+      );
+      summarizer.release();
+      const result = await running;
+
+      expect(result).toMatchObject({ outcome: 'skipped', reason: 'stale' });
+      expect(summarizer.requestsFor('history')).toHaveLength(1);
+      expect((await engine.load(sessionId)).entries.some((entry) => entry.type === 'compaction')).toBe(false);
+    });
+  });
+
   describe('when the leaf moves to another branch while the summary is being made', () => {
     it('prepares again on the branch now current and attaches the compaction there', async () => {
       const running = engine.commands.execute(new CompactSessionCommand(sessionId));

@@ -106,6 +106,22 @@ describe('given an engine whose summariser the test holds', () => {
     expect((await contextOf('wait-nothing')).compactionWait).toBeUndefined();
   });
 
+  it('settles at once when the session ends in events no saga reads (a start, a navigation)', async () => {
+    const started = session({ sessionId: 'wait-started' });
+    await engine.seed(started.header, []);
+    expect((await contextOf('wait-started', '?waitForCompaction=20000')).compactionWait).toMatchObject({
+      outcome: 'settled',
+    });
+    const builder = await seeded('wait-navigated');
+    const navigated = await engine.request('POST', '/sessions/wait-navigated/navigate', {
+      body: { targetId: builder.entries[1]!.id },
+    });
+    expect(navigated.status).toBe(200);
+    const context = await contextOf('wait-navigated', '?waitForCompaction=20000');
+    expect(context.compactionWait).toMatchObject({ outcome: 'settled', attemptIds: [] });
+    expect(context.compactionWait?.waitedMs).toBeLessThan(20000);
+  });
+
   it('names the compaction a prompt asks for when the answer before it is over the threshold', async () => {
     const builder = await seeded('wait-prompt');
     const from = builder.entries.length;

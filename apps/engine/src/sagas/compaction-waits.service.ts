@@ -109,7 +109,7 @@ export class CompactionWaits {
     for (;;) {
       const head = await this.streams.headPosition(sessionId);
       await openNow();
-      const reacted = await before(deadline, this.sagas.waitForSession(sessionId, head));
+      const reacted = await before(deadline, this.sagas.waitForSession(sessionId));
       const open = await openNow();
       if (reacted && open.length === 0) {
         // Ending an attempt writes events the sagas react to in turn (a continuation).
