@@ -26,6 +26,11 @@ export interface CompactRequest {
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
   /** The tenant the attempt is for (its share of the summary slots); `default` when absent. */
   readonly tenant?: string;
+  /**
+   * The leaf the automatic check point saw (a saga's view): when the session's leaf is another
+   * one by the time the attempt prepares, it ends skipped as stale without a summary.
+   */
+  readonly atLeafId?: string | null;
 }
 
 interface OutcomeBase {

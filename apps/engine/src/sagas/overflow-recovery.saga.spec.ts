@@ -14,7 +14,7 @@ function overflowing(
   return builder.assistant('', { stopReason: 'error', errorMessage, usage: { input: 0, output: 0 } });
 }
 
-function recoveryFor(entryId: string): SagaCommand {
+function recoveryFor(entryId: string, atLeafId: string = entryId): SagaCommand {
   return {
     type: 'AutoCompact',
     data: {
@@ -22,6 +22,7 @@ function recoveryFor(entryId: string): SagaCommand {
       causationEventId: `event-of-${entryId}`,
       trigger: 'overflow',
       attemptId: autoCompactionAttemptId(`event-of-${entryId}`, 'overflow'),
+      atLeafId,
     },
   };
 }
@@ -97,6 +98,46 @@ describe('overflow recovery', () => {
         .given(builder.entries)
         .when(appendedTrigger(builder.entries, builder.lastId))
         .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an answer with tool calls whose input exceeded the window (issue 13)', () => {
+    const builder = session()
+      .user('Hello')
+      .assistantToolCalls([{ name: 'bash' }], { usage: { input: 200001, output: 5 } });
+
+    it('asks for nothing in the middle of the tool loop: the turn ends with a later answer', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+  });
+
+  describe('given an overflow error of an answer that also holds tool calls', () => {
+    const builder = session()
+      .user('Hello')
+      .assistantToolCalls([{ name: 'bash' }], {
+        stopReason: 'error',
+        errorMessage: OVERFLOW_ERROR,
+        usage: { input: 0, output: 0 },
+      });
+
+    it('recovers: an error ends the loop', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an overflow the host has already answered with a new prompt', () => {
+    const builder = overflowing();
+    const failed = builder.lastId;
+    builder.user('Try again');
+
+    it('recovers at the leaf the recovery saw, the prompt', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, failed))
+        .then([recoveryFor(failed, builder.lastId)]);
     });
   });
 

@@ -210,6 +210,29 @@ export class SessionStreams {
     return undefined;
   }
 
+  /** The global position of the session's last event; throws `SessionNotFoundError` for an empty stream. */
+  async headPosition(sessionId: string): Promise<bigint> {
+    for await (const last of this.store.readStream(sessionStreamName(sessionId), {
+      direction: 'backwards',
+      fromRevision: 'end',
+      maxCount: 1,
+    })) {
+      return last.position;
+    }
+    throw new SessionNotFoundError(sessionId);
+  }
+
+  /** The global position of the session's last event of one of `types`; null when it has none. */
+  async lastPositionOf(sessionId: string, types: readonly string[]): Promise<bigint | null> {
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      direction: 'backwards',
+      fromRevision: 'end',
+    })) {
+      if (types.includes(recorded.type)) return recorded.position;
+    }
+    return null;
+  }
+
   /** The events an earlier seeded write appended, in order, each with its revision. */
   async eventsOf(sessionId: string, earlier: EarlierHandling): Promise<readonly WrittenEvent[]> {
     const written: WrittenEvent[] = [];

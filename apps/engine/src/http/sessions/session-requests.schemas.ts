@@ -15,6 +15,7 @@ import {
   requestSchema,
   responseSchema,
 } from '../../api/openapi/api-schemas';
+import { MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
 
 export const MAX_ENTRIES_PER_APPEND = 10_000;
 export const MAX_SESSION_PAGE = 500;
@@ -157,6 +158,16 @@ export const contextQuery = z.strictObject({
   asOf: decimalString
     .optional()
     .describe('the global position: the context as it was once this event was recorded'),
+  waitForCompaction: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_COMPACTION_WAIT_MS)
+    .optional()
+    .describe(
+      `wait up to this many milliseconds (at most ${MAX_COMPACTION_WAIT_MS}) until no compaction of the ` +
+        'session is under way or about to start, then answer; `compactionWait` says how it ended (not with `asOf`)',
+    ),
 });
 
 export const entriesQuery = z.strictObject({

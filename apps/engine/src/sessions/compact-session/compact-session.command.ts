@@ -22,6 +22,8 @@ export interface CompactSessionOptions {
   readonly attemptId?: string;
   /** When another engine runs the attempt: wait for its outcome (default) or leave it (sagas). */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
+  /** The leaf a saga's check point saw; the attempt ends skipped as stale when the leaf moved on. */
+  readonly atLeafId?: string | null;
 }
 
 export class CompactSessionCommand extends Command<CompactionResult> {

@@ -21,6 +21,7 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
         : {}),
+      ...(options.atLeafId !== undefined ? { atLeafId: options.atLeafId } : {}),
     });
   }
 }
