@@ -8,3 +8,4 @@ export * from './esdb-test-server';
 export * from './scripted-summarizer';
 export * from './loopback-port';
 export * from './long-texts';
+export * from './pi-reference/pi-reference';

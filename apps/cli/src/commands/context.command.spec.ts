@@ -84,6 +84,55 @@ describe('strata context --file', () => {
   });
 });
 
+describe('strata context --file on a v3 file as pi 0.73.1 writes it (issue 13, items 9 and 10)', () => {
+  const at = (second: number): string => `2026-02-01T10:00:0${second}.000Z`;
+  const lines = [
+    {
+      type: 'session',
+      version: 3,
+      id: '019a0000-aaaa-7bbb-8ccc-000000000002',
+      timestamp: at(0),
+      cwd: '/repo',
+    },
+    {
+      type: 'message',
+      id: 'c1',
+      parentId: null,
+      timestamp: at(1),
+      message: { role: 'user', content: 'hello', timestamp: 1769940001000 },
+    },
+    {
+      type: 'model_change',
+      id: 'c2',
+      parentId: 'c1',
+      timestamp: at(2),
+      provider: 'openai',
+      modelId: 'gpt-5.1-codex',
+    },
+    {
+      type: 'compaction',
+      id: 'c3',
+      parentId: 'c2',
+      timestamp: at(3),
+      summary: 'An extension summarised this.',
+      firstKeptEntryId: 'c1',
+      tokensBefore: 5,
+      details: { readFiles: 42, artifacts: ['a'] },
+      fromHook: true,
+    },
+  ];
+  const piFile = writeSession(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+
+  it('reads the extension compaction strictly and reports the model of the model change', async () => {
+    const io = recordingIo();
+    expect(await runCli(['context', '--file', piFile, '--json'], io, commands)).toBe(0);
+    expect(io.err()).toBe('');
+    const printed = JSON.parse(io.out()) as { messages: { role: string }[]; models: Record<string, string> };
+    expect(printed.messages.map((message) => message.role)).toEqual(['compactionSummary', 'user']);
+    expect(printed.models).toEqual({ default: 'openai/gpt-5.1-codex' });
+  });
+});
+
 describeWithFixture('before-compaction.jsonl', 'strata context on before-compaction.jsonl', (fixture) => {
   it('gives the reference message counts, with the two unanswered tool calls answered', async () => {
     const io = recordingIo();

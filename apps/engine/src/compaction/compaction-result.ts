@@ -1,12 +1,13 @@
 // A compaction attempt as the CompactSession command runs it: what to run, and what it comes to —
 // exactly one of the four terminal outcomes the session stream records.
-import type {
-  ActiveSessionState,
-  AttemptError,
-  CompactionAttempt,
-  CompactionEntry,
-  CompactionTrigger,
-  Usage,
+import {
+  isFromExtension,
+  type ActiveSessionState,
+  type AttemptError,
+  type CompactionAttempt,
+  type CompactionEntry,
+  type CompactionTrigger,
+  type Usage,
 } from '@strata/session';
 import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
 
@@ -95,7 +96,7 @@ export function resultOfEndedAttempt(
         ...base,
         outcome: 'completed',
         entry,
-        fromExtension: entry.fromExtension === true,
+        fromExtension: isFromExtension(entry),
         ...(model !== undefined ? { model } : {}),
         ...(usage !== undefined ? { usage } : {}),
         durationMs,

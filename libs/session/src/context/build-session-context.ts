@@ -3,7 +3,12 @@
 // gathered along the path, pruned tool results shown as their notice (DESIGN.md decision 2),
 // answers that failed before the model said anything left out (they stay in the log), and tool
 // call / result pairing repaired (reference §11.1 defect 24).
-import type { CompactionEntry, SessionEntry, ThinkingLevel } from '../entries/entries';
+import {
+  modelChangeTarget,
+  type CompactionEntry,
+  type SessionEntry,
+  type ThinkingLevel,
+} from '../entries/entries';
 import type { AgentMessage, ToolResultMessage } from '../entries/messages';
 import { pathToEntry } from '../tree/session-tree';
 import { compactionSummaryMessage, messageFromEntry } from './message-from-entry';
@@ -37,6 +42,13 @@ export interface BuildSessionContextOptions {
    * comparisons only.
    */
   readonly omitEmptyFailedAnswers?: boolean;
+  /**
+   * Read oh-my-pi's fields too (default true): a model change's `model: "provider/modelId"` and
+   * `role`, a compaction's `shortSummary` on its summary message. `false` reads entries as pi
+   * 0.73.1 does: model changes by `provider` and `modelId` only, every one for the default role
+   * (one without them leaves the model unknown), and no short summary. For comparisons only.
+   */
+  readonly ohMyPiFields?: boolean;
 }
 
 export interface MissingFirstKeptEntry {
@@ -143,7 +155,7 @@ export function buildSessionContext(
   const byId = (isEntryArray(source) ? undefined : source.byId) ?? indexById(entries);
   const leaf = (leafId !== undefined ? byId.get(leafId) : undefined) ?? lastEntry;
   const path = rootPathTo(leaf, byId);
-  const state = gatherPathState(path);
+  const state = gatherPathState(path, options.ohMyPiFields === false);
   const compactionIndex = state.compactionIndex;
 
   const messages: AgentMessage[] = [];
@@ -171,7 +183,7 @@ export function buildSessionContext(
     for (const entry of path) emit(entry);
   } else {
     compaction = path[compactionIndex] as CompactionEntry;
-    messages.push(compactionSummaryMessage(compaction));
+    messages.push(compactionSummaryMessage(compaction, options.ohMyPiFields !== false));
     entryIds.push(null);
     let firstKeptIndex = -1;
     for (let index = 0; index < compactionIndex; index += 1) {
@@ -227,15 +239,25 @@ export function emptyPathSettings(): PathSettings {
   };
 }
 
-/** Folds one path entry into `settings`, in place. */
-export function applyPathEntry(settings: PathSettings, entry: SessionEntry): void {
+/**
+ * Folds one path entry into `settings`, in place. `piModelChangesOnly` reads model changes as
+ * pi 0.73.1 does (see `ohMyPiFields`).
+ */
+export function applyPathEntry(
+  settings: PathSettings,
+  entry: SessionEntry,
+  piModelChangesOnly = false,
+): void {
   switch (entry.type) {
     case 'thinking_level_change':
       settings.thinkingLevel = entry.thinkingLevel;
       return;
-    case 'model_change':
-      if (entry.model) settings.models.set(entry.role ?? 'default', entry.model);
+    case 'model_change': {
+      const target = modelChangeTarget(entry, piModelChangesOnly);
+      if (target !== undefined) settings.models.set(target.role, target.model);
+      else if (piModelChangesOnly) settings.models.delete('default');
       return;
+    }
     case 'message':
       if (entry.message.role === 'assistant') {
         settings.models.set('default', `${entry.message.provider}/${entry.message.model}`);
@@ -283,12 +305,12 @@ interface PathState {
 }
 
 /** One pass over the path: its settings and where its latest compaction is. */
-function gatherPathState(path: readonly SessionEntry[]): PathState {
+function gatherPathState(path: readonly SessionEntry[], piModelChangesOnly: boolean): PathState {
   const settings = emptyPathSettings();
   let compactionIndex = -1;
   for (let index = 0; index < path.length; index += 1) {
     const entry = path[index] as SessionEntry;
-    applyPathEntry(settings, entry);
+    applyPathEntry(settings, entry, piModelChangesOnly);
     if (entry.type === 'compaction') compactionIndex = index;
   }
   return { settings, compactionIndex };

@@ -6,6 +6,7 @@ import {
   type SessionEntry,
   TURN_CONTEXT_HEADING,
   computeFileLists,
+  fileListsOf,
   fileOperationsOfMessages,
   messageFromEntry,
   parseSessionFile,
@@ -187,7 +188,7 @@ describeWithFixture(FIXTURE, `chained offline compactions of ${FIXTURE}`, () => 
   it('writes a short summary about the summarised part, naming no file only the kept part touched', () => {
     let keptOnlyFiles = 0;
     for (const { entry, preparation } of chain) {
-      const details = entry.details ?? { readFiles: [], modifiedFiles: [] };
+      const details = fileListsOf(entry) ?? { readFiles: [], modifiedFiles: [] };
       const summarisedFiles = new Set([...details.readFiles, ...details.modifiedFiles]);
       const kept = computeFileLists(fileOperationsOfMessages(preparation.recentMessages));
       keptOnlyFiles += kept.modifiedFiles.filter((path) => !summarisedFiles.has(path)).length;
