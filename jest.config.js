@@ -32,6 +32,7 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages.join('|')})/)`],
   moduleNameMapper: {
+    '^@strata/engine$': '<rootDir>/apps/engine/src/index.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],

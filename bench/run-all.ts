@@ -28,6 +28,7 @@ import { isolationSuite } from './isolation/isolation-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { sagasSuite } from './sagas/sagas-suite';
 import { storeSuite } from './store/store-suite';
+import { summariesSuite } from './summaries/summaries-suite';
 import { tokenizerSuite } from './tokenizer/tokenizer-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
@@ -39,6 +40,7 @@ const suites: readonly BenchSuite[] = [
   httpSuite,
   tokenizerSuite,
   sagasSuite,
+  summariesSuite,
   isolationSuite,
 ];
 

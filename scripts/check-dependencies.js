@@ -2,22 +2,47 @@
 'use strict';
 // The dependency rule of DESIGN.md decision 1 and STYLE.md habit 11, checked on every `npm test`:
 // - libs/session is pure: it imports only its own files and zod, and never reads the clock or randomness;
-// - libs never import apps, and no lib imports another through a relative path (only via @strata/<lib>).
+// - libs never import apps, and no lib imports another through a relative path (only via @strata/<lib>);
+// - an app reaches another app only through its public entry point (@strata/engine), never by path;
+// - apps/engine is built in floors (ENGINE_FLOORS, lowest first): a file imports only folders on
+//   floors below its own, so no import runs back up and no two folders depend on each other.
+//   Specs are exempt from the floors (they assemble the engine they test), not from the rest.
+//   node scripts/check-dependencies.js [--root <repository>]
 const fs = require('node:fs');
 const path = require('node:path');
 
-const root = path.resolve(__dirname, '..');
+/** The top-level folders of apps/engine/src, lowest floor first; '.' is the files at its root. */
+const ENGINE_FLOORS = [
+  ['shared'],
+  ['observability'],
+  ['tenancy'],
+  ['config', 'settings', 'hooks', 'startup'],
+  ['summarizers'],
+  ['session-streams'],
+  ['attempts'],
+  ['compaction', 'branch-summary'],
+  ['sessions'],
+  ['sagas'],
+  ['api'],
+  ['events-stream'],
+  ['read-side'],
+  ['ui', 'health'],
+  ['http'],
+  ['.'],
+];
+
 const importPattern =
   /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 const impurePattern =
   /\bDate\.now\(|\bnew Date\(\s*\)|\bMath\.random\(|\brandomUUID\(|\bperformance\.now\(|\bprocess\.|\bsetTimeout\(|\bsetInterval\(/;
 const sessionAllowedPackages = new Set(['zod']);
+const specPattern = /\.(e2e-|browser-)?spec\.ts$/;
 
 function sourceFiles(directory) {
   if (!fs.existsSync(directory)) return [];
   return fs.readdirSync(directory, { withFileTypes: true }).flatMap((item) => {
     const full = path.join(directory, item.name);
-    if (item.isDirectory()) return sourceFiles(full);
+    if (item.isDirectory()) return item.name === 'node_modules' ? [] : sourceFiles(full);
     return item.name.endsWith('.ts') ? [full] : [];
   });
 }
@@ -27,49 +52,125 @@ function importsOf(file) {
   return [...text.matchAll(importPattern)].map((match) => match[1] ?? match[2] ?? match[3] ?? match[4]);
 }
 
-const violations = [];
-const libsDirectory = path.join(root, 'libs');
-for (const lib of fs.existsSync(libsDirectory) ? fs.readdirSync(libsDirectory) : []) {
-  const libRoot = path.join(libsDirectory, lib);
-  for (const file of sourceFiles(libRoot)) {
-    const relativeFile = path.relative(root, file);
-    const isSpec = /\.(e2e-)?spec\.ts$/.test(file);
-    for (const specifier of importsOf(file)) {
-      if (specifier.startsWith('.')) {
-        const target = path.resolve(path.dirname(file), specifier);
-        if (target.startsWith(path.join(root, 'apps')))
-          violations.push(`${relativeFile}: a lib imports an app (${specifier})`);
-        else if (!target.startsWith(libRoot))
-          violations.push(
-            `${relativeFile}: reaches into another lib by path (${specifier}); import @strata/<lib>`,
-          );
-        continue;
-      }
-      if (lib !== 'session' || isSpec) continue;
-      const packageName = specifier.startsWith('@')
-        ? specifier.split('/').slice(0, 2).join('/')
-        : specifier.split('/')[0];
-      if (!sessionAllowedPackages.has(packageName)) {
-        violations.push(`${relativeFile}: libs/session must stay pure but imports '${specifier}'`);
-      }
-    }
-    if (lib === 'session' && !isSpec) {
-      const lines = fs.readFileSync(file, 'utf8').split('\n');
-      lines.forEach((line, index) => {
-        if (impurePattern.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*')) {
-          violations.push(
-            `${relativeFile}:${index + 1}: libs/session must not read the clock, randomness or the process: ${line.trim()}`,
-          );
+function packageOf(specifier) {
+  return specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+}
+
+function checkLibs(root, violations) {
+  const libsDirectory = path.join(root, 'libs');
+  for (const lib of fs.existsSync(libsDirectory) ? fs.readdirSync(libsDirectory) : []) {
+    const libRoot = path.join(libsDirectory, lib);
+    for (const file of sourceFiles(libRoot)) {
+      const relativeFile = path.relative(root, file);
+      const isSpec = specPattern.test(file);
+      for (const specifier of importsOf(file)) {
+        if (specifier.startsWith('.')) {
+          const target = path.resolve(path.dirname(file), specifier);
+          if (target.startsWith(path.join(root, 'apps')))
+            violations.push(`${relativeFile}: a lib imports an app (${specifier})`);
+          else if (!target.startsWith(libRoot + path.sep))
+            violations.push(
+              `${relativeFile}: reaches into another lib by path (${specifier}); import @strata/<lib>`,
+            );
+          continue;
         }
-      });
+        if (specifier === '@strata/engine')
+          violations.push(`${relativeFile}: a lib imports an app (${specifier})`);
+        if (lib !== 'session' || isSpec) continue;
+        if (!sessionAllowedPackages.has(packageOf(specifier))) {
+          violations.push(`${relativeFile}: libs/session must stay pure but imports '${specifier}'`);
+        }
+      }
+      if (lib === 'session' && !isSpec) {
+        fs.readFileSync(file, 'utf8')
+          .split('\n')
+          .forEach((line, index) => {
+            if (impurePattern.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*')) {
+              violations.push(
+                `${relativeFile}:${index + 1}: libs/session must not read the clock, randomness or the process: ${line.trim()}`,
+              );
+            }
+          });
+      }
     }
   }
 }
 
-if (violations.length > 0) {
-  process.stderr.write(
-    `Dependency rule broken (${violations.length}):\n${violations.map((v) => `  - ${v}`).join('\n')}\n`,
-  );
-  process.exit(1);
+/** The floor of a path inside apps/engine/src, by its top-level folder ('.' for a root file). */
+function engineFloorOf(engineRoot, absolutePath) {
+  const relative = path.relative(engineRoot, absolutePath);
+  const [first, ...rest] = relative.split(path.sep);
+  const folder = rest.length === 0 ? '.' : first;
+  const floor = ENGINE_FLOORS.findIndex((folders) => folders.includes(folder));
+  return { folder, floor };
 }
-process.stdout.write('dependency rule: libs/session is pure and no lib imports an app\n');
+
+function checkApps(root, violations) {
+  const appsDirectory = path.join(root, 'apps');
+  const engineRoot = path.join(appsDirectory, 'engine', 'src');
+  for (const app of fs.existsSync(appsDirectory) ? fs.readdirSync(appsDirectory) : []) {
+    const appRoot = path.join(appsDirectory, app);
+    for (const file of sourceFiles(appRoot)) {
+      const relativeFile = path.relative(root, file);
+      const inEngine = file.startsWith(engineRoot + path.sep);
+      const source = inEngine ? engineFloorOf(engineRoot, file) : undefined;
+      if (source !== undefined && source.floor < 0) {
+        violations.push(
+          `${relativeFile}: apps/engine/src/${source.folder} is on no floor; add it to ENGINE_FLOORS`,
+        );
+        continue;
+      }
+      for (const specifier of importsOf(file)) {
+        if (specifier === '@strata/engine' && inEngine) {
+          violations.push(`${relativeFile}: the engine imports its own public entry point (${specifier})`);
+        }
+        if (!specifier.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(file), specifier);
+        if (target === path.join(root, 'package.json')) continue;
+        if (!target.startsWith(appRoot + path.sep)) {
+          violations.push(
+            `${relativeFile}: reaches outside ${path.relative(root, appRoot)} by path (${specifier}); use the app's public entry point (@strata/engine)`,
+          );
+          continue;
+        }
+        if (source === undefined || specPattern.test(file)) continue;
+        const imported = engineFloorOf(engineRoot, target);
+        if (imported.folder === source.folder) continue;
+        if (imported.floor < 0 || imported.floor >= source.floor) {
+          const where =
+            imported.floor === source.floor ? 'a folder on its own floor' : 'a floor above its own';
+          violations.push(
+            `${relativeFile}: ${source.folder} imports ${imported.folder}, ${where} (${specifier}); see ENGINE_FLOORS in scripts/check-dependencies.js`,
+          );
+        }
+      }
+    }
+  }
+}
+
+/** Every breach of the rule in the repository at `root`, one line each. */
+function checkDependencies(root) {
+  const violations = [];
+  checkLibs(root, violations);
+  checkApps(root, violations);
+  return violations;
+}
+
+function main() {
+  const rootFlag = process.argv.indexOf('--root');
+  const root =
+    rootFlag >= 0 ? path.resolve(process.argv[rootFlag + 1] ?? '.') : path.resolve(__dirname, '..');
+  const violations = checkDependencies(root);
+  if (violations.length > 0) {
+    process.stderr.write(
+      `Dependency rule broken (${violations.length}):\n${violations.map((v) => `  - ${v}`).join('\n')}\n`,
+    );
+    process.exit(1);
+  }
+  process.stdout.write(
+    `dependency rule: libs/session is pure, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
+  );
+}
+
+if (require.main === module) main();
+module.exports = { ENGINE_FLOORS, checkDependencies };

@@ -1,7 +1,8 @@
 'use strict';
 // Runs the TypeScript sources directly: compiles each .ts file with swc when it is first
 // required (decorator metadata kept for Nest) and maps the @strata/<lib> aliases of
-// tsconfig.json onto libs/<lib>/src. Used by bin/ and the benchmarks; Jest uses @swc/jest.
+// tsconfig.json onto libs/<lib>/src, and @strata/engine onto apps/engine/src. Used by bin/ and
+// the benchmarks; Jest uses @swc/jest.
 const Module = require('node:module');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -14,7 +15,8 @@ const originalResolve = Module._resolveFilename;
 Module._resolveFilename = function resolveStrataAlias(request, parent, ...rest) {
   const match = aliasPattern.exec(request);
   if (match) {
-    return originalResolve.call(this, path.join(root, 'libs', match[1], 'src', 'index.ts'), parent, ...rest);
+    const entry = match[1] === 'engine' ? ['apps', 'engine'] : ['libs', match[1]];
+    return originalResolve.call(this, path.join(root, ...entry, 'src', 'index.ts'), parent, ...rest);
   }
   return originalResolve.call(this, request, parent, ...rest);
 };

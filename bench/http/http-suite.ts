@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { SessionEntry } from '@strata/session';
 import { loadEngineConfig } from '../../apps/engine/src/config/engine-config';
-import { createEngineApplication } from '../../apps/engine/src/http/engine-application';
+import { createEngineApplication } from '../../apps/engine/src/engine-application';
 import {
   formatRate,
   summariseDurations,

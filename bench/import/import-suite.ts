@@ -8,7 +8,7 @@ import type { INestApplication } from '@nestjs/common';
 import { importSessionFile, SqliteEventStore } from '@strata/event-store';
 import { piFixturePath } from '@strata/testing';
 import { loadEngineConfig } from '../../apps/engine/src/config/engine-config';
-import { createEngineApplication } from '../../apps/engine/src/http/engine-application';
+import { createEngineApplication } from '../../apps/engine/src/engine-application';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import { createUuidV7Generator } from '../../libs/event-store/src/ids/uuidv7';
 import {

@@ -11,7 +11,7 @@ import { SqliteEventStore, type EventStore, type RecordedEvent } from '@strata/e
 import { sessionStreamName, type SessionEntry } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
 import { DEFAULT_SAGA_CONCURRENCY } from '../../apps/engine/src/config/engine-config';
-import { EngineModule } from '../../apps/engine/src/engine.module';
+import { EngineModule } from '../../apps/engine/src/sessions/engine.module';
 import { SESSIONS_PER_SUMMARY_SLOT, SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import { SagasModule } from '../../apps/engine/src/sagas/sagas.module';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';

@@ -11,7 +11,7 @@ import { session } from '@strata/testing';
 import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
 import { AppendEntriesHandler } from '../../apps/engine/src/sessions/append-entries/append-entries.handler';
-import { SessionStreams } from '../../apps/engine/src/sessions/session-streams.service';
+import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
 import { generateSession } from '../context/generate-session';
 import { userTurnEntry } from '../projection/session-streams';
 import type { BenchCase } from '../harness';

@@ -19,7 +19,7 @@ import {
   type SessionHeader,
 } from '@strata/session';
 import type { Summarizer } from '@strata/summarizer';
-import { EngineModule } from '../../apps/engine/src/engine.module';
+import { EngineModule } from '../../apps/engine/src/sessions/engine.module';
 import type { SessionHookHandlers } from '../../apps/engine/src/hooks/session-hook.types';
 import type { Clock } from '../../apps/engine/src/shared/clock';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';

@@ -11,7 +11,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { openEventStore, type EventStore, type RecordedEvent } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
 import { ScriptedSummarizer, session, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
-import { EngineModule } from '../../apps/engine/src/engine.module';
+import { EngineModule } from '../../apps/engine/src/sessions/engine.module';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import { SagasModule } from '../../apps/engine/src/sagas/sagas.module';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';

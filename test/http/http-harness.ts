@@ -10,7 +10,7 @@ import type { Summarizer } from '@strata/summarizer';
 import type { SessionEntry, SessionHeader } from '@strata/session';
 import { session } from '@strata/testing';
 import { loadEngineConfig, type EngineConfig } from '../../apps/engine/src/config/engine-config';
-import { createEngineApplication } from '../../apps/engine/src/http/engine-application';
+import { createEngineApplication } from '../../apps/engine/src/engine-application';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 
 export const ALPHA_KEY = 'alpha-key-0123456789abcdef';

@@ -10,7 +10,7 @@ import type { EventStore } from '@strata/event-store';
 import { sessionStreamName, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
 import { InterruptedAttempts } from '../../apps/engine/src/attempts/interrupted-attempts.service';
-import { SessionStreams } from '../../apps/engine/src/sessions/session-streams.service';
+import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { CaseCounts } from '../reliability/support/case-counts';
 import {
@@ -391,6 +391,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         leafId: 'e0001',
         revision: '1',
         alreadyAppended: true,
+        compaction: null,
       });
       builder.user('B');
       expectMismatch(

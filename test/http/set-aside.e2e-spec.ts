@@ -8,7 +8,7 @@ import { SqliteEventStore } from '@strata/event-store';
 import { sqliteProjectionStorage, type CatalogSession, type ProjectionStorage } from '@strata/projections';
 import { sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
-import { ReadModels } from '../../apps/engine/src/http/read-side/read-models.service';
+import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import {
   ALPHA_KEY,
   BETA_KEY,

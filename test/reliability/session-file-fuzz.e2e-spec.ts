@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import {
-  SessionImportConflictError,
   SessionImportError,
   SqliteEventStore,
   importSessionFile,
@@ -18,6 +17,7 @@ import {
 } from '@strata/event-store';
 import {
   SessionFileError,
+  SessionImportConflictError,
   entryFieldProblems,
   headerFieldProblems,
   parseSessionFile,

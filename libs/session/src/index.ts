@@ -17,6 +17,7 @@ export * from './context/tool-call-pairing';
 export * from './context/build-session-context';
 export * from './context/output-notice';
 export * from './context/convert-to-llm';
+export * from './context/session-views';
 export * from './compaction';
 export * from './branch-summary';
 export * from './pruning';

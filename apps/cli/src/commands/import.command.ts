@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   prepareSessionImport,
-  SessionImportConflictError,
   SessionImportError,
   writeSessionImport,
   type ImportProgress,
   type PreparedSessionImport,
 } from '@strata/event-store';
+import { SessionImportConflictError } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';

@@ -1,7 +1,6 @@
 // `strata navigate <sessionId> <targetId>`: moves a stored session's leaf through the engine's
 // NavigateSession command, optionally summarising the branch left behind, and prints the result.
-import type { NavigationResult } from '../../../engine/src/branch-summary/navigation-result';
-import { NavigateSessionCommand } from '../../../engine/src/sessions/navigate-session/navigate-session.command';
+import { NavigateSessionCommand, type NavigationResult } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { parseCommandLine } from '../shared/options';

@@ -5,8 +5,7 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { resolveStoreUrl } from '@strata/event-store';
-import { EngineModule } from '../../../engine/src/engine.module';
-import { readEngineSettingsFile } from '../../../engine/src/settings/engine-settings';
+import { EngineModule, readEngineSettingsFile } from '@strata/engine';
 import type { CliIo } from '../cli-io';
 
 export interface EngineContextOptions {

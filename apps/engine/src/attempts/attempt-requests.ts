@@ -5,7 +5,7 @@
 // `IdempotencyMismatchError`. Attempts started before the digest existed are compared on what
 // their start event holds (the trigger, the target).
 import type { SessionAttempt } from '@strata/session';
-import type { SessionStreams } from '../sessions/session-streams.service';
+import type { SessionStreams } from '../session-streams/session-streams.service';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../shared/idempotency';
 import { attemptStartSeeds } from './attempt-ids';
 import type { AttemptKind } from './running-attempts.service';

@@ -1,8 +1,8 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { InMemoryEventStore, loadSession, type EventStore } from '@strata/event-store';
 import { session } from '@strata/testing';
-import { EngineModule } from '../engine.module';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { EngineModule } from '../sessions/engine.module';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { InterruptedAttempts } from './interrupted-attempts.service';
 import { RunningAttempts } from './running-attempts.service';
 

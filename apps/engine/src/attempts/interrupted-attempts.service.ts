@@ -19,7 +19,7 @@ import {
   type SessionEvent,
   type SessionEventType,
 } from '@strata/session';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { describeError } from '../shared/attempt-errors';
 import type { Clock } from '../shared/clock';
 import { engineOfMetadata, type EngineIdentity } from '../shared/engine-identity';

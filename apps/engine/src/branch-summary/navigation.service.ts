@@ -11,6 +11,7 @@
 // instructions or no summary asked for is an idempotency mismatch (attempt-requests.ts).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  sessionModelOf,
   SessionDomainError,
   collectEntriesForBranchSummary,
   notFound,
@@ -25,8 +26,7 @@ import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../att
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { TreePreparation } from '../hooks/session-hook.types';
-import { SessionStreams } from '../sessions/session-streams.service';
-import { sessionModelOf } from '../sessions/session-views';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';

@@ -3,13 +3,17 @@
 // its first kept entry is on the path and not a tool result (defect 23); otherwise the
 // `session.compacting` hook shapes the prompt and the summarisers write the summary.
 import { Injectable, Logger } from '@nestjs/common';
-import type { CompactionReady, SessionEntry } from '@strata/session';
+import {
+  hookCompactionProblem,
+  sessionModelOf,
+  type CompactionReady,
+  type SessionEntry,
+} from '@strata/session';
 import { SessionHooks } from '../hooks/session-hooks.service';
-import { sessionModelOf } from '../sessions/session-views';
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { CompactionSummaries } from './compaction-summaries.service';
-import { hookCompactionDraft, hookCompactionProblem, type CompactionDraft } from './compaction-record';
+import { hookCompactionDraft, type CompactionDraft } from './compaction-record';
 import { ABORTED_REASON, HOOK_CANCELLED_REASON, type CompactRequest } from './compaction-result';
 
 export type ProducedCompaction =

@@ -5,12 +5,7 @@ import {
   type SessionState,
 } from '@strata/session';
 import { session } from '@strata/testing';
-import {
-  hookCompactionProblem,
-  isStale,
-  recordCompactionPlan,
-  type CompactionDraft,
-} from './compaction-record';
+import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 
 // e0001 user ─ e0002 assistant ─ e0003 user ─ e0004 assistant ─ e0005 user (leaf)
 //                              └ e0006 user (another branch)
@@ -45,10 +40,9 @@ const input = {
 describe('recording a prepared compaction', () => {
   describe('given the first kept entry is still on the current path', () => {
     const state = stateAt('e0005');
-    const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+    const prepared = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
 
     it('attaches the entry under the current leaf with the estimate after', () => {
-      expect(isStale(state, prepared)).toBe(false);
       const [command] = recordCompactionPlan({ ...input, preparedAgainst: prepared })(state);
       expect(command).toMatchObject({
         type: 'RecordCompaction',
@@ -58,41 +52,24 @@ describe('recording a prepared compaction', () => {
     });
   });
 
+  describe('given the leaf moved on to an entry appended after the one it was prepared at', () => {
+    it('decides nothing (the writer goes on from its own entry, not from a compaction)', () => {
+      const prepared = { leafId: 'e0004', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+      expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0005'))).toEqual([]);
+    });
+  });
+
   describe('given the leaf moved to a branch without the first kept entry', () => {
-    it('is stale and decides nothing', () => {
-      const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
-      expect(isStale(stateAt('e0006'), prepared)).toBe(true);
+    it('decides nothing', () => {
+      const prepared = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
       expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0006'))).toEqual([]);
     });
   });
 
   describe('given a newer compaction than the one it was prepared against', () => {
-    it('is stale', () => {
-      expect(isStale(stateAt('e0005'), { firstKeptEntryId: 'e0003', previousCompactionId: 'older' })).toBe(
-        true,
-      );
+    it('decides nothing', () => {
+      const prepared = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: 'older' };
+      expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0005'))).toEqual([]);
     });
-  });
-});
-
-describe('a hook-supplied compaction (reference defect 23)', () => {
-  const withResult = session()
-    .user('go')
-    .assistantToolCalls([{ name: 'read' }])
-    .toolResult('read', 'ok')
-    .assistant('done');
-
-  it('is usable when its first kept entry is on the path and not a tool result', () => {
-    expect(
-      hookCompactionProblem({ summary: 'S', firstKeptEntryId: 'e0004', tokensBefore: 3 }, withResult.entries),
-    ).toBeUndefined();
-  });
-
-  it.each([
-    [{ summary: 'S', firstKeptEntryId: 'e0003', tokensBefore: 3 }, 'is a tool result'],
-    [{ summary: 'S', firstKeptEntryId: 'nope', tokensBefore: 3 }, 'is not on the compacted path'],
-    [{ summary: 'S', firstKeptEntryId: 'e0004', tokensBefore: -1 }, 'is not a non-negative integer'],
-  ])('is refused when %o', (compaction, problem) => {
-    expect(hookCompactionProblem(compaction, withResult.entries)).toContain(problem);
   });
 });

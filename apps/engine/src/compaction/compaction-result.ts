@@ -1,12 +1,13 @@
 // A compaction attempt as the CompactSession command runs it: what to run, and what it comes to —
 // exactly one of the four terminal outcomes the session stream records.
-import type {
-  ActiveSessionState,
-  AttemptError,
-  CompactionAttempt,
-  CompactionEntry,
-  CompactionTrigger,
-  Usage,
+import {
+  isFromExtension,
+  type ActiveSessionState,
+  type AttemptError,
+  type CompactionAttempt,
+  type CompactionEntry,
+  type CompactionTrigger,
+  type Usage,
 } from '@strata/session';
 import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
 
@@ -16,6 +17,8 @@ export interface CompactRequest {
   readonly attemptId: string;
   readonly trigger: CompactionTrigger;
   readonly customInstructions?: string;
+  /** Keep less rather than skip when the context fits in the keep budget (`prepareCompaction`'s `force`). */
+  readonly force?: boolean;
   /**
    * When another engine on the store is running this attempt: `wait` for its outcome (the
    * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).
@@ -23,6 +26,11 @@ export interface CompactRequest {
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
   /** The tenant the attempt is for (its share of the summary slots); `default` when absent. */
   readonly tenant?: string;
+  /**
+   * The leaf the automatic check point saw (a saga's view): when the session's leaf is another
+   * one by the time the attempt prepares, it ends skipped as stale without a summary.
+   */
+  readonly atLeafId?: string | null;
 }
 
 interface OutcomeBase {
@@ -88,7 +96,7 @@ export function resultOfEndedAttempt(
         ...base,
         outcome: 'completed',
         entry,
-        fromExtension: entry.fromExtension === true,
+        fromExtension: isFromExtension(entry),
         ...(model !== undefined ? { model } : {}),
         ...(usage !== undefined ? { usage } : {}),
         durationMs,

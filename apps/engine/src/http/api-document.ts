@@ -1,10 +1,10 @@
 // The API's OpenAPI document: every operation of every controller, in the order of the tags.
 import { z } from 'zod';
-import { eventStreamOperations } from '../events-stream/event-stream.controller';
-import { metricsOperations } from '../observability/metrics.controller';
+import { eventStreamOperations } from './events/event-stream.controller';
+import { metricsOperations } from './metrics/metrics.controller';
 import { healthOperations } from './health/readiness.controller';
-import type { ApiOperation } from './openapi/api-operation';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi-document';
+import type { ApiOperation } from '../api/openapi/api-operation';
+import { buildOpenApiDocument, type OpenApiDocument } from '../api/openapi/openapi-document';
 import { sessionCommandOperations } from './sessions/session-commands.controller';
 import { sessionFileOperations } from './sessions/session-files.controller';
 import { sessionQueryOperations } from './sessions/session-queries.controller';

@@ -9,28 +9,28 @@ import { openEventStore, type EventStore } from '@strata/event-store';
 import { openProjectionStorage, type ProjectionStorage } from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
 import type { EngineConfig } from '../config/engine-config';
-import { EngineModule } from '../engine.module';
-import { EventStreamController } from '../events-stream/event-stream.controller';
+import { EngineModule } from '../sessions/engine.module';
+import { EventStreamController } from './events/event-stream.controller';
 import { EventStreams } from '../events-stream/event-streams.service';
 import type { SessionHookHandlers } from '../hooks/session-hook.types';
 import { EngineMetrics } from '../observability/engine-metrics.service';
-import { MetricsController } from '../observability/metrics.controller';
+import { MetricsController } from './metrics/metrics.controller';
 import { SESSIONS_PER_SUMMARY_SLOT } from '../sagas/saga-runner.service';
 import { SagasModule } from '../sagas/sagas.module';
 import type { EngineSettingsInput } from '../settings/engine-settings.schema';
 import type { Clock } from '../shared/clock';
 import { TenantDirectory } from '../tenancy/tenant-directory';
-import { TenantGuard } from '../tenancy/tenant.guard';
+import { TenantGuard } from '../api/tenant.guard';
 import { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
 import { DocsController } from './docs/docs.controller';
 import { ReadinessController } from './health/readiness.controller';
-import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from './http-tokens';
-import { ProblemDetailsFilter } from './problem/problem-details.filter';
-import { ReadModels } from './read-side/read-models.service';
+import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from '../api/http-tokens';
+import { ProblemDetailsFilter } from '../api/problem/problem-details.filter';
+import { ReadModels } from '../read-side/read-models.service';
 import { SessionCommandsController } from './sessions/session-commands.controller';
 import { SessionFilesController } from './sessions/session-files.controller';
 import { SessionQueriesController } from './sessions/session-queries.controller';
-import { TenantSessions } from './sessions/tenant-sessions.service';
+import { TenantSessions } from '../api/tenant-sessions.service';
 
 /** What tests and embedders may supply instead of what the configuration describes. */
 export interface StrataApplicationOptions {

@@ -3,7 +3,7 @@ import { InMemoryEventStore, type RecordedEvent } from '@strata/event-store';
 import { charsPerFourCounter, type SessionEvent } from '@strata/session';
 import { session } from '@strata/testing';
 import { CompactSessionCommand } from '../sessions/compact-session/compact-session.command';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { parseEngineSettings } from '../settings/engine-settings';
 import { RequestContinuationCommand } from './request-continuation/request-continuation.command';
 import { decodeSagaEvent, sagaProcessor } from './saga-processor';
@@ -47,8 +47,21 @@ describe('reading stored events for the sagas', () => {
     });
   });
 
+  it('makes a trigger of a user message too: the check before a prompt (issue 13)', () => {
+    expect(decodeSagaEvent(recorded({ type: 'EntryAppended', data: { entry: question } })).kind).toBe(
+      'message',
+    );
+  });
+
   it('passes over what concerns no saga: other entries, imported history, other streams', () => {
-    expect(decodeSagaEvent(recorded({ type: 'EntryAppended', data: { entry: question } })).kind).toBe('pass');
+    const label = {
+      type: 'label' as const,
+      id: 'l1',
+      parentId: answer.id,
+      timestamp: answer.timestamp,
+      targetId: answer.id,
+    };
+    expect(decodeSagaEvent(recorded({ type: 'EntryAppended', data: { entry: label } })).kind).toBe('pass');
     const imported = recorded({ type: 'EntryAppended', data: { entry: answer } }, { origin: 'import' });
     expect(decodeSagaEvent(imported).kind).toBe('pass');
     const elsewhere = recorded({ type: 'EntryAppended', data: { entry: answer } }, {}, 'orders-1');

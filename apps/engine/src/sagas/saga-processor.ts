@@ -14,7 +14,7 @@ import {
 } from '@strata/event-store';
 import type { DecodedEvent, Processor } from '@strata/processing';
 import { SESSION_STREAM_PREFIX, type SessionEvent, type TokenCounter } from '@strata/session';
-import type { SessionStreams } from '../sessions/session-streams.service';
+import type { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { tenantOfMetadata } from '../shared/command-context';
 import { AttemptRunningElsewhereError } from '../attempts/attempts-elsewhere';
@@ -87,7 +87,7 @@ async function commandsFor(
     if (error instanceof SessionNotFoundError) return [];
     throw error;
   }
-  const view = sagaViewOf(state, trigger, dependencies.settings, dependencies.tokenCounter);
+  const view = sagaViewOf(state, dependencies.settings, dependencies.tokenCounter);
   return SESSION_SAGAS.filter((saga) => saga.handles(trigger.event)).flatMap((saga) =>
     saga.react(trigger, view),
   );

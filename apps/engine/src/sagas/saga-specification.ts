@@ -9,6 +9,7 @@
 //
 // Do not return or await the result of `when(...)`: it has a `then` method.
 import {
+  sessionModelOf,
   DEFAULT_COMPACTION_SETTINGS,
   DEFAULT_PRUNING_SETTINGS,
   charsPerFourCounter,
@@ -18,7 +19,6 @@ import {
   type SessionEntry,
   type SessionEvent,
 } from '@strata/session';
-import { sessionModelOf } from '../sessions/session-views';
 import type { SagaCommand, SagaSessionView, SagaSettings, SagaTrigger, SessionSaga } from './saga-messages';
 
 export const SPEC_SESSION_ID = 'session-under-test';
@@ -35,7 +35,8 @@ export interface GivenSession {
   readonly contextWindow?: number;
   readonly compactionTriggers?: Readonly<Record<string, CompactionTrigger>>;
   readonly prunedResults?: ReadonlyMap<string, PrunedResult>;
-  readonly recordedPruningSavings?: number;
+  /** Tokens saved by the pruning recorded after the check at each entry (entry id → tokens). */
+  readonly pruningSavedAfter?: Readonly<Record<string, number>>;
 }
 
 /** The view the runner would load for `entries` (see `SagaSessionView`). */
@@ -53,7 +54,7 @@ export function sagaViewOf(entries: readonly SessionEntry[], given: GivenSession
     currentModel: given.currentModel ?? sessionModelOf(path),
     contextWindow: given.contextWindow ?? 200000,
     compactionTriggers: new Map(Object.entries(given.compactionTriggers ?? {})),
-    recordedPruningSavings: given.recordedPruningSavings,
+    pruningSavedAfter: (entryId) => given.pruningSavedAfter?.[entryId],
     tokenCounter: charsPerFourCounter,
   };
 }

@@ -4,6 +4,7 @@
 // reference skips candidates without a key.
 import {
   AnthropicSummarizer,
+  OFFLINE_SUMMARIZER_NAME,
   OfflineExtractiveSummarizer,
   OpenAiCompatibleSummarizer,
   RemoteEndpointSummarizer,
@@ -13,18 +14,77 @@ import type { EngineSettings, SummarizerCandidateSettings } from '../settings/en
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
+/** The environment variable a candidate reads its key or header from, if it needs one. */
+function secretVariableOf(candidate: SummarizerCandidateSettings): string | undefined {
+  switch (candidate.provider) {
+    case 'offline':
+      return undefined;
+    case 'remote':
+      return candidate.authHeader?.valueEnv;
+    case 'anthropic':
+    case 'openai-compatible':
+      return candidate.apiKeyEnv;
+    default: {
+      const unhandled: never = candidate;
+      throw new Error(`unhandled summariser provider ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function isUnset(environment: Environment, variable: string): boolean {
+  const value = environment[variable];
+  return value === undefined || value === '';
+}
+
+/** A candidate as the start-up message names it: provider, model or address. */
+function candidateDescription(candidate: SummarizerCandidateSettings): string {
+  switch (candidate.provider) {
+    case 'offline':
+      return OFFLINE_SUMMARIZER_NAME;
+    case 'remote':
+      return `remote endpoint ${candidate.url}`;
+    case 'anthropic':
+    case 'openai-compatible':
+      return `${candidate.provider}:${candidate.model}${candidate.baseUrl !== undefined ? ` at ${candidate.baseUrl}` : ''}`;
+    default: {
+      const unhandled: never = candidate;
+      throw new Error(`unhandled summariser provider ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/**
+ * The candidates in the order they are tried, each named, those whose key variable is unset
+ * marked as left out (what `buildSummarizerCandidates` builds from the same settings).
+ */
+export function describeSummarizerCandidates(
+  settings: Pick<EngineSettings, 'compaction' | 'summarizer'>,
+  environment: Environment,
+): string[] {
+  const described: string[] = [];
+  if (settings.compaction.remoteEndpoint !== undefined)
+    described.push(`remote endpoint ${settings.compaction.remoteEndpoint} (compaction.remoteEndpoint)`);
+  for (const candidate of settings.summarizer.candidates) {
+    const variable = secretVariableOf(candidate);
+    const leftOut = variable !== undefined && isUnset(environment, variable);
+    described.push(
+      `${candidateDescription(candidate)}${leftOut ? ` (left out: ${variable} is not set)` : ''}`,
+    );
+  }
+  return described;
+}
+
 function candidateOf(
   candidate: SummarizerCandidateSettings,
   environment: Environment,
   warn: (message: string) => void,
 ): Summarizer | undefined {
   const secret = (variable: string, what: string): string | undefined => {
-    const value = environment[variable];
-    if (value === undefined || value === '') {
+    if (isUnset(environment, variable)) {
       warn(`${what}: environment variable ${variable} is not set; this summariser is left out`);
       return undefined;
     }
-    return value;
+    return environment[variable];
   };
   switch (candidate.provider) {
     case 'offline':

@@ -1,7 +1,7 @@
 import { InMemoryEventStore, verifyStream, type RecordedEvent } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
-import { SessionStreams } from '../sessions/session-streams.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { TenantMismatchError } from '../shared/command-context';
 import { TenantGuardEventStore, type AppendResultKind } from './tenant-guard-event-store';
 

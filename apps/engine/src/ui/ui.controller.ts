@@ -3,7 +3,7 @@
 // Responses carry a strict content security policy: same-origin scripts, styles and requests only.
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { notFound } from '../http/problem/api-errors';
+import { notFound } from '../api/problem/api-errors';
 import { UiAssets, type UiAsset } from './ui-assets';
 
 export const UI_CONTENT_SECURITY_POLICY = [

@@ -4,4 +4,3 @@ export * from './session-store-errors';
 export * from './session-repository';
 export * from './session-import';
 export * from './session-export';
-export { decideImport, importDecider, type ImportSessionCommand } from './import-decision';

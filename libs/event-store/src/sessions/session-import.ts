@@ -4,6 +4,7 @@
 // again writes nothing and no two sessions share an id. Nothing is written for a file with a
 // bad line unless the import is lenient.
 import {
+  importDecider,
   parseSessionFile,
   SessionFileError,
   sessionStreamName,
@@ -19,7 +20,6 @@ import { sessionIdSeed } from '../command-handling/id-seed';
 import { handleCommand, type StreamAppender } from '../command-handling/handle-command';
 import type { EventStore } from '../port';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
-import { importDecider } from './import-decision';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
 

@@ -14,18 +14,6 @@ export class SessionImportError extends Error {
   }
 }
 
-/** The stream of the session already holds different content; nothing was written. */
-export class SessionImportConflictError extends Error {
-  override readonly name = 'SessionImportConflictError';
-
-  constructor(
-    readonly sessionId: string,
-    readonly difference: string,
-  ) {
-    super(`session ${sessionId} is already stored with different content: ${difference}`);
-  }
-}
-
 /** No stream holds this session. */
 export class SessionNotFoundError extends Error {
   override readonly name = 'SessionNotFoundError';

@@ -1,4 +1,5 @@
 import {
+  SessionImportConflictError,
   serializeSessionFile,
   sessionStreamName,
   type SessionEntry,
@@ -13,7 +14,6 @@ import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import type { EventStore, RecordedEvent } from '../port';
 import {
   InvalidStoredEventError,
-  SessionImportConflictError,
   SessionImportError,
   SessionNotFoundError,
   exportSession,

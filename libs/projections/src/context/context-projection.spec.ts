@@ -55,7 +55,13 @@ function countingCounter(): TokenCounter & { calls: number } {
 }
 
 const sessionWithActivity = fc.record({
-  session: generatedSessionArbitrary({ maxEntries: 40, compactions: true }),
+  session: generatedSessionArbitrary({
+    maxEntries: 40,
+    compactions: true,
+    modelChangeShapes: 'both',
+    extensionEntries: true,
+    keptRegionCuts: true,
+  }),
   extras: fc.array(extraActivityArbitrary, { maxLength: 8 }),
   leafPicks: fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), {
     minLength: 1,

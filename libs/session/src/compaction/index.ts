@@ -8,3 +8,5 @@ export * from './serialize-conversation';
 export * from './summary-templates';
 export * from './summary-request';
 export * from './compaction-requests';
+export * from './supplied-compaction';
+export * from './turn-boundaries';

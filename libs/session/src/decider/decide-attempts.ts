@@ -143,7 +143,7 @@ function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: Branch
 }
 
 export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
-  const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt } =
+  const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt, force } =
     command.data;
   requireAttemptId(attemptId);
   if (alreadyStarted(state, attemptId, 'compaction')) return [];
@@ -159,6 +159,7 @@ export function startCompaction(command: StartCompaction, state: ActiveSessionSt
     tokensBefore,
     ...(model !== undefined ? { model } : {}),
     startedAt,
+    ...(force === true ? { force } : {}),
   };
   return [{ type: 'CompactionStarted', data }];
 }

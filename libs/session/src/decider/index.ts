@@ -14,3 +14,5 @@ export {
 } from './session-state';
 export { decide, foldSessionEvents, sessionDecider } from './decide';
 export { EntryPaths } from './entry-paths';
+export * from './prepared-compaction';
+export * from './decide-import';

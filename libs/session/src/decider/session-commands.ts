@@ -49,6 +49,7 @@ export type StartCompaction = CommandOf<
     tokensBefore: number;
     model?: string;
     startedAt: number;
+    force?: true;
   }
 >;
 

@@ -70,6 +70,8 @@ export const compactionStartedSchema = z.object({
     /** "provider/modelId" of the summariser, when known at start. */
     model: z.string().optional(),
     startedAt: millis,
+    /** The compaction was forced (issue 13.4): it keeps less when the keep budget would keep all. */
+    force: z.literal(true).optional(),
   }),
 });
 

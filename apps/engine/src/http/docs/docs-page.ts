@@ -1,8 +1,8 @@
 // The self-contained documentation page served at /docs: the OpenAPI document embedded in the
 // page and rendered by a few lines of script — no CDN, no external file — with the problem
 // codes and the public event names beside it.
-import { problemCodes, problemStatuses, problemTitles } from '../problem/api-errors';
-import type { OpenApiDocument } from '../openapi/openapi-document';
+import { problemCodes, problemStatuses, problemTitles } from '../../api/problem/api-errors';
+import type { OpenApiDocument } from '../../api/openapi/openapi-document';
 
 export interface EventNameDoc {
   readonly name: string;

@@ -3,7 +3,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { describeNameMapping } from '../../events-stream/public-event-names';
-import type { OpenApiDocument } from '../openapi/openapi-document';
+import type { OpenApiDocument } from '../../api/openapi/openapi-document';
 import { apiDocument } from '../api-document';
 import { renderDocsPage } from './docs-page';
 

@@ -9,10 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { EVENT_STORE } from '../../shared/injection-tokens';
 import { TenantDirectory } from '../../tenancy/tenant-directory';
-import { presentsValidKey } from '../../tenancy/tenant.guard';
-import type { ApiOperation } from '../openapi/api-operation';
-import { responseSchema } from '../openapi/api-schemas';
-import { ReadModels } from '../read-side/read-models.service';
+import { presentsValidKey } from '../../api/tenant.guard';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { responseSchema } from '../../api/openapi/api-schemas';
+import { ReadModels } from '../../read-side/read-models.service';
 
 const STORE_CHECK_TIMEOUT_MS = 2_000;
 

@@ -16,19 +16,19 @@ import { z } from 'zod';
 import type { EngineConfig } from '../../config/engine-config';
 import { EVENT_STORE } from '../../shared/injection-tokens';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import { Principal, TenantGuard } from '../../tenancy/tenant.guard';
-import { ENGINE_CONFIG } from '../http-tokens';
-import type { ApiOperation } from '../openapi/api-operation';
-import { ReadModels } from '../read-side/read-models.service';
+import { Principal, TenantGuard } from '../../api/tenant.guard';
+import { ENGINE_CONFIG } from '../../api/http-tokens';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { ReadModels } from '../../read-side/read-models.service';
 import {
   parseParameter,
   parseQuery,
   readJsonLinesBody,
   sessionFileMediaTypes,
-} from '../request/request-input';
+} from '../../api/request/request-input';
 import { MAX_SESSION_PAGE, importQuery, sessionIdParameter } from './session-requests.schemas';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
-import { TenantSessions } from './tenant-sessions.service';
+import { TenantSessions } from '../../api/tenant-sessions.service';
 
 export const IMPORT_ACTOR = 'strata-api';
 export const SESSION_FILE_MEDIA_TYPE = 'application/x-ndjson';

@@ -1,6 +1,6 @@
 // Adapter: RequestContinuation → the session decider through the generic command handler.
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { SessionStreams } from '../../sessions/session-streams.service';
+import { SessionStreams } from '../../session-streams/session-streams.service';
 import { tenantOf } from '../../shared/command-context';
 import { RequestContinuationCommand, type RequestContinuationResult } from './request-continuation.command';
 

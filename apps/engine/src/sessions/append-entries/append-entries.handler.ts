@@ -7,14 +7,13 @@
 // with `IdempotencyMismatchError` when they are not.
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
-import type { SessionEntry } from '@strata/session';
+import { derivedEventId, sessionIdSeed, type EarlierHandling } from '@strata/event-store';
+import { textsToCount, type SessionEntry } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
-import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
-import { textsToCount } from '../session-views';
+import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { tenantOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 
@@ -69,6 +68,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     return {
       sessionId,
       entryIds: entries.map((entry) => entry.id),
+      eventIds: written.eventIds,
       leafId: written.state.status === 'active' ? written.state.leafId : null,
       revision: written.revision,
       alreadyAppended: false,
@@ -94,6 +94,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     return {
       sessionId,
       entryIds: appended.map((entry) => entry.id),
+      eventIds: written.map((_, index) => derivedEventId(earlier.idSeed, index)),
       leafId: appended[appended.length - 1]?.id ?? null,
       revision: written[written.length - 1]?.revision ?? earlier.revision,
       alreadyAppended: true,

@@ -10,7 +10,7 @@ import { isoTimestamp, type Clock } from '../../shared/clock';
 import { newEntryId } from '../../shared/entry-ids';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { CLOCK } from '../../shared/injection-tokens';
-import { SessionStreams, type SessionWriteOptions } from '../session-streams.service';
+import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { tenantOf } from '../../shared/command-context';
 import { SetLabelCommand, type SetLabelResult } from './set-label.command';
 

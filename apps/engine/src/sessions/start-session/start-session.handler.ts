@@ -10,7 +10,7 @@ import { CURRENT_SESSION_VERSION, type SessionHeader } from '@strata/session';
 import { CLOCK } from '../../shared/injection-tokens';
 import { isoTimestamp, type Clock } from '../../shared/clock';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
-import { SessionStreams } from '../session-streams.service';
+import { SessionStreams } from '../../session-streams/session-streams.service';
 import { tenantOf } from '../../shared/command-context';
 import { StartSessionCommand, type StartSessionResult } from './start-session.command';
 

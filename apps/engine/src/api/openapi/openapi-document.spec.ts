@@ -1,0 +1,61 @@
+import { apiDocument, apiOperations } from '../../http/api-document';
+import { problemStatuses } from '../problem/api-errors';
+
+function references(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((item) => references(item, found));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') found.push(item);
+      else references(item, found);
+    }
+  }
+  return found;
+}
+
+describe('the OpenAPI document', () => {
+  const document = apiDocument();
+
+  it('is OpenAPI 3.1 with an operation for every described endpoint', () => {
+    expect(document.openapi).toBe('3.1.0');
+    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item));
+    expect(operations).toHaveLength(apiOperations.length);
+    expect(document.paths['/sessions/{sessionId}/context']?.['get']).toMatchObject({
+      operationId: 'getContext',
+    });
+  });
+
+  it('resolves every reference to a component schema', () => {
+    const refs = references(document);
+    expect(refs.length).toBeGreaterThan(20);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(document.components.schemas[ref.split('/').pop()!]).toBeDefined();
+    }
+  });
+
+  it('generates request bodies from the zod schemas (input side: defaults optional)', () => {
+    const append = document.components.schemas['AppendEntriesRequest'] as {
+      required: string[];
+      properties: object;
+    };
+    expect(append.required).toEqual(['entries']);
+    expect(Object.keys(append.properties)).toEqual([
+      'entries',
+      'expectedRevision',
+      'expectedLeafId',
+      'idempotencyKey',
+    ]);
+  });
+
+  it('lists the problems of each operation as problem+json, and needs no key only where public', () => {
+    const get = document.paths['/sessions/{sessionId}']?.['get'] as {
+      responses: Record<string, { content?: object }>;
+    };
+    expect(Object.keys(get.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '404', String(problemStatuses.internal)]),
+    );
+    expect(get.responses['404']?.content).toHaveProperty(['application/problem+json']);
+    expect(document.paths['/health']?.['get']).toMatchObject({ security: [] });
+    expect(document.paths['/sessions']?.['get']).not.toHaveProperty('security');
+  });
+});

@@ -1,0 +1,148 @@
+// Problem details (RFC 9457) for every error the API can meet: the one place where the errors
+// of the domain, the store, the projections and the framework are mapped onto the closed set.
+import { HttpException } from '@nestjs/common';
+import {
+  ConcurrencyError,
+  DuplicateEventIdError,
+  SessionImportError,
+  SessionNotFoundError,
+  StreamErasedError,
+  storeUnavailableReason,
+} from '@strata/event-store';
+import { ProcessorRunnerStoppedError } from '@strata/processing';
+import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
+import { SessionDomainError, SessionImportConflictError } from '@strata/session';
+import { SettingsValidationError } from '../../settings/settings-validation-error';
+import { IdempotencyMismatchError } from '../../shared/idempotency';
+import { TenantMismatchError } from '../../shared/command-context';
+import { ApiError, problemStatuses, problemTitles, type ProblemCode } from './api-errors';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export interface ProblemDocument {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  /** The request path. */
+  readonly instance?: string;
+  /** The stable code of the closed set. */
+  readonly code: ProblemCode;
+  readonly [extension: string]: unknown;
+}
+
+export interface MappedProblem {
+  readonly document: ProblemDocument;
+  readonly headers: Readonly<Record<string, string>>;
+  /** True for errors outside the closed set (worth logging). */
+  readonly unexpected: boolean;
+}
+
+function problem(
+  code: ProblemCode,
+  detail: string,
+  extensions: Readonly<Record<string, unknown>> = {},
+  headers: Readonly<Record<string, string>> = {},
+): MappedProblem {
+  return {
+    document: {
+      ...extensions,
+      type: `/docs#problem-${code}`,
+      title: problemTitles[code],
+      status: problemStatuses[code],
+      detail,
+      code,
+    },
+    headers,
+    unexpected: code === 'internal',
+  };
+}
+
+function fromDomain(error: SessionDomainError): MappedProblem {
+  switch (error.code) {
+    case 'not_found':
+      return problem('not_found', error.message);
+    case 'conflict':
+    case 'already_exists':
+      return problem('conflict', error.message, { reason: error.code });
+    case 'invalid':
+      return problem('validation', error.message);
+    default: {
+      const unhandled: never = error.code;
+      throw new Error(`unhandled session error code ${String(unhandled)}`);
+    }
+  }
+}
+
+const statusCodes: ReadonlyMap<number, ProblemCode> = new Map(
+  Object.entries(problemStatuses).map(([code, status]) => [status, code as ProblemCode]),
+);
+
+function fromHttpException(error: HttpException): MappedProblem {
+  const code = statusCodes.get(error.getStatus()) ?? 'internal';
+  const detail =
+    code === 'not_found' ? 'no such resource' : code === 'internal' ? 'unexpected error' : error.message;
+  return problem(code, detail);
+}
+
+/** The problem to answer for `error`. */
+export function problemOf(error: unknown): MappedProblem {
+  if (error instanceof ApiError) return problem(error.code, error.message, error.extensions, error.headers);
+  if (error instanceof SessionDomainError) return fromDomain(error);
+  if (error instanceof SessionNotFoundError || error instanceof TenantMismatchError) {
+    return problem('not_found', 'session not found');
+  }
+  if (error instanceof StreamErasedError) return problem('not_found', 'the session was erased');
+  if (error instanceof UnknownEntryError) return problem('not_found', `entry ${error.entryId} not found`);
+  if (error instanceof ConcurrencyError) {
+    return problem('conflict', 'the session changed meanwhile; read it again and retry', {
+      reason: 'revision_conflict',
+      ...(error.actual !== null ? { revision: error.actual.toString() } : {}),
+    });
+  }
+  if (error instanceof DuplicateEventIdError) {
+    return problem('conflict', 'an event id of this request is already recorded', {
+      reason: 'duplicate_event',
+    });
+  }
+  if (error instanceof IdempotencyMismatchError) {
+    return problem('conflict', error.message, { reason: 'idempotency_mismatch' });
+  }
+  if (error instanceof SessionImportConflictError) {
+    return problem('conflict', error.message, { reason: 'import_conflict' });
+  }
+  if (error instanceof SessionImportError) {
+    return problem('validation', error.message, { line: error.line, reason: error.code });
+  }
+  if (error instanceof SettingsValidationError) {
+    return problem('validation', `invalid settings in ${error.source}`, {
+      errors: error.problems.map((message) => ({ path: error.source, message })),
+    });
+  }
+  if (error instanceof InvalidProjectionQueryError) return problem('validation', error.message);
+  if (error instanceof SessionSetAsideError) {
+    const { event } = error;
+    return problem('set_aside', `${error.message}; retrying does not help until it is brought back`, {
+      sessionId: error.sessionId,
+      projection: event.projection,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      position: event.position.toString(),
+      reason: event.reason,
+    });
+  }
+  if (error instanceof ProcessorRunnerStoppedError) {
+    return problem('unavailable', 'the read models are stopping', {}, { 'Retry-After': '1' });
+  }
+  if (error instanceof HttpException) return fromHttpException(error);
+  const storeReason = storeUnavailableReason(error);
+  if (storeReason !== undefined) {
+    return problem(
+      'unavailable',
+      'the event store cannot be reached or written right now; nothing was written, retry later',
+      { reason: storeReason },
+      { 'Retry-After': '5' },
+    );
+  }
+  return problem('internal', 'unexpected error');
+}

@@ -1,0 +1,45 @@
+// Sessions as one tenant sees them: commands are built with the tenant's context (so what they
+// write is sealed with the tenant), and a session of another tenant is not found.
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus, type Command } from '@nestjs/cqrs';
+import { ApiError } from './problem/api-errors';
+import type { TenantPrincipal } from '../tenancy/tenant-directory';
+import type { CommandContext } from '../shared/command-context';
+import type { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
+import { TENANT_STORE } from './http-tokens';
+
+@Injectable()
+export class TenantSessions {
+  constructor(
+    @Inject(TENANT_STORE) private readonly store: TenantGuardEventStore,
+    private readonly commands: CommandBus,
+  ) {}
+
+  /** Throws `SessionNotFoundError` unless the session exists and is the principal's. */
+  requireOwned(principal: TenantPrincipal, sessionId: string): Promise<void> {
+    return this.store.tenants.requireSessionOf(principal.tenant, sessionId);
+  }
+
+  /** The tenant the session belongs to; undefined when it does not exist. */
+  ownerOf(sessionId: string): Promise<string | undefined> {
+    return this.store.tenants.tenantOfSession(sessionId);
+  }
+
+  /** Refuses a session id that another tenant already uses. */
+  async requireAvailable(principal: TenantPrincipal, sessionId: string): Promise<void> {
+    const owner = await this.ownerOf(sessionId);
+    if (owner !== undefined && owner !== principal.tenant) {
+      throw new ApiError('conflict', `session id ${sessionId} is not available`, {
+        reason: 'session_id_taken',
+      });
+    }
+  }
+
+  /** Builds the command for the principal's tenant and runs it. */
+  execute<Result>(
+    principal: TenantPrincipal,
+    command: (context: CommandContext) => Command<Result>,
+  ): Promise<Result> {
+    return this.commands.execute(command({ tenant: principal.tenant }));
+  }
+}

@@ -1,0 +1,83 @@
+// The HTTP edge of tenancy: authenticates the API key of each request to a tenant, refuses
+// writes with a read-only key, and hands the principal to handlers (`@Principal()`).
+import {
+  createParamDecorator,
+  Inject,
+  Injectable,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { forbidden, unauthorized } from './problem/api-errors';
+import { TenantDirectory, type TenantPrincipal } from '../tenancy/tenant-directory';
+
+const PRINCIPAL = Symbol('strata.principal');
+
+type RequestWithPrincipal = IncomingMessage & { [PRINCIPAL]?: TenantPrincipal };
+
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Authenticates a request; throws the `unauthorized` or `forbidden` problem. */
+export function principalOf(directory: TenantDirectory, request: IncomingMessage): TenantPrincipal {
+  const authentication = directory.authenticate({
+    authorization: header(request, 'authorization'),
+    apiKey: header(request, 'x-api-key'),
+  });
+  switch (authentication.kind) {
+    case 'authenticated':
+      break;
+    case 'missing_key':
+      throw unauthorized('send an API key as Authorization: Bearer <key> or x-api-key');
+    case 'unknown_key':
+      throw unauthorized('the API key is not valid');
+    case 'conflicting_keys':
+      throw unauthorized('Authorization and x-api-key name different keys');
+    default: {
+      const unhandled: never = authentication;
+      throw new Error(`unhandled authentication ${JSON.stringify(unhandled)}`);
+    }
+  }
+  const { principal } = authentication;
+  if (principal.access === 'read_only' && !readMethods.has(request.method ?? 'GET')) {
+    throw forbidden('this API key is read-only');
+  }
+  return principal;
+}
+
+/**
+ * Whether the request presents a valid API key (any access), for public routes that tell more to
+ * such callers; always true in single-tenant mode, where no key is needed.
+ */
+export function presentsValidKey(directory: TenantDirectory, request: IncomingMessage): boolean {
+  return (
+    directory.authenticate({
+      authorization: header(request, 'authorization'),
+      apiKey: header(request, 'x-api-key'),
+    }).kind === 'authenticated'
+  );
+}
+
+@Injectable()
+export class TenantGuard implements CanActivate {
+  constructor(@Inject(TenantDirectory) private readonly directory: TenantDirectory) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    request[PRINCIPAL] = principalOf(this.directory, request);
+    return true;
+  }
+}
+
+/** The authenticated principal of the request (use on routes behind `TenantGuard`). */
+export const Principal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): TenantPrincipal => {
+    const principal = context.switchToHttp().getRequest<RequestWithPrincipal>()[PRINCIPAL];
+    if (principal === undefined) throw new Error('route reads the principal without TenantGuard');
+    return principal;
+  },
+);

@@ -1,0 +1,57 @@
+// Creating the engine's Nest application from a validated configuration: no framework body
+// parser (the API reads bodies itself, with its size limits), the configured log level, the
+// HTTP response metrics, and problem details for the requests Node's parser refuses. Used by
+// `npm start` and by the end-to-end tests.
+import type { INestApplication, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AppModule } from './app.module';
+import type { EngineConfig, EngineLogLevel } from './config/engine-config';
+import { EngineMetrics } from './observability/engine-metrics.service';
+import { answerClientErrors } from './api/problem/client-error-answers';
+import type { StrataApplicationOptions } from './http/strata-http.module';
+
+const nestLevels: Readonly<Record<Exclude<EngineLogLevel, 'silent'>, LogLevel[]>> = {
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  log: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+  verbose: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+export function nestLogLevels(level: EngineLogLevel): LogLevel[] | false {
+  return level === 'silent' ? false : nestLevels[level];
+}
+
+type Middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
+
+function responseMetrics(metrics: EngineMetrics): Middleware {
+  return (request, response, next) => {
+    const started = process.hrtime.bigint();
+    const method = request.method ?? 'UNKNOWN';
+    response.on('finish', () => {
+      metrics.httpResponses.increment({ method, status: String(response.statusCode) });
+      const isEventStream = String(response.getHeader('content-type') ?? '').startsWith('text/event-stream');
+      if (!isEventStream) {
+        metrics.httpDuration.observe({ method }, Number(process.hrtime.bigint() - started) / 1e9);
+      }
+    });
+    next();
+  };
+}
+
+export async function createEngineApplication(
+  config: EngineConfig,
+  options: StrataApplicationOptions = {},
+): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config, options), {
+    bodyParser: false,
+    logger: nestLogLevels(config.logLevel),
+    abortOnError: false,
+  });
+  const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
+  server.disable?.('x-powered-by');
+  app.use(responseMetrics(app.get(EngineMetrics)));
+  answerClientErrors(app.getHttpServer() as Server);
+  return app;
+}

@@ -1,0 +1,66 @@
+// GET /metrics: the Prometheus text exposition. It carries counts by event type, outcome and
+// status only, nothing of any tenant's content; still, counts and positions tell how much the
+// store holds, so with API keys configured a caller without a valid key gets the health gauges
+// only (the projections live, their lag).
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { ReadModels } from '../../read-side/read-models.service';
+import { TenantDirectory } from '../../tenancy/tenant-directory';
+import { presentsValidKey } from '../../api/tenant.guard';
+import { z } from 'zod';
+import { EngineMetrics } from '../../observability/engine-metrics.service';
+import { PROMETHEUS_CONTENT_TYPE } from '../../observability/metrics-registry';
+
+/** What a caller without a valid key is shown. */
+const HEALTH_METRICS: ReadonlySet<string> = new Set([
+  'strata_projections_live',
+  'strata_projection_lag_events',
+]);
+
+@Controller()
+export class MetricsController {
+  constructor(
+    private readonly metrics: EngineMetrics,
+    private readonly readModels: ReadModels,
+    @Inject(TenantDirectory) private readonly directory: TenantDirectory,
+  ) {}
+
+  @Get('metrics')
+  async metricsText(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    await this.refreshProjectionGauges();
+    const text = presentsValidKey(this.directory, request)
+      ? this.metrics.registry.render()
+      : this.metrics.registry.render((name) => HEALTH_METRICS.has(name));
+    response.statusCode = 200;
+    response.setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
+    response.setHeader('Content-Length', Buffer.byteLength(text));
+    response.end(text);
+  }
+
+  private async refreshProjectionGauges(): Promise<void> {
+    const status = this.readModels.runner.status();
+    this.metrics.projectionsLive.set({}, status.state === 'live' ? 1 : 0);
+    this.metrics.sessionsSetAsideNow.set({}, this.readModels.setAsideSessions());
+    try {
+      const lag = await this.readModels.lag();
+      this.metrics.projectionLag.set({}, Number(lag.positionsBehind));
+      this.metrics.projectionAppliedPosition.set({}, Number(lag.appliedPosition ?? -1n));
+    } catch {
+      this.metrics.projectionLag.set({}, NaN);
+    }
+  }
+}
+
+export const metricsOperations: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    tag: 'operations',
+    summary: 'Prometheus metrics (text exposition format 0.0.4); without a valid key only the health gauges',
+    responses: { 200: { description: 'The metrics', schema: z.string(), mediaType: 'text/plain' } },
+    problems: [],
+    public: true,
+  },
+];

@@ -1,0 +1,253 @@
+// Reads and writes session streams for every use case: a thin layer over the one generic
+// command handler of @strata/event-store (read → fold → decide → append at the read revision →
+// bounded retry on conflict). A use case hands it a plan: one decider command, several (decided
+// in turn, appended as one batch), or a function of the current state that names them — so a
+// retry after a conflict decides again on the fresh state (a compaction attaches under the leaf
+// that is current when it is written, not the one it was prepared at). Folded sessions are
+// cached per engine, so a command reads only the events appended since the previous one (the
+// cache is always read forward from the store, so other engines writing the same store are seen).
+// Reads of the current state (compaction and navigation) go through the same cache. A seeded
+// write that was made before is reported with where it was made, and the events it wrote can be
+// read back, so a use case can compare a repeated request with the first and answer as it did.
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import {
+  FoldedStreamCache,
+  SessionNotFoundError,
+  derivedEventId,
+  foldStream,
+  handleCommand,
+  parseStoredSessionEvent,
+  sealingAppender,
+  type CommandHandled,
+  type Decider,
+  type EarlierHandling,
+  type EventStore,
+  type StreamAppender,
+} from '@strata/event-store';
+import {
+  conflict,
+  decide,
+  evolve,
+  initialState,
+  sessionStreamName,
+  type ActiveSessionState,
+  type SessionCommand,
+  type SessionEvent,
+  type SessionState,
+} from '@strata/session';
+import { DEFAULT_TENANT, TenantMismatchError, tenantOfMetadata } from '../shared/command-context';
+import { EVENT_STORE } from '../shared/injection-tokens';
+
+/** What to decide: one command, several in order, or a function of the state that names them. */
+export type SessionPlan =
+  SessionCommand | readonly SessionCommand[] | ((state: SessionState) => readonly SessionCommand[]);
+
+function commandsOf(plan: SessionPlan, state: SessionState): readonly SessionCommand[] {
+  if (typeof plan === 'function') return plan(state);
+  return isCommandList(plan) ? plan : [plan];
+}
+
+function isCommandList(plan: SessionCommand | readonly SessionCommand[]): plan is readonly SessionCommand[] {
+  return Array.isArray(plan);
+}
+
+/**
+ * Decides each command on the state left by the previous ones; all events form one append. The
+ * state is not evolved past the last command: the handler evolves it once more with the whole
+ * batch, and evolving the newest state of a session log twice would make the second a copy.
+ */
+export const sessionPlanDecider: Decider<SessionPlan, SessionEvent, SessionState> = {
+  decide(plan, state) {
+    const events: SessionEvent[] = [];
+    const commands = commandsOf(plan, state);
+    let current = state;
+    commands.forEach((command, index) => {
+      const decided = decide(command, current);
+      if (index < commands.length - 1) for (const event of decided) current = evolve(current, event);
+      events.push(...decided);
+    });
+    return events;
+  },
+  evolve,
+  initialState,
+};
+
+export type SessionWrite = CommandHandled<SessionEvent, SessionState>;
+
+export interface SessionWriteOptions {
+  /** New event ids derive from it; a stream already holding its first id is left alone. */
+  readonly idSeed?: string;
+  /** Seeds the engine gave the same write before `idSeed` was scoped by session (stores written then). */
+  readonly formerIdSeeds?: readonly string[];
+  /** A digest of what the seeded write asks; recorded with it, and reported back on a repeat. */
+  readonly requestDigest?: string;
+  /** The writer's view: the stream's last revision must equal it (no retry when it does not). */
+  readonly expectedRevision?: bigint;
+  /** Audit metadata of the new events (actor, correlation and causation ids); actor `strata-engine` by default. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The tenant the write is for (a command's context); see `appenderFor`. */
+  readonly tenant?: string;
+}
+
+/**
+ * The integrity layer's sealing appender, after two checks: the writer's revision, when it named
+ * one, and the tenant. Every event gets the stream's tenant (from the last event read, so no
+ * extra read), or for a new stream the writer's (`default` when none), before it is sealed — the
+ * tenant is sealed once, with the event. A writer for another tenant than the stream's is refused.
+ */
+function appenderFor(options: SessionWriteOptions): StreamAppender {
+  const { expectedRevision } = options;
+  return (request) => {
+    const actual = request.lastEvent?.revision ?? null;
+    if (expectedRevision !== undefined && actual !== expectedRevision) {
+      throw conflict(`session stream is at revision ${actual ?? 'none'}, not ${expectedRevision}`, {
+        expectedRevision: expectedRevision.toString(),
+        revision: actual === null ? null : actual.toString(),
+      });
+    }
+    const streamTenant =
+      request.lastEvent === undefined ? undefined : tenantOfMetadata(request.lastEvent.metadata);
+    if (streamTenant !== undefined && options.tenant !== undefined && options.tenant !== streamTenant) {
+      throw new TenantMismatchError(request.streamId, streamTenant, options.tenant);
+    }
+    const tenant = streamTenant ?? options.tenant ?? DEFAULT_TENANT;
+    const events = request.events.map((event) => ({ ...event, metadata: { ...event.metadata, tenant } }));
+    return sealingAppender({ ...request, events });
+  };
+}
+
+/** The actor recorded on events the engine writes unless the caller names another. */
+export const ENGINE_ACTOR = 'strata-engine';
+
+/** How much of the folded sessions `SessionStreams` keeps between commands. */
+export interface SessionFoldBounds {
+  /** Sessions kept (the least recently written goes first); 0 keeps none. */
+  readonly maxSessions: number;
+  /** Entries of all kept sessions together. */
+  readonly maxEntries: number;
+}
+
+export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_000, maxEntries: 250_000 };
+
+/** The `SessionFoldBounds` of the engine. */
+export const SESSION_FOLD_BOUNDS = Symbol('SESSION_FOLD_BOUNDS');
+
+function entryCountOf(state: SessionState): number {
+  return state.status === 'active' ? state.entryCount : 0;
+}
+
+@Injectable()
+export class SessionStreams {
+  private readonly folded: FoldedStreamCache<SessionState> | undefined;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Optional() @Inject(SESSION_FOLD_BOUNDS) bounds: SessionFoldBounds = DEFAULT_SESSION_FOLD_BOUNDS,
+  ) {
+    this.folded =
+      bounds.maxSessions === 0
+        ? undefined
+        : new FoldedStreamCache({
+            maxStreams: bounds.maxSessions,
+            maxWeight: bounds.maxEntries,
+            weightOf: entryCountOf,
+          });
+  }
+
+  /**
+   * The session's current state, read from the store (forward from the cached fold when there
+   * is one, as commands are); throws `SessionNotFoundError` when it was never started.
+   */
+  async state(sessionId: string): Promise<ActiveSessionState> {
+    const { state } = await foldStream({
+      store: this.store,
+      streamId: sessionStreamName(sessionId),
+      decider: sessionPlanDecider,
+      parseEvent: parseStoredSessionEvent,
+      lookFor: [],
+      cache: this.folded,
+    });
+    if (state.status !== 'active') throw new SessionNotFoundError(sessionId);
+    return state;
+  }
+
+  /**
+   * Decides `plan` on the session's current state and appends the events. Throws what the
+   * decider throws (`SessionDomainError`), and `ConcurrencyError` when every retry met a writer.
+   */
+  execute(sessionId: string, plan: SessionPlan, options: SessionWriteOptions = {}): Promise<SessionWrite> {
+    return handleCommand(this.store, sessionStreamName(sessionId), plan, sessionPlanDecider, {
+      parseEvent: parseStoredSessionEvent,
+      ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
+      ...(options.formerIdSeeds !== undefined ? { formerIdSeeds: options.formerIdSeeds } : {}),
+      ...(options.requestDigest !== undefined ? { requestDigest: options.requestDigest } : {}),
+      metadata: { actor: ENGINE_ACTOR, ...options.metadata },
+      appender: appenderFor(options),
+      ...(this.folded !== undefined ? { cache: this.folded } : {}),
+    });
+  }
+
+  /** How the write seeded with `idSeed` (or a former seed) was made; undefined when it was not. */
+  async earlierWrite(
+    sessionId: string,
+    options: Pick<SessionWriteOptions, 'idSeed' | 'formerIdSeeds'>,
+  ): Promise<EarlierHandling | undefined> {
+    const probe = await this.execute(sessionId, () => [], options);
+    return probe.earlier;
+  }
+
+  /** The metadata of the session's event at `revision`; undefined when there is none. */
+  async metadataAt(
+    sessionId: string,
+    revision: bigint,
+  ): Promise<Readonly<Record<string, unknown>> | undefined> {
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      fromRevision: revision,
+      maxCount: 1,
+    })) {
+      return recorded.revision === revision ? recorded.metadata : undefined;
+    }
+    return undefined;
+  }
+
+  /** The global position of the session's last event; throws `SessionNotFoundError` for an empty stream. */
+  async headPosition(sessionId: string): Promise<bigint> {
+    for await (const last of this.store.readStream(sessionStreamName(sessionId), {
+      direction: 'backwards',
+      fromRevision: 'end',
+      maxCount: 1,
+    })) {
+      return last.position;
+    }
+    throw new SessionNotFoundError(sessionId);
+  }
+
+  /** The global position of the session's last event of one of `types`; null when it has none. */
+  async lastPositionOf(sessionId: string, types: readonly string[]): Promise<bigint | null> {
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      direction: 'backwards',
+      fromRevision: 'end',
+    })) {
+      if (types.includes(recorded.type)) return recorded.position;
+    }
+    return null;
+  }
+
+  /** The events an earlier seeded write appended, in order, each with its revision. */
+  async eventsOf(sessionId: string, earlier: EarlierHandling): Promise<readonly WrittenEvent[]> {
+    const written: WrittenEvent[] = [];
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      fromRevision: earlier.revision,
+    })) {
+      if (recorded.id !== derivedEventId(earlier.idSeed, written.length)) break;
+      written.push({ revision: recorded.revision, event: parseStoredSessionEvent(recorded) });
+    }
+    return written;
+  }
+}
+
+/** An event of the session as stored, with its revision. */
+export interface WrittenEvent {
+  readonly revision: bigint;
+  readonly event: SessionEvent;
+}

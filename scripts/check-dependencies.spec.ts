@@ -1,0 +1,110 @@
+// The dependency rule run as `npm run depcheck` runs it, on small repositories made for each case.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+const script = join(__dirname, 'check-dependencies.js');
+
+function repositoryOf(files: Readonly<Record<string, string>>): string {
+  const root = mkdtempSync(join(tmpdir(), 'strata-depcheck-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    writeFileSync(join(root, file), text);
+  }
+  return root;
+}
+
+function check(files: Readonly<Record<string, string>>): { status: number | null; stderr: string } {
+  const root = repositoryOf(files);
+  try {
+    const run = spawnSync(process.execPath, [script, '--root', root], { encoding: 'utf8' });
+    return { status: run.status, stderr: run.stderr };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const layered = {
+  'apps/engine/src/shared/clock.ts': 'export const clock = 1;\n',
+  'apps/engine/src/session-streams/streams.ts':
+    "import { clock } from '../shared/clock';\nexport const s = clock;\n",
+  'apps/engine/src/sessions/append.ts':
+    "import { s } from '../session-streams/streams';\nexport const a = s;\n",
+  'apps/engine/src/sagas/saga.ts': "import { a } from '../sessions/append';\nexport const g = a;\n",
+  'apps/engine/src/index.ts': "export { a } from './sessions/append';\n",
+  'apps/cli/src/main.ts': "import { a } from '@strata/engine';\nexport const m = a;\n",
+  'libs/session/src/index.ts': "import { z } from 'zod';\nexport const schema = z.string();\n",
+};
+
+describe('the dependency rule', () => {
+  it('passes a repository whose engine imports only downwards and whose CLI uses @strata/engine', () => {
+    expect(check(layered)).toEqual({ status: 0, stderr: '' });
+  });
+
+  it('fails on an import running back up the engine’s floors, naming the file and both folders', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'apps/engine/src/sessions/append.ts': "import { g } from '../sagas/saga';\nexport const a = g;\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      'apps/engine/src/sessions/append.ts: sessions imports sagas, a floor above its own (../sagas/saga)',
+    );
+  });
+
+  it('fails on two folders of one floor importing each other', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'apps/engine/src/compaction/compact.ts':
+        "import { b } from '../branch-summary/summary';\nexport const c = b;\n",
+      'apps/engine/src/branch-summary/summary.ts': 'export const b = 1;\n',
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain('compaction imports branch-summary, a folder on its own floor');
+  });
+
+  it('fails on a folder that is on no floor, and on a file at the root imported from below', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'apps/engine/src/gadgets/gadget.ts': 'export const x = 1;\n',
+      'apps/engine/src/shared/uses-root.ts': "import { a } from '../index';\nexport const y = a;\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain('apps/engine/src/gadgets is on no floor');
+    expect(stderr).toContain('shared imports ., a floor above its own');
+  });
+
+  it('fails on the CLI reaching into the engine by path, and on the engine importing its own entry point', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'apps/cli/src/main.ts': "import { a } from '../../engine/src/sessions/append';\nexport const m = a;\n",
+      'apps/engine/src/sagas/saga.ts': "import { a } from '@strata/engine';\nexport const g = a;\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain('apps/cli/src/main.ts: reaches outside apps/cli by path');
+    expect(stderr).toContain('apps/engine/src/sagas/saga.ts: the engine imports its own public entry point');
+  });
+
+  it('lets a spec assemble the engine from any floor', () => {
+    expect(
+      check({
+        ...layered,
+        'apps/engine/src/shared/clock.spec.ts': "import { g } from '../sagas/saga';\nit('runs', () => g);\n",
+      }).status,
+    ).toBe(0);
+  });
+
+  it('fails on libs/session importing a package or reading the clock, and on a lib importing an app', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'libs/session/src/index.ts':
+        "import { readFileSync } from 'node:fs';\nexport const now = Date.now();\n",
+      'libs/store/src/index.ts': "import { a } from '@strata/engine';\nexport const s = a;\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain("libs/session must stay pure but imports 'node:fs'");
+    expect(stderr).toContain('libs/session must not read the clock');
+    expect(stderr).toContain('libs/store/src/index.ts: a lib imports an app (@strata/engine)');
+  });
+});
