@@ -24,6 +24,7 @@ import {
 } from './harness';
 import { httpSuite } from './http/http-suite';
 import { importSuite } from './import/import-suite';
+import { isolationSuite } from './isolation/isolation-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { sagasSuite } from './sagas/sagas-suite';
 import { storeSuite } from './store/store-suite';
@@ -40,6 +41,7 @@ const suites: readonly BenchSuite[] = [
   tokenizerSuite,
   sagasSuite,
   summariesSuite,
+  isolationSuite,
 ];
 
 const defaultSettings: MeasureSettings = {
