@@ -132,8 +132,9 @@ export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_0
 /** The `SessionFoldBounds` of the engine. */
 export const SESSION_FOLD_BOUNDS = Symbol('SESSION_FOLD_BOUNDS');
 
-function entryCountOf(state: SessionState): number {
-  return state.status === 'active' ? state.entryCount : 0;
+/** A fold's weight in the bound of entries: large entries count once per 2 kB of their text. */
+function weightOf(state: SessionState): number {
+  return state.status === 'active' ? state.weight : 0;
 }
 
 @Injectable()
@@ -150,7 +151,7 @@ export class SessionStreams {
         : new FoldedStreamCache({
             maxStreams: bounds.maxSessions,
             maxWeight: bounds.maxEntries,
-            weightOf: entryCountOf,
+            weightOf,
           });
   }
 
