@@ -44,6 +44,7 @@ export const engineEnvironmentSchema = z.object({
   STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
   STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
+  STRATA_MAX_SESSION_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
@@ -76,7 +77,11 @@ export interface EngineConfig {
   readonly storeWaitMs: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
-  readonly foldCache: { readonly maxSessions: number; readonly maxEntries: number };
+  readonly foldCache: {
+    readonly maxSessions: number;
+    readonly maxEntries: number;
+    readonly maxSessionEntries: number;
+  };
   readonly logLevel: EngineLogLevel;
   /** This engine's id among several on one store (`STRATA_ENGINE_ID`); undefined: alone. */
   readonly engineId: string | undefined;
@@ -168,6 +173,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     foldCache: {
       maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,
+      maxSessionEntries: values.STRATA_MAX_SESSION_ENTRIES,
     },
     logLevel: values.STRATA_LOG_LEVEL,
     engineId: values.STRATA_ENGINE_ID,

@@ -37,6 +37,7 @@ import {
 } from '@strata/session';
 import { DEFAULT_TENANT, TenantMismatchError, tenantOfMetadata } from '../shared/command-context';
 import { EVENT_STORE } from '../shared/injection-tokens';
+import { DEFAULT_MAX_SESSION_ENTRIES } from '../shared/session-size';
 
 /** What to decide: one command, several in order, or a function of the state that names them. */
 export type SessionPlan =
@@ -125,9 +126,15 @@ export interface SessionFoldBounds {
   readonly maxSessions: number;
   /** Entries of all kept sessions together. */
   readonly maxEntries: number;
+  /** The heaviest one session may grow (`STRATA_MAX_SESSION_ENTRIES`); appends past it are refused. */
+  readonly maxSessionEntries: number;
 }
 
-export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_000, maxEntries: 250_000 };
+export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = {
+  maxSessions: 1_000,
+  maxEntries: 250_000,
+  maxSessionEntries: DEFAULT_MAX_SESSION_ENTRIES,
+};
 
 /** The `SessionFoldBounds` of the engine. */
 export const SESSION_FOLD_BOUNDS = Symbol('SESSION_FOLD_BOUNDS');
@@ -140,11 +147,15 @@ function weightOf(state: SessionState): number {
 @Injectable()
 export class SessionStreams {
   private readonly folded: FoldedStreamCache<SessionState> | undefined;
+  /** The heaviest one session may grow (`SessionFoldBounds.maxSessionEntries`). */
+  readonly maxSessionEntries: number;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Optional() @Inject(SESSION_FOLD_BOUNDS) bounds: SessionFoldBounds = DEFAULT_SESSION_FOLD_BOUNDS,
+    @Optional() @Inject(SESSION_FOLD_BOUNDS) given: Partial<SessionFoldBounds> = {},
   ) {
+    const bounds = { ...DEFAULT_SESSION_FOLD_BOUNDS, ...given };
+    this.maxSessionEntries = bounds.maxSessionEntries;
     this.folded =
       bounds.maxSessions === 0
         ? undefined

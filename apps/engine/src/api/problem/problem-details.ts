@@ -14,6 +14,7 @@ import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } 
 import { SessionDomainError, SessionImportConflictError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { IdempotencyMismatchError } from '../../shared/idempotency';
+import { SessionTooLargeError } from '../../shared/session-size';
 import { TenantMismatchError } from '../../shared/command-context';
 import { ApiError, problemStatuses, problemTitles, type ProblemCode } from './api-errors';
 
@@ -103,6 +104,13 @@ export function problemOf(error: unknown): MappedProblem {
   if (error instanceof DuplicateEventIdError) {
     return problem('conflict', 'an event id of this request is already recorded', {
       reason: 'duplicate_event',
+    });
+  }
+  if (error instanceof SessionTooLargeError) {
+    return problem('payload_too_large', error.message, {
+      reason: 'session_too_large',
+      weight: error.weight,
+      maxWeight: error.maxWeight,
     });
   }
   if (error instanceof IdempotencyMismatchError) {

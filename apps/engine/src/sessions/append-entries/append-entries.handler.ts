@@ -8,11 +8,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { derivedEventId, sessionIdSeed, type EarlierHandling } from '@strata/event-store';
-import { textsToCount, type SessionEntry } from '@strata/session';
+import { entryWeight, textsToCount, type SessionCommand, type SessionEntry } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
+import { SessionTooLargeError } from '../../shared/session-size';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { tenantOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
@@ -50,11 +51,19 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     await this.counter.countAhead(textsToCount(entries));
     const { expectedLeafId, expectedRevision, idempotencyKey } = options;
     const keyed = idempotencyKey !== undefined ? keyedWrite(sessionId, idempotencyKey, entries) : {};
+    const added = entries.reduce((total, entry) => total + entryWeight(entry), 0);
+    const { maxSessionEntries } = this.streams;
     const written = await this.streams.execute(
       sessionId,
-      {
-        type: 'AppendEntries',
-        data: { entries, ...(expectedLeafId !== undefined ? { expectedLeafId } : {}) },
+      (state): SessionCommand[] => {
+        const weight = (state.status === 'active' ? state.weight : 0) + added;
+        if (weight > maxSessionEntries) throw new SessionTooLargeError(sessionId, weight, maxSessionEntries);
+        return [
+          {
+            type: 'AppendEntries',
+            data: { entries, ...(expectedLeafId !== undefined ? { expectedLeafId } : {}) },
+          },
+        ];
       },
       {
         ...keyed,
