@@ -31,6 +31,7 @@ import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { isoTimestamp, type Clock } from '../shared/clock';
+import { writeContextOf, type CommandContext } from '../shared/command-context';
 import { ENGINE_METADATA_KEY, type EngineIdentity } from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
@@ -46,6 +47,8 @@ export interface NavigateRequest {
   readonly customInstructions?: string;
   /** Names the branch-summary attempt; an attempt that already ended is not run again. */
   readonly attemptId: string;
+  /** Who the navigation runs for: its events record the actor (the engine when absent). */
+  readonly context?: CommandContext;
 }
 
 interface Navigation {
@@ -167,6 +170,7 @@ export class NavigationService {
         idSeed: attemptStartSeeds(sessionId, attemptId, 'branch_summary').idSeed,
         requestDigest: attemptRequestOf(request).requestDigest,
         metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+        ...writeContextOf(request.context ?? {}),
       },
     );
     try {
@@ -256,6 +260,7 @@ export class NavigationService {
     try {
       const written = await this.streams.execute(sessionId, plan, {
         idSeed: attemptOutcomeSeed(sessionId, attemptId, 'branch_summary'),
+        ...writeContextOf(navigation.request.context ?? {}),
       });
       state = written.state;
       redelivered = written.alreadyHandled;
@@ -278,10 +283,11 @@ export class NavigationService {
     declined: 'disabled' | 'nothing_to_summarize' | undefined,
   ): Promise<NavigationResult> {
     const { request, target, preparation } = navigation;
-    const written = await this.streams.execute(request.sessionId, {
-      type: 'MoveLeaf',
-      data: { leafId: target.newLeafId },
-    });
+    const written = await this.streams.execute(
+      request.sessionId,
+      { type: 'MoveLeaf', data: { leafId: target.newLeafId } },
+      writeContextOf(request.context ?? {}),
+    );
     const leafId = written.state.status === 'active' ? written.state.leafId : target.newLeafId;
     await this.hooks.notify('session_tree', {
       sessionId: request.sessionId,

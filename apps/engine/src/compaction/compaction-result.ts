@@ -9,6 +9,7 @@ import type {
   Usage,
 } from '@strata/session';
 import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
+import type { CommandContext } from '../shared/command-context';
 
 /** One compaction attempt to run. */
 export interface CompactRequest {
@@ -21,8 +22,11 @@ export interface CompactRequest {
    * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).
    */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
-  /** The tenant the attempt is for (its share of the summary slots); `default` when absent. */
-  readonly tenant?: string;
+  /**
+   * Who the attempt runs for: the tenant (its share of the summary slots; `default` when absent)
+   * and the actor its events record (the engine when absent: a saga's attempt).
+   */
+  readonly context?: CommandContext;
 }
 
 interface OutcomeBase {

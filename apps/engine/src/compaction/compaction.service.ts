@@ -28,7 +28,7 @@ import { AttemptRunningElsewhereError, outcomeFromElsewhere } from '../attempts/
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
-import { SessionStreams } from '../session-streams/session-streams.service';
+import { SessionStreams, type SessionWriteOptions } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
@@ -45,7 +45,7 @@ import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { CompactionProducer } from './compaction-producer.service';
 import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 import { SummarySlots } from './summary-slots.service';
-import { DEFAULT_TENANT } from '../shared/command-context';
+import { DEFAULT_TENANT, writeContextOf } from '../shared/command-context';
 import {
   ABORTED_REASON,
   DISABLED_REASON,
@@ -217,7 +217,7 @@ export class CompactionService {
         const produced =
           trigger === 'manual'
             ? await produce()
-            : await this.slots.run(request.tenant ?? DEFAULT_TENANT, produce);
+            : await this.slots.run(request.context?.tenant ?? DEFAULT_TENANT, produce);
         if (produced.kind === 'cancelled') {
           return await this.end(request, [cancel(attemptId, produced.reason, ending())], true);
         }
@@ -242,7 +242,7 @@ export class CompactionService {
         const written = await this.streams.execute(
           sessionId,
           recordCompactionPlan({ ...record, counter: this.counter }),
-          { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') },
+          this.outcomeWrite(request),
         );
         if (written.events.length > 0 || written.alreadyHandled) {
           return this.endedResult(request, written.state, written.alreadyHandled);
@@ -265,14 +265,12 @@ export class CompactionService {
     commands: readonly SessionCommand[],
     started: boolean,
   ): Promise<CompactionResult> {
-    const { sessionId, attemptId } = request;
+    const { sessionId } = request;
     try {
       const written = await this.streams.execute(
         sessionId,
         commands,
-        started
-          ? { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') }
-          : this.startWrite(request),
+        started ? this.outcomeWrite(request) : this.startWrite(request),
       );
       return this.endedResult(request, written.state, written.alreadyHandled);
     } catch (error) {
@@ -339,17 +337,25 @@ export class CompactionService {
     return this.endedResult(request, state, true);
   }
 
-  /** How the attempt's first event is written: seeded by session and attempt, with the request's digest and this engine's id. */
-  private startWrite(request: CompactRequest): {
-    idSeed: string;
-    requestDigest: string;
-    metadata: Readonly<Record<string, unknown>>;
-  } {
+  /**
+   * How the attempt's first event is written: seeded by session and attempt, with the request's
+   * digest and this engine's id, for the request's context (its tenant and actor).
+   */
+  private startWrite(request: CompactRequest): SessionWriteOptions {
     const { idSeed } = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
     return {
       idSeed,
       requestDigest: attemptRequestOf(request).requestDigest,
       metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+      ...writeContextOf(request.context ?? {}),
+    };
+  }
+
+  /** How the attempt's outcome is written: seeded by session and attempt, for the request's context. */
+  private outcomeWrite(request: CompactRequest): SessionWriteOptions {
+    return {
+      idSeed: attemptOutcomeSeed(request.sessionId, request.attemptId, 'compaction'),
+      ...writeContextOf(request.context ?? {}),
     };
   }
 

@@ -14,7 +14,7 @@ import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../sett
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
-import { tenantOf } from '../../shared/command-context';
+import { writeContextOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 
 /** What an append's idempotency key stands for: its entries (the preconditions are checks, not content). */
@@ -59,7 +59,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
       {
         ...keyed,
         ...(expectedRevision !== undefined ? { expectedRevision } : {}),
-        ...tenantOf(context),
+        ...writeContextOf(context),
       },
     );
     if (written.earlier !== undefined && idempotencyKey !== undefined) {

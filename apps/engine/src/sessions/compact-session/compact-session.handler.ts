@@ -3,7 +3,6 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { newAttemptId } from '../../attempts/attempt-ids';
 import type { CompactionResult } from '../../compaction/compaction-result';
 import { CompactionService } from '../../compaction/compaction.service';
-import { tenantOf } from '../../shared/command-context';
 import { CompactSessionCommand } from './compact-session.command';
 
 @CommandHandler(CompactSessionCommand)
@@ -16,7 +15,7 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       attemptId: options.attemptId ?? newAttemptId(),
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
-      ...tenantOf(context),
+      context,
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
         : {}),
