@@ -21,7 +21,7 @@ import {
   type SkipBranchSummary,
 } from '@strata/session';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
-import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
+import { attemptMetadata, attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
 import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
@@ -169,7 +169,10 @@ export class NavigationService {
       {
         idSeed: attemptStartSeeds(sessionId, attemptId, 'branch_summary').idSeed,
         requestDigest: attemptRequestOf(request).requestDigest,
-        metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+        metadata: {
+          [ENGINE_METADATA_KEY]: this.identity.id,
+          ...attemptMetadata(sessionId, attemptId, 'branch_summary'),
+        },
         ...writeContextOf(request.context ?? {}),
       },
     );
@@ -260,6 +263,7 @@ export class NavigationService {
     try {
       const written = await this.streams.execute(sessionId, plan, {
         idSeed: attemptOutcomeSeed(sessionId, attemptId, 'branch_summary'),
+        metadata: attemptMetadata(sessionId, attemptId, 'branch_summary'),
         ...writeContextOf(navigation.request.context ?? {}),
       });
       state = written.state;

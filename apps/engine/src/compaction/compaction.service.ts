@@ -22,7 +22,7 @@ import {
   type Usage,
 } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
-import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
+import { attemptMetadata, attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
 import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { AttemptRunningElsewhereError, outcomeFromElsewhere } from '../attempts/attempts-elsewhere';
 import { RunningAttempts } from '../attempts/running-attempts.service';
@@ -339,22 +339,30 @@ export class CompactionService {
 
   /**
    * How the attempt's first event is written: seeded by session and attempt, with the request's
-   * digest and this engine's id, for the request's context (its tenant and actor).
+   * digest, this engine's id and the attempt's correlation id (attempt-ids.ts), for the request's
+   * context (its tenant and actor).
    */
   private startWrite(request: CompactRequest): SessionWriteOptions {
     const { idSeed } = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
     return {
       idSeed,
       requestDigest: attemptRequestOf(request).requestDigest,
-      metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+      metadata: {
+        [ENGINE_METADATA_KEY]: this.identity.id,
+        ...attemptMetadata(request.sessionId, request.attemptId, 'compaction'),
+      },
       ...writeContextOf(request.context ?? {}),
     };
   }
 
-  /** How the attempt's outcome is written: seeded by session and attempt, for the request's context. */
+  /**
+   * How the attempt's outcome is written: seeded by session and attempt, with the attempt's
+   * correlation id, for the request's context.
+   */
   private outcomeWrite(request: CompactRequest): SessionWriteOptions {
     return {
       idSeed: attemptOutcomeSeed(request.sessionId, request.attemptId, 'compaction'),
+      metadata: attemptMetadata(request.sessionId, request.attemptId, 'compaction'),
       ...writeContextOf(request.context ?? {}),
     };
   }
