@@ -6,7 +6,10 @@
 // the summariser answered, its model and usage. An abort ends it `BranchSummaryCancelled` and
 // the leaf stays put; a leaf that moved while the summary was made ends it skipped (`stale`),
 // so a summary is never attached to the wrong branch. Without a summary the move is persisted
-// as `LeafMoved` (defect 22). The summary's `fromId` names the abandoned leaf (defect 21). An
+// as `LeafMoved` (defect 22); when a summary was asked for and declined (`branchSummary.enabled`
+// off, or nothing to summarise), the move records why and the instructions given (`summaryDeclined`,
+// `customInstructions`), and a summary attempt records its instructions on its start. The
+// summary's `fromId` names the abandoned leaf (defect 21). An
 // attempt id that ended returns its recorded outcome; the same id with another target, other
 // instructions or no summary asked for is an idempotency mismatch (attempt-requests.ts).
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -164,6 +167,7 @@ export class NavigationService {
           oldLeafId: preparation.oldLeafId,
           ...(this.runner.intendedSummarizer !== undefined ? { model: this.runner.intendedSummarizer } : {}),
           startedAt,
+          ...instructionsOf(request),
         },
       },
       {
@@ -189,9 +193,7 @@ export class NavigationService {
               contextWindow: contextWindowOf(settings, sessionModelOf(state.currentPath())),
               reserveTokens: settings.branchSummary.reserveTokens,
               signal,
-              ...(request.customInstructions !== undefined
-                ? { customInstructions: request.customInstructions }
-                : {}),
+              ...instructionsOf(request),
             })),
             fromExtension: false,
           };
@@ -287,9 +289,11 @@ export class NavigationService {
     declined: 'disabled' | 'nothing_to_summarize' | undefined,
   ): Promise<NavigationResult> {
     const { request, target, preparation } = navigation;
+    // A summary asked for and declined is recorded on the move, with the instructions given for it.
+    const asked = declined !== undefined ? { summaryDeclined: declined, ...instructionsOf(request) } : {};
     const written = await this.streams.execute(
       request.sessionId,
-      { type: 'MoveLeaf', data: { leafId: target.newLeafId } },
+      { type: 'MoveLeaf', data: { leafId: target.newLeafId, ...asked } },
       writeContextOf(request.context ?? {}),
     );
     const leafId = written.state.status === 'active' ? written.state.leafId : target.newLeafId;
@@ -338,6 +342,10 @@ function attemptRequestOf(request: NavigateRequest): AttemptRequest {
     kind: 'branch_summary',
     requestDigest: attemptDigestOf('branch_summary', fields),
   };
+}
+
+function instructionsOf(request: NavigateRequest): { customInstructions?: string } {
+  return request.customInstructions !== undefined ? { customInstructions: request.customInstructions } : {};
 }
 
 function cancelSummary(attemptId: string, reason: string, ending: Ending): SessionCommand {

@@ -197,6 +197,9 @@ export class CompactionService {
                     ? { model: this.runner.intendedSummarizer }
                     : {}),
                   startedAt,
+                  ...(request.customInstructions !== undefined
+                    ? { customInstructions: request.customInstructions }
+                    : {}),
                 },
               },
             ];

@@ -55,8 +55,52 @@ describe('the audit document', () => {
           oldLeafId: null,
           newLeafId: null,
           continuation: null,
+          customInstructions: null,
+          actor: null,
+          onBehalfOf: null,
           startPosition: 5n,
           position: 5n,
+        });
+    });
+
+    it("keeps the instructions a start records and who started it (the start's actor and on-behalf-of)", () => {
+      const withInstructions: SessionEvent = {
+        type: 'CompactionStarted',
+        data: {
+          attemptId: 'a1',
+          trigger: 'manual',
+          preparedAtLeafId: 'e9',
+          tokensBefore: 1_000,
+          startedAt,
+          customInstructions: 'keep the file names',
+        },
+      };
+      const branchWithInstructions: SessionEvent = {
+        type: 'BranchSummaryStarted',
+        data: {
+          attemptId: 'b1',
+          targetId: 'e3',
+          oldLeafId: 'e9',
+          startedAt,
+          customInstructions: 'only the failures',
+        },
+      };
+      spec
+        .given()
+        .when(projected(withInstructions, 0, { actor: 'agent-host', onBehalfOf: 'user-42' }))
+        .thenMatches({
+          customInstructions: 'keep the file names',
+          actor: 'agent-host',
+          onBehalfOf: 'user-42',
+        });
+      spec
+        .given()
+        .when(projected(branchWithInstructions, 0, { actor: 'strata-engine' }))
+        .thenMatches({
+          kind: 'branch_summary',
+          customInstructions: 'only the failures',
+          actor: 'strata-engine',
+          onBehalfOf: null,
         });
     });
 

@@ -64,6 +64,12 @@ export interface AuditAttempt extends ProjectionDocument {
   readonly newLeafId: string | null;
   /** A continuation requested after this compaction. */
   readonly continuation: ContinuationReason | null;
+  /** What the request asked the summary to focus on, as recorded on the start; null when nothing. */
+  readonly customInstructions: string | null;
+  /** Who started the attempt (the start event's actor: an API key's name, `strata-engine` for a saga). */
+  readonly actor: string | null;
+  /** Who that caller acted for (`X-Strata-Actor`), when it said. */
+  readonly onBehalfOf: string | null;
   /** The global position of the start event (the audit's order). */
   readonly startPosition: bigint;
 }
@@ -98,6 +104,10 @@ export const storedAuditAttemptSchema = z.object({
   oldLeafId: nullableText,
   newLeafId: nullableText,
   continuation: continuationReasonSchema.nullable(),
+  // Documents stored before these fields existed read as null (a replay fills them in).
+  customInstructions: nullableText.default(null),
+  actor: nullableText.default(null),
+  onBehalfOf: nullableText.default(null),
 }) satisfies z.ZodType<Omit<AuditAttempt, 'position' | 'startPosition'>>;
 
 export const auditEventTypes: readonly SessionEventType[] = [

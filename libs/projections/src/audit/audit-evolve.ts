@@ -1,4 +1,5 @@
-// The audit's pure `evolve` (STYLE.md habit 8): a start event creates the attempt, the first
+// The audit's pure `evolve` (STYLE.md habit 8): a start event creates the attempt (with its
+// instructions and who started it, from the start's metadata), the first
 // outcome of its kind ends it with the facts it carries (outcomes stored before they carried
 // them keep what the start recorded, and the duration between the store's records), a
 // continuation request marks it; and the document each event belongs to.
@@ -84,6 +85,9 @@ function started(projected: ProjectedEvent, fields: StartFields): AuditAttempt {
     oldLeafId: null,
     newLeafId: null,
     continuation: null,
+    customInstructions: null,
+    actor: projected.actor ?? null,
+    onBehalfOf: projected.onBehalfOf ?? null,
     startPosition: projected.position,
     position: projected.position,
     ...fields,
@@ -130,6 +134,7 @@ export function evolveAuditAttempt(
         preparedAtLeafId: data.preparedAtLeafId,
         firstKeptEntryId: data.firstKeptEntryId ?? null,
         startedAt: isoOfMillis(data.startedAt),
+        customInstructions: data.customInstructions ?? null,
       });
     }
     case 'BranchSummaryStarted': {
@@ -142,6 +147,7 @@ export function evolveAuditAttempt(
         targetId: data.targetId,
         oldLeafId: data.oldLeafId,
         startedAt: isoOfMillis(data.startedAt),
+        customInstructions: data.customInstructions ?? null,
       });
     }
     case 'CompactionCompleted':

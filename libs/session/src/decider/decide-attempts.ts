@@ -7,7 +7,7 @@
 import { identifierProblem } from '../entries/identifiers';
 import type { Usage } from '../entries/messages';
 import { isBoundedUsage, MAX_COST_FIGURE, MAX_TOKEN_FIGURE } from '../entries/usage-bounds';
-import { isCount, isTime, requireEntryFields } from './decide-entries';
+import { isCount, isTime, recordedInstructions, requireEntryFields } from './decide-entries';
 import type {
   CancelBranchSummary,
   CancelCompaction,
@@ -145,6 +145,7 @@ function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: Branch
 export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt } =
     command.data;
+  const instructions = recordedInstructions(command.data.customInstructions);
   requireAttemptId(attemptId);
   if (alreadyStarted(state, attemptId, 'compaction')) return [];
   requireEntryOrNull(state, preparedAtLeafId, 'prepared-at leaf');
@@ -159,6 +160,7 @@ export function startCompaction(command: StartCompaction, state: ActiveSessionSt
     tokensBefore,
     ...(model !== undefined ? { model } : {}),
     startedAt,
+    ...instructions,
   };
   return [{ type: 'CompactionStarted', data }];
 }
@@ -240,7 +242,15 @@ export function startBranchSummary(command: StartBranchSummary, state: ActiveSes
   requireEntryOrNull(state, targetId, 'navigation target');
   requireEntryOrNull(state, oldLeafId, 'old leaf');
   requireTime('startedAt', startedAt);
-  const data = { attemptId, targetId, oldLeafId, ...(model !== undefined ? { model } : {}), startedAt };
+  const instructions = recordedInstructions(command.data.customInstructions);
+  const data = {
+    attemptId,
+    targetId,
+    oldLeafId,
+    ...(model !== undefined ? { model } : {}),
+    startedAt,
+    ...instructions,
+  };
   return [{ type: 'BranchSummaryStarted', data }];
 }
 

@@ -3,7 +3,7 @@ import { sessionDecider } from './decide';
 import { appended, compaction, startedChain, toolResult, user } from './decider-spec-data';
 import { autoContinueMessage, type SessionCommand } from './session-commands';
 import { SessionDomainError, type SessionErrorCode } from './session-domain-error';
-import type { SessionEvent } from './session-events';
+import { MAX_CUSTOM_INSTRUCTIONS_LENGTH, type SessionEvent } from './session-events';
 
 const spec = DeciderSpecification.for(sessionDecider);
 const withCode = (code: SessionErrorCode) => (error: SessionDomainError) => error.code === code;
@@ -73,6 +73,21 @@ describe('a session without attempts', () => {
       .given(startedChain)
       .when({ type: 'StartCompaction', data: { ...compactionStarted().data, firstKeptEntryId: 'missing' } })
       .thenThrows(SessionDomainError, withCode('not_found'));
+  });
+
+  it('records the instructions the request gave on the start, and refuses them over the bound', () => {
+    const data = { ...compactionStarted().data, customInstructions: 'keep the file names' };
+    spec
+      .given(startedChain)
+      .when({ type: 'StartCompaction', data })
+      .then([{ type: 'CompactionStarted', data }]);
+    spec
+      .given(startedChain)
+      .when({
+        type: 'StartCompaction',
+        data: { ...data, customInstructions: 'x'.repeat(MAX_CUSTOM_INSTRUCTIONS_LENGTH + 1) },
+      })
+      .thenThrows(SessionDomainError, withCode('invalid'));
   });
 
   it('refuses to end an attempt that never started', () => {

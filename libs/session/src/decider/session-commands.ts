@@ -9,7 +9,13 @@ import type {
   SessionHeader,
 } from '../entries/entries';
 import type { Usage, UserMessage } from '../entries/messages';
-import type { AttemptError, CompactionTrigger, ContinuationReason, PrunedToolOutput } from './session-events';
+import type {
+  AttemptError,
+  CompactionTrigger,
+  ContinuationReason,
+  PrunedToolOutput,
+  SummaryDeclinedReason,
+} from './session-events';
 
 type CommandOf<Type extends string, Data> = { readonly type: Type; readonly data: Readonly<Data> };
 
@@ -24,7 +30,16 @@ export type AppendEntries = CommandOf<
   }
 >;
 
-export type MoveLeaf = CommandOf<'MoveLeaf', { leafId: string | null }>;
+export type MoveLeaf = CommandOf<
+  'MoveLeaf',
+  {
+    leafId: string | null;
+    /** A navigation that asked for a branch summary and gets none: why (recorded on the move). */
+    summaryDeclined?: SummaryDeclinedReason;
+    /** The instructions given for that summary (only with `summaryDeclined`). */
+    customInstructions?: string;
+  }
+>;
 
 export type SetLabel = CommandOf<'SetLabel', { entry: LabelEntry }>;
 
@@ -49,6 +64,8 @@ export type StartCompaction = CommandOf<
     tokensBefore: number;
     model?: string;
     startedAt: number;
+    /** What the request asked the summary to focus on (at most MAX_CUSTOM_INSTRUCTIONS_LENGTH). */
+    customInstructions?: string;
   }
 >;
 
@@ -93,7 +110,15 @@ export type FailCompaction = CommandOf<
 
 export type StartBranchSummary = CommandOf<
   'StartBranchSummary',
-  { attemptId: string; targetId: string; oldLeafId: string | null; model?: string; startedAt: number }
+  {
+    attemptId: string;
+    targetId: string;
+    oldLeafId: string | null;
+    model?: string;
+    startedAt: number;
+    /** The navigation's instructions for the summary (at most MAX_CUSTOM_INSTRUCTIONS_LENGTH). */
+    customInstructions?: string;
+  }
 >;
 
 export type RecordBranchSummary = CommandOf<

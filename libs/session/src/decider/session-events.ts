@@ -29,6 +29,16 @@ const millis = z.number().nonnegative();
 export const attemptErrorSchema = z.object({ message: z.string(), code: z.string().optional() });
 export type AttemptError = z.infer<typeof attemptErrorSchema>;
 
+/** The longest `customInstructions` an attempt records (and a request may give), in UTF-16 code units. */
+export const MAX_CUSTOM_INSTRUCTIONS_LENGTH = 10_000;
+/** What a compaction or navigation asked the summariser to focus on, as given. */
+export const customInstructionsSchema = z.string().max(MAX_CUSTOM_INSTRUCTIONS_LENGTH);
+
+/** Why a navigation that asked for a branch summary wrote none. */
+export const summaryDeclinedReasons = ['disabled', 'nothing_to_summarize'] as const;
+export const summaryDeclinedSchema = z.enum(summaryDeclinedReasons);
+export type SummaryDeclinedReason = z.infer<typeof summaryDeclinedSchema>;
+
 export const prunedToolOutputSchema = z.object({ entryId: id, tokens: count });
 export type PrunedToolOutput = z.infer<typeof prunedToolOutputSchema>;
 
@@ -44,7 +54,17 @@ export const entryAppendedSchema = z.object({
 
 export const leafMovedSchema = z.object({
   type: z.literal('LeafMoved'),
-  data: z.object({ leafId: id.nullable(), previousLeafId: id.nullable() }),
+  data: z.object({
+    leafId: id.nullable(),
+    previousLeafId: id.nullable(),
+    /**
+     * A navigation that asked for a branch summary and moved without one: why (`disabled`:
+     * `branchSummary.enabled` is off; `nothing_to_summarize`: the branch left holds nothing).
+     */
+    summaryDeclined: summaryDeclinedSchema.optional(),
+    /** The instructions that navigation gave for the summary it did not get. */
+    customInstructions: customInstructionsSchema.optional(),
+  }),
 });
 
 export const toolOutputsPrunedSchema = z.object({
@@ -70,6 +90,8 @@ export const compactionStartedSchema = z.object({
     /** "provider/modelId" of the summariser, when known at start. */
     model: z.string().optional(),
     startedAt: millis,
+    /** What the request asked the summary to focus on, as given (absent: nothing). */
+    customInstructions: customInstructionsSchema.optional(),
   }),
 });
 
@@ -131,6 +153,8 @@ export const branchSummaryStartedSchema = z.object({
     oldLeafId: id.nullable(),
     model: z.string().optional(),
     startedAt: millis,
+    /** The instructions the navigation gave for the summary, as given (absent: none). */
+    customInstructions: customInstructionsSchema.optional(),
   }),
 });
 

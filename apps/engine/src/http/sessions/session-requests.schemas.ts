@@ -1,6 +1,8 @@
 // What clients send to the sessions endpoints: bodies, query strings and path parameters.
 import {
+  MAX_CUSTOM_INSTRUCTIONS_LENGTH,
   compactionTriggers,
+  customInstructionsSchema,
   identifierSchema,
   recordedSessionEntrySchema,
   recordedSessionHeaderSchema,
@@ -79,7 +81,12 @@ export const appendEntriesBody = requestSchema(
 export const compactBody = requestSchema(
   'CompactRequest',
   z.strictObject({
-    customInstructions: z.string().optional().describe('appended to the summary instructions'),
+    customInstructions: customInstructionsSchema
+      .optional()
+      .describe(
+        `appended to the summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters); ` +
+          "recorded on the attempt's CompactionStarted and shown in the audit",
+      ),
     trigger: z
       .enum(compactionTriggers)
       .optional()
@@ -98,7 +105,12 @@ export const navigateBody = requestSchema(
   z.strictObject({
     targetId: entryId,
     summarize: z.boolean().optional().describe('summarise the branch left behind'),
-    customInstructions: z.string().optional(),
+    customInstructions: customInstructionsSchema
+      .optional()
+      .describe(
+        `replace the branch-summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters); ` +
+          "recorded on the attempt's BranchSummaryStarted (or, for a summary declined, on the LeafMoved)",
+      ),
     attemptId: identifier
       .optional()
       .describe(

@@ -127,6 +127,11 @@ export interface AuditAttempt {
   readonly oldLeafId: string | null;
   readonly newLeafId: string | null;
   readonly continuation: string | null;
+  /** What the request asked the summary to focus on. */
+  readonly customInstructions: string | null;
+  /** Who started the attempt (an API key's name, `strata-engine` for a saga) and for whom. */
+  readonly actor: string | null;
+  readonly onBehalfOf: string | null;
   readonly startPosition: string;
   readonly position: string;
 }

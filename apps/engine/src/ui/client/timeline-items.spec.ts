@@ -28,6 +28,9 @@ function attempt(attemptId: string, entryId: string | null, startedAt: string): 
     oldLeafId: null,
     newLeafId: null,
     continuation: null,
+    customInstructions: null,
+    actor: null,
+    onBehalfOf: null,
     startPosition: '1',
     position: '2',
   };

@@ -1,5 +1,6 @@
 // The compaction and branch-summary timeline: every attempt the audit recorded (trigger,
-// outcome, tokens before and after, model, duration, usage, reason or error) joined with the
+// outcome, tokens before and after, model, duration, usage, who asked and the instructions
+// given, reason or error) joined with the
 // entry it wrote (the summary and the file lists), and the compaction and branch-summary entries
 // that came in with an imported file, which have no recorded attempt. Oldest first. An imported
 // compaction's "tokens after" is measured the way the engine estimates it for its own attempts:
@@ -32,6 +33,12 @@ function fileList(key: string, caption: string, files: readonly string[]): HTMLE
           files.map((file) => element('li', { className: 'mono', text: file })),
         ),
   ]);
+}
+
+/** Who started the attempt, and for whom when the caller said. */
+function askedBy(attempt: AuditAttempt): string {
+  const actor = attempt.actor ?? '—';
+  return attempt.onBehalfOf !== null ? `${actor} for ${attempt.onBehalfOf}` : actor;
 }
 
 export class TimelinePanel {
@@ -161,8 +168,14 @@ export class TimelinePanel {
               ? `${formatCount(attempt.usage.input)} in / ${formatCount(attempt.usage.output)} out`
               : '—',
           ),
+          attempt !== undefined && figure('Asked by', askedBy(attempt), 'actor'),
         ]),
         problem !== undefined && element('p', { className: 'problem-text', text: problem }),
+        attempt?.customInstructions != null &&
+          element('div', { className: 'instructions', dataset: { field: 'instructions' } }, [
+            element('span', { className: 'figure-caption', text: 'Instructions' }),
+            element('p', { className: 'instructions-text', text: attempt.customInstructions }),
+          ]),
         summary !== undefined &&
           element('details', { className: 'summary-text', dataset: { key: `${item.key}:summary` } }, [
             element('summary', { text: 'Summary' }),
