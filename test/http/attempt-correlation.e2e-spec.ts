@@ -2,25 +2,16 @@
 // compaction or branch-summary attempt — its start, the entry it wrote and its outcome, appended
 // in separate writes — carries the same `correlationId` in its sealed metadata: the id of the
 // attempt's start event. Two attempts never share one, and the events of other writes keep theirs.
-import type { EventStore, RecordedEvent } from '@strata/event-store';
-import { sessionStreamName } from '@strata/session';
+import type { RecordedEvent } from '@strata/event-store';
 import { session } from '@strata/testing';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
-import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
-import { startHttpEngine, type HttpHarness } from './http-harness';
+import { startHttpEngine, storedEventsOf, turnOverThreshold, type HttpHarness } from './http-harness';
 
 const settings = {
   compaction: { keepRecentTokens: 250, reserveTokens: 2000, autoContinue: false },
   branchSummary: { enabled: true },
   models: { defaultContextWindow: 10000 },
 };
-
-async function eventsOf(engine: HttpHarness, sessionId: string): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  for await (const event of engine.app.get<EventStore>(EVENT_STORE).readStream(sessionStreamName(sessionId)))
-    events.push(event);
-  return events;
-}
 
 const attemptIdOf = (event: RecordedEvent): string | undefined =>
   (event.data as { attemptId?: string }).attemptId;
@@ -66,19 +57,12 @@ describe('given compaction and branch-summary attempts made over HTTP and by a s
     });
     expect(navigated.body).toMatchObject({ outcome: 'navigated', summary: { attemptId: 'branch-1' } });
     const tree = (await engine.request('GET', '/sessions/correlated')).body as { leafId: string };
-    const next = session({ sessionId: 'correlated', idPrefix: 'n' })
-      .user('Next step')
-      .assistant('Answer.', {
-        usage: { input: 8400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8500 },
-      });
-    const entries = next.entries.map((entry, index) =>
-      index === 0 ? { ...entry, parentId: tree.leafId } : entry,
-    );
+    const entries = turnOverThreshold('correlated', tree.leafId);
     expect((await engine.request('POST', '/sessions/correlated/entries', { body: { entries } })).status).toBe(
       200,
     );
     await engine.app.get(SagaRunner).drain();
-    events = await eventsOf(engine, 'correlated');
+    events = await storedEventsOf(engine, 'correlated');
   });
 
   afterAll(() => engine.close());

@@ -2,13 +2,18 @@
 // behalf of a request records the API key's name as `actor` (an unnamed key by the start of its
 // hash, a single-tenant engine's caller as `anonymous`), and the caller's `X-Strata-Actor` beside
 // it as `onBehalfOf`, never instead of it; what the sagas write on their own records the engine.
-import type { EventStore, RecordedEvent } from '@strata/event-store';
-import { serializeSessionFile, sessionStreamName } from '@strata/session';
+import type { RecordedEvent } from '@strata/event-store';
+import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
-import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { hashApiKey } from '../../apps/engine/src/tenancy/api-keys';
-import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
+import {
+  problemOf,
+  startHttpEngine,
+  storedEventsOf,
+  turnOverThreshold,
+  type HttpHarness,
+} from './http-harness';
 
 const HOST_KEY = 'agent-host-key-0123456789';
 const UNNAMED_KEY = 'unnamed-key-0123456789ab';
@@ -18,13 +23,6 @@ const settings = {
   branchSummary: { enabled: true },
   models: { defaultContextWindow: 10000 },
 };
-
-async function eventsOf(engine: HttpHarness, sessionId: string): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  for await (const event of engine.app.get<EventStore>(EVENT_STORE).readStream(sessionStreamName(sessionId)))
-    events.push(event);
-  return events;
-}
 
 function whoWrote(events: readonly RecordedEvent[]): { type: string; actor: unknown; onBehalfOf: unknown }[] {
   return events.map((event) => ({
@@ -62,7 +60,7 @@ describe('given an engine with a named and an unnamed key of one tenant', () => 
       const answer = await engine.request('POST', `/sessions/actor-writes${path}`, { body, ...asHost });
       expect([path, answer.status]).toEqual([path, 200]);
     }
-    const events = await eventsOf(engine, 'actor-writes');
+    const events = await storedEventsOf(engine, 'actor-writes');
     const types = new Set(events.map((event) => event.type));
     for (const type of ['SessionStarted', 'EntryAppended', 'CompactionStarted', 'CompactionCompleted'])
       expect(types).toContain(type);
@@ -78,7 +76,7 @@ describe('given an engine with a named and an unnamed key of one tenant', () => 
   it('records an unnamed key by the start of its hash, and no onBehalfOf without the header', async () => {
     const builder = session({ sessionId: 'actor-unnamed' }).editTurns(1);
     await engine.seed(builder.header, builder.entries, UNNAMED_KEY);
-    const events = await eventsOf(engine, 'actor-unnamed');
+    const events = await storedEventsOf(engine, 'actor-unnamed');
     const actor = `key:${hashApiKey(UNNAMED_KEY).slice(0, 12)}`;
     expect(whoWrote(events)).toEqual(
       events.map((event) => ({ type: event.type, actor, onBehalfOf: undefined })),
@@ -94,7 +92,7 @@ describe('given an engine with a named and an unnamed key of one tenant', () => 
       headers: { 'x-strata-actor': 'migration-job' },
     });
     expect(imported.status).toBe(201);
-    const events = await eventsOf(engine, 'actor-import');
+    const events = await storedEventsOf(engine, 'actor-import');
     expect(whoWrote(events)).toEqual(
       events.map((event) => ({ type: event.type, actor: 'agent-host', onBehalfOf: 'migration-job' })),
     );
@@ -103,14 +101,7 @@ describe('given an engine with a named and an unnamed key of one tenant', () => 
   it("records the engine as actor of what a saga writes, and the request's actor on what the request wrote", async () => {
     const builder = session({ sessionId: 'actor-saga' }).editTurns(6);
     await engine.seed(builder.header, builder.entries, HOST_KEY);
-    const next = session({ sessionId: 'actor-saga', idPrefix: 'n' })
-      .user('Next step')
-      .assistant('Answer.', {
-        usage: { input: 8400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8500 },
-      });
-    const entries = next.entries.map((entry, index) =>
-      index === 0 ? { ...entry, parentId: builder.lastId } : entry,
-    );
+    const entries = turnOverThreshold('actor-saga', builder.lastId);
     const appended = await engine.request('POST', '/sessions/actor-saga/entries', {
       body: { entries },
       key: HOST_KEY,
@@ -118,7 +109,7 @@ describe('given an engine with a named and an unnamed key of one tenant', () => 
     });
     expect(appended.status).toBe(200);
     await engine.app.get(SagaRunner).drain();
-    const events = await eventsOf(engine, 'actor-saga');
+    const events = await storedEventsOf(engine, 'actor-saga');
     const sagaTypes = ['CompactionStarted', 'CompactionCompleted'];
     expect(events.filter((event) => sagaTypes.includes(event.type)).map((event) => event.type)).toEqual(
       sagaTypes,
@@ -174,7 +165,7 @@ describe('given a single-tenant engine (no keys)', () => {
       headers: { 'x-strata-actor': 'ops' },
     });
     expect(started.status).toBe(201);
-    expect(whoWrote(await eventsOf(engine, 'actor-single'))).toEqual([
+    expect(whoWrote(await storedEventsOf(engine, 'actor-single'))).toEqual([
       { type: 'SessionStarted', actor: 'anonymous', onBehalfOf: 'ops' },
     ]);
   });

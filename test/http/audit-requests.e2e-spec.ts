@@ -3,23 +3,14 @@
 // the audit (`GET /sessions/{id}/attempts`) with who asked; a navigation that asked for a summary
 // and got none (`summaryDeclined`) records why, and the instructions given, on its `LeafMoved`,
 // which the event stream's `session_tree` carries.
-import type { EventStore, RecordedEvent } from '@strata/event-store';
-import { MAX_CUSTOM_INSTRUCTIONS_LENGTH, sessionStreamName } from '@strata/session';
+import { MAX_CUSTOM_INSTRUCTIONS_LENGTH } from '@strata/session';
 import { session } from '@strata/testing';
-import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
-import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
+import { problemOf, startHttpEngine, storedEventsOf, type HttpHarness } from './http-harness';
 import { openEventStream } from './sse-client';
 
 const HOST_KEY = 'agent-host-key-0123456789';
 const keys = { STRATA_API_KEYS: `alpha:agent-host:${HOST_KEY}` };
 const asHost = { key: HOST_KEY, headers: { 'x-strata-actor': 'user-42' } };
-
-async function eventsOf(engine: HttpHarness, sessionId: string, type: string): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  for await (const event of engine.app.get<EventStore>(EVENT_STORE).readStream(sessionStreamName(sessionId)))
-    if (event.type === type) events.push(event);
-  return events;
-}
 
 describe('given an engine with branch summaries on', () => {
   let engine: HttpHarness;
@@ -41,7 +32,7 @@ describe('given an engine with branch summaries on', () => {
       ...asHost,
     });
     expect(compacted.body).toMatchObject({ outcome: 'completed' });
-    const [started] = await eventsOf(engine, 'asked', 'CompactionStarted');
+    const [started] = await storedEventsOf(engine, 'asked', 'CompactionStarted');
     expect(started?.data).toMatchObject({
       attemptId: 'compact-1',
       customInstructions: 'Keep every file name.',
@@ -70,7 +61,7 @@ describe('given an engine with branch summaries on', () => {
       key: HOST_KEY,
     });
     expect(navigated.body).toMatchObject({ outcome: 'navigated', summary: { attemptId: 'branch-1' } });
-    const [started] = await eventsOf(engine, 'asked', 'BranchSummaryStarted');
+    const [started] = await storedEventsOf(engine, 'asked', 'BranchSummaryStarted');
     expect(started?.data).toMatchObject({ attemptId: 'branch-1', customInstructions: 'Only the failures.' });
     const audit = await engine.request('GET', '/sessions/asked/attempts?kind=branch_summary', {
       key: HOST_KEY,
@@ -101,7 +92,7 @@ describe('given an engine with branch summaries on', () => {
       key: HOST_KEY,
     });
     expect(moved.body).toMatchObject({ outcome: 'navigated', summaryDeclined: 'nothing_to_summarize' });
-    const moves = await eventsOf(engine, 'asked-nothing', 'LeafMoved');
+    const moves = await storedEventsOf(engine, 'asked-nothing', 'LeafMoved');
     expect(moves.at(-1)?.data).toEqual({
       leafId: other.lastId,
       previousLeafId: ancestor,
@@ -147,7 +138,7 @@ describe('given an engine with branch summaries off', () => {
       ...asHost,
     });
     expect(navigated.body).toMatchObject({ outcome: 'navigated', summaryDeclined: 'disabled' });
-    const [moved] = await eventsOf(engine, 'declined', 'LeafMoved');
+    const [moved] = await storedEventsOf(engine, 'declined', 'LeafMoved');
     expect(moved?.data).toEqual({
       leafId: builder.entries[3]!.id,
       previousLeafId: builder.lastId,
@@ -172,7 +163,7 @@ describe('given an engine with branch summaries off', () => {
       key: HOST_KEY,
     });
     expect(navigated.body).not.toHaveProperty('summaryDeclined');
-    const moves = await eventsOf(engine, 'declined', 'LeafMoved');
+    const moves = await storedEventsOf(engine, 'declined', 'LeafMoved');
     expect(moves.at(-1)?.data).toEqual({
       leafId: builder.entries[1]!.id,
       previousLeafId: builder.entries[3]!.id,

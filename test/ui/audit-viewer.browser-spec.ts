@@ -245,6 +245,11 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       expect(await fresh.locator('[data-figure="actor"] .figure-value').textContent()).toBe(
         `${ALPHA_ACTOR} for reviewer@example.com`,
       );
+      const historyCall = fresh.locator('.summary-call[data-purpose="history"]');
+      expect(await historyCall.count()).toBe(1);
+      expect(await historyCall.textContent()).toMatch(
+        new RegExp(`^history · ${OFFLINE_SUMMARIZER_NAME} → ${OFFLINE_SUMMARIZER_NAME} · `),
+      );
       expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
       await eventually(
         () => page.locator('[data-figure="compactions"] .figure-value').textContent(),

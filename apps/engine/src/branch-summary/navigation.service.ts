@@ -38,6 +38,7 @@ import { writeContextOf, type CommandContext } from '../shared/command-context';
 import { ENGINE_METADATA_KEY, type EngineIdentity } from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { SummaryCallLog } from '../summarizers/summary-calls';
 import { BranchSummaries } from './branch-summaries.service';
 import { recordBranchSummaryPlan, type BranchSummaryDraft } from './branch-summary-record';
 import { navigationTarget, type NavigationTarget } from './navigation-target';
@@ -65,7 +66,16 @@ const ABORTED = 'aborted';
 const NEVER_ABORTED = new AbortController().signal;
 
 /** How an attempt that attached no summary ends, besides its reason or error. */
-type Ending = Pick<SkipBranchSummary['data'], 'durationMs' | 'model' | 'usage'>;
+type Ending = Pick<
+  SkipBranchSummary['data'],
+  'durationMs' | 'model' | 'usage' | 'summaryCalls' | 'summaryCallsOmitted'
+>;
+
+/** A summary attempt under way: when it started, and the summary calls it has made. */
+interface AttemptRun {
+  readonly startedAt: number;
+  readonly calls: SummaryCallLog;
+}
 
 @Injectable()
 export class NavigationService {
@@ -157,6 +167,7 @@ export class NavigationService {
       return this.moveLeaf(navigation, 'nothing_to_summarize');
     }
     const startedAt = this.clock.now();
+    const run: AttemptRun = { startedAt, calls: new SummaryCallLog() };
     await this.streams.execute(
       sessionId,
       {
@@ -193,6 +204,7 @@ export class NavigationService {
               contextWindow: contextWindowOf(settings, sessionModelOf(state.currentPath())),
               reserveTokens: settings.branchSummary.reserveTokens,
               signal,
+              calls: run.calls,
               ...instructionsOf(request),
             })),
             fromExtension: false,
@@ -204,32 +216,32 @@ export class NavigationService {
         };
         return await this.endAttempt(
           navigation,
-          cancelSummary(attemptId, ABORTED, { ...this.ending(startedAt), ...spent }),
+          cancelSummary(attemptId, ABORTED, { ...this.ending(run), ...spent }),
         );
       }
-      return await this.record(navigation, draft, startedAt);
+      return await this.record(navigation, draft, run);
     } catch (error) {
       if (isAbort(error, signal)) {
-        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED, this.ending(startedAt)));
+        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED, this.ending(run)));
       }
       this.logger.warn(`branch summary ${attemptId} of ${sessionId} failed: ${describeError(error)}`);
       return this.endAttempt(navigation, {
         type: 'FailBranchSummary',
-        data: { attemptId, error: attemptErrorOf(error), ...this.ending(startedAt) },
+        data: { attemptId, error: attemptErrorOf(error), ...this.ending(run) },
       });
     }
   }
 
-  /** The duration of an attempt started at `startedAt`, on the engine's clock. */
-  private ending(startedAt: number): Ending {
-    return { durationMs: Math.max(0, this.clock.now() - startedAt) };
+  /** The duration of a running attempt on the engine's clock, and the summary calls it made. */
+  private ending(run: AttemptRun): Ending {
+    return { durationMs: Math.max(0, this.clock.now() - run.startedAt), ...run.calls.fields() };
   }
 
   /** Appends the summary at the destination while the leaf is still where navigation began. */
   private async record(
     navigation: Navigation,
     draft: BranchSummaryDraft,
-    startedAt: number,
+    run: AttemptRun,
   ): Promise<NavigationResult> {
     const { request, target, preparation } = navigation;
     const { attemptId } = request;
@@ -239,7 +251,8 @@ export class NavigationService {
       oldLeafId: preparation.oldLeafId,
       newLeafId: target.newLeafId,
       timestamp: isoTimestamp(this.clock),
-      durationMs: this.ending(startedAt).durationMs,
+      durationMs: this.ending(run).durationMs,
+      calls: run.calls.fields(),
     });
     const result = await this.endAttempt(navigation, plan);
     if (result.outcome === 'navigated' && result.summary && result.redelivered !== true) {

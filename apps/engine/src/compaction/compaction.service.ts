@@ -42,6 +42,7 @@ import {
 import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { addUsage } from '../summarizers/summary-request-adapter';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { SummaryCallLog } from '../summarizers/summary-calls';
 import { CompactionProducer } from './compaction-producer.service';
 import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 import { SummarySlots } from './summary-slots.service';
@@ -60,14 +61,20 @@ export type { CompactRequest };
 /** How many times an attempt prepares before it gives up as stale. */
 const PREPARATION_ROUNDS = 2;
 
-/** What an attempt's summarisers spent so far: the latest model, the usage of every round added up. */
+/**
+ * What an attempt's summarisers spent so far: the latest model (as its provider reported it), the
+ * usage of every round added up; each call's own model and usage are in the attempt's call log.
+ */
 interface Spent {
   readonly model?: string;
   readonly usage?: Usage;
 }
 
 /** How an attempt that did not compact ends, besides its reason or error. */
-type Ending = Pick<SkipCompaction['data'], 'durationMs' | 'model' | 'usage'>;
+type Ending = Pick<
+  SkipCompaction['data'],
+  'durationMs' | 'model' | 'usage' | 'summaryCalls' | 'summaryCallsOmitted'
+>;
 
 @Injectable()
 export class CompactionService {
@@ -164,7 +171,12 @@ export class CompactionService {
     let state = loaded;
     let started = alreadyStarted;
     let spent: Spent = {};
-    const ending = (): Ending => ({ durationMs: Math.max(0, this.clock.now() - startedAt), ...spent });
+    const calls = new SummaryCallLog();
+    const ending = (): Ending => ({
+      durationMs: Math.max(0, this.clock.now() - startedAt),
+      ...spent,
+      ...calls.fields(),
+    });
     try {
       for (let round = 1; ; round += 1) {
         const path = withPrunedOutputs(state.currentPath(), state.prunedResults());
@@ -215,7 +227,7 @@ export class CompactionService {
           started = true;
         }
         const produce = (): ReturnType<CompactionProducer['produce']> =>
-          this.producer.produce(request, preparation, path, settings, signal);
+          this.producer.produce(request, preparation, path, settings, signal, calls);
         // An automatic attempt, recorded as started, waits for a summary slot (summary-slots.ts).
         const produced =
           trigger === 'manual'
@@ -231,6 +243,7 @@ export class CompactionService {
         const record = {
           attemptId,
           draft: { ...produced.draft, ...(spent.usage !== undefined ? { usage: spent.usage } : {}) },
+          calls: calls.fields(),
           preparedAgainst: {
             firstKeptEntryId: produced.draft.firstKeptEntryId,
             previousCompactionId: preparation.previousCompactionId,

@@ -58,6 +58,8 @@ describe('the audit document', () => {
           customInstructions: null,
           actor: null,
           onBehalfOf: null,
+          summaryCalls: [],
+          summaryCallsOmitted: 0,
           startPosition: 5n,
           position: 5n,
         });
@@ -119,6 +121,65 @@ describe('the audit document', () => {
 
   describe('given a started compaction', () => {
     const history = [projected(compactionStarted, 0, { recordedAt: at(0) })];
+
+    it('lists the summary calls of the outcome, failed tries and answers, each with its own usage', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionFailed',
+              data: {
+                attemptId: 'a1',
+                error: { message: 'all failed', code: 'server_error' },
+                summaryCalls: [
+                  {
+                    purpose: 'history',
+                    summarizer: 'remote-endpoint',
+                    retry: 0,
+                    durationMs: 12,
+                    error: { message: 'Remote compaction failed (503)', code: 'server_error' },
+                  },
+                  {
+                    purpose: 'turn-prefix',
+                    summarizer: 'openai:gpt',
+                    retry: 1,
+                    model: 'gpt-2026-01',
+                    usage: { input: 900, output: 80, cacheRead: 0, cacheWrite: 0, totalTokens: 980 },
+                    durationMs: 340,
+                  },
+                ],
+                summaryCallsOmitted: 2,
+              },
+            },
+            1,
+          ),
+        )
+        .thenMatches({
+          outcome: 'failed',
+          summaryCalls: [
+            {
+              purpose: 'history',
+              summarizer: 'remote-endpoint',
+              retry: 0,
+              model: null,
+              usage: null,
+              durationMs: 12,
+              error: { message: 'Remote compaction failed (503)', code: 'server_error' },
+            },
+            {
+              purpose: 'turn-prefix',
+              summarizer: 'openai:gpt',
+              retry: 1,
+              model: 'gpt-2026-01',
+              usage: { input: 900, output: 80, totalTokens: 980, cost: null },
+              durationMs: 340,
+              error: null,
+            },
+          ],
+          summaryCallsOmitted: 2,
+        });
+    });
 
     it('records a completion with the engine-measured duration, the estimate after and the summariser usage', () => {
       spec

@@ -39,6 +39,8 @@ function attempt(
     customInstructions: null,
     actor: null,
     onBehalfOf: null,
+    summaryCalls: [],
+    summaryCallsOmitted: 0,
     startPosition,
     position: startPosition + 1n,
     ...fields,
@@ -53,6 +55,27 @@ const attempts = [
     customInstructions: 'keep the file names',
     actor: 'agent-host',
     onBehalfOf: 'user-42',
+    summaryCalls: [
+      {
+        purpose: 'history',
+        summarizer: 'remote-endpoint',
+        retry: 0,
+        model: null,
+        usage: null,
+        durationMs: 30,
+        error: { message: 'down', code: 'server_error' },
+      },
+      {
+        purpose: 'history',
+        summarizer: 'openai-compatible:m@h',
+        retry: 0,
+        model: 'fake-summarizer-1-2026',
+        usage: { input: 10, output: 2, totalTokens: 12, cost: null },
+        durationMs: 40,
+        error: null,
+      },
+    ],
+    summaryCallsOmitted: 3,
   }),
   attempt('s2', 'b1', 30n, { kind: 'branch_summary', trigger: null, outcome: 'skipped', reason: 'empty' }),
   attempt('s3', 'a1', 40n, { tenant: 'globex' }),
@@ -141,8 +164,8 @@ describe.each(storages)('audit storage %s', (_name, create) => {
   });
 });
 
-describe('a document stored in SQLite before the instructions and the actor were recorded', () => {
-  it('reads them as null', async () => {
+describe('a document stored in SQLite before the instructions, the actor and the calls were recorded', () => {
+  it('reads them as null and none', async () => {
     const database = new Database(':memory:');
     const storage = new SqliteAuditStorage(database);
     await storage.save(new Map([['s1/a1', attempt('s1', 'a1', 10n)]]));

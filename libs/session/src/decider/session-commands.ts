@@ -14,6 +14,7 @@ import type {
   CompactionTrigger,
   ContinuationReason,
   PrunedToolOutput,
+  SummaryCall,
   SummaryDeclinedReason,
 } from './session-events';
 
@@ -69,6 +70,12 @@ export type StartCompaction = CommandOf<
   }
 >;
 
+/** The summary calls an attempt made (at most MAX_SUMMARY_CALLS listed, the latest), and how many more. */
+export interface SummaryCallsRecord {
+  summaryCalls?: readonly SummaryCall[];
+  summaryCallsOmitted?: number;
+}
+
 export type RecordCompaction = CommandOf<
   'RecordCompaction',
   {
@@ -78,14 +85,14 @@ export type RecordCompaction = CommandOf<
     usage?: Usage;
     durationMs: number;
     estimatedTokensAfter: number;
-  }
+  } & SummaryCallsRecord
 >;
 
 /**
  * What the caller knows when an attempt ends without compacting. The trigger and the tokens
  * before come from the attempt's start; the model recorded at start stands unless one is given.
  */
-interface CompactionEnding {
+interface CompactionEnding extends SummaryCallsRecord {
   /** Measured by the caller's clock since the attempt started. */
   durationMs: number;
   model?: string;
@@ -130,14 +137,14 @@ export type RecordBranchSummary = CommandOf<
     model?: string;
     usage?: Usage;
     durationMs: number;
-  }
+  } & SummaryCallsRecord
 >;
 
 /**
  * What the caller knows when a branch summary ends without being attached. The navigation
  * (target, old leaf) comes from the attempt's start, and so does the model unless one is given.
  */
-interface BranchSummaryEnding {
+interface BranchSummaryEnding extends SummaryCallsRecord {
   /** Measured by the caller's clock since the attempt started. */
   durationMs: number;
   model?: string;

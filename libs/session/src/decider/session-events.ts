@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { recordedSessionEntrySchema, recordedSessionHeaderSchema } from '../entries/entries';
 import { usageSchema, userMessageSchema } from '../entries/messages';
+import type { SummaryPurpose } from '../compaction/summary-request';
 
 export const SESSION_STREAM_PREFIX = 'session-';
 
@@ -38,6 +39,46 @@ export const customInstructionsSchema = z.string().max(MAX_CUSTOM_INSTRUCTIONS_L
 export const summaryDeclinedReasons = ['disabled', 'nothing_to_summarize'] as const;
 export const summaryDeclinedSchema = z.enum(summaryDeclinedReasons);
 export type SummaryDeclinedReason = z.infer<typeof summaryDeclinedSchema>;
+
+/** What a summary request was for (`SummaryPurpose` of the summary requests). */
+export const summaryPurposes = [
+  'history',
+  'turn-prefix',
+  'short-summary',
+  'branch',
+] as const satisfies readonly SummaryPurpose[];
+
+/** Summary calls an outcome lists at most; more are counted in `summaryCallsOmitted`. */
+export const MAX_SUMMARY_CALLS = 64;
+/** The longest summariser or model name, and error message, a summary call records. */
+export const MAX_SUMMARY_CALL_NAME_LENGTH = 256;
+export const MAX_SUMMARY_CALL_ERROR_LENGTH = 2_000;
+
+/**
+ * One request sent to one summariser candidate during an attempt: what it was for, which
+ * candidate (its configured name) and which try of it, how long it took, and either what the
+ * provider answered with (the model it reported, the usage) or why it failed.
+ */
+export const summaryCallSchema = z.object({
+  purpose: z.enum(summaryPurposes),
+  summarizer: z.string(),
+  /** 0 for the candidate's first try at this request, then 1, 2, … for its retries. */
+  retry: count,
+  /** The model as the provider reported it (an answered call). */
+  model: z.string().optional(),
+  usage: usageSchema.optional(),
+  durationMs: millis,
+  /** Why the try failed (a failed call). */
+  error: attemptErrorSchema.optional(),
+});
+export type SummaryCall = z.infer<typeof summaryCallSchema>;
+
+/** The summary calls an outcome records (optional: outcomes stored before them, or with no call). */
+const summaryCallFields = {
+  summaryCalls: z.array(summaryCallSchema).optional(),
+  /** Calls made beyond the MAX_SUMMARY_CALLS listed (the earliest are the ones left out). */
+  summaryCallsOmitted: count.optional(),
+};
 
 export const prunedToolOutputSchema = z.object({ entryId: id, tokens: count });
 export type PrunedToolOutput = z.infer<typeof prunedToolOutputSchema>;
@@ -107,6 +148,7 @@ export const compactionCompletedSchema = z.object({
     durationMs: millis,
     tokensBefore: count,
     estimatedTokensAfter: count,
+    ...summaryCallFields,
   }),
 });
 
@@ -126,6 +168,7 @@ const compactionOutcomeFields = {
   durationMs: millis.optional(),
   tokensBefore: count.optional(),
   estimatedTokensAfter: count.optional(),
+  ...summaryCallFields,
 };
 
 export const compactionSkippedSchema = z.object({
@@ -171,6 +214,7 @@ const branchSummaryOutcomeFields = {
   model: z.string().optional(),
   usage: usageSchema.optional(),
   durationMs: millis.optional(),
+  ...summaryCallFields,
 };
 
 export const branchSummaryCompletedSchema = z.object({

@@ -31,6 +31,8 @@ function attempt(attemptId: string, entryId: string | null, startedAt: string): 
     customInstructions: null,
     actor: null,
     onBehalfOf: null,
+    summaryCalls: [],
+    summaryCallsOmitted: 0,
     startPosition: '1',
     position: '2',
   };
