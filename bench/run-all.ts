@@ -24,9 +24,11 @@ import {
 } from './harness';
 import { httpSuite } from './http/http-suite';
 import { importSuite } from './import/import-suite';
+import { isolationSuite } from './isolation/isolation-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { sagasSuite } from './sagas/sagas-suite';
 import { storeSuite } from './store/store-suite';
+import { summariesSuite } from './summaries/summaries-suite';
 import { tokenizerSuite } from './tokenizer/tokenizer-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
@@ -38,6 +40,8 @@ const suites: readonly BenchSuite[] = [
   httpSuite,
   tokenizerSuite,
   sagasSuite,
+  summariesSuite,
+  isolationSuite,
 ];
 
 const defaultSettings: MeasureSettings = {

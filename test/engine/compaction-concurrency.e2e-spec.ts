@@ -1,6 +1,6 @@
-// End to end: a compaction is prepared at one revision and written after the summariser
-// answers (issue 4 part 3). Abort mid-way, entries appended meanwhile, and the leaf moving to
-// another branch meanwhile.
+// End to end: a compaction is prepared at one leaf and written after the summariser answers
+// (issue 4 part 3), under that leaf only (issue 13). Abort mid-way, entries appended meanwhile,
+// and the leaf moving to another branch meanwhile.
 import type { SessionEntry } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
 import { AbortCompactionCommand } from '../../apps/engine/src/sessions/abort-compaction/abort-compaction.command';
@@ -128,7 +128,7 @@ describe('given a compaction whose summariser is slow', () => {
   });
 
   describe('when entries are appended while the summary is being made', () => {
-    it('keeps every one of them and attaches the compaction under the newest', async () => {
+    it('keeps every one of them: the manual attempt prepares again at the newest and attaches there', async () => {
       const running = engine.commands.execute(new CompactSessionCommand(sessionId));
       await summarizer.whenCalled(1);
       const first = exchange('late-1', leafB, 'What about the tests?');
@@ -141,6 +141,8 @@ describe('given a compaction whose summariser is slow', () => {
       expect(result.outcome).toBe('completed');
       if (result.outcome !== 'completed') return;
       expect(result.entry.parentId).toBe('late-2-assistant');
+      // The first summary was made at the old leaf: it is stale, and a second one is made.
+      expect(summarizer.requestsFor('history').length).toBe(2);
       const loaded = await engine.load(sessionId);
       const ids = loaded.entries.map((entry) => entry.id);
       expect(ids).toEqual(expect.arrayContaining([...first, ...second].map((entry) => entry.id)));
@@ -148,6 +150,43 @@ describe('given a compaction whose summariser is slow', () => {
       const texts = context.messages.map((message) => (message.role === 'user' ? message.content : ''));
       expect(texts).toEqual(expect.arrayContaining(['What about the tests?', 'And the docs?']));
       expect(context.messages[0]?.role).toBe('compactionSummary');
+    });
+  });
+
+  describe('when an automatic attempt finds the leaf moved on from where its check point saw it', () => {
+    it('ends skipped as stale without a summary', async () => {
+      summarizer.release();
+      const before = (await engine.events(sessionId)).length;
+      const result = await engine.commands.execute(
+        new CompactSessionCommand(sessionId, { trigger: 'threshold', attemptId: 'late', atLeafId: leafA }),
+      );
+
+      expect(result).toMatchObject({ outcome: 'skipped', reason: 'stale', trigger: 'threshold' });
+      expect(typesOf(await engine.events(sessionId), before)).toEqual([
+        'CompactionStarted',
+        'CompactionSkipped',
+      ]);
+      expect(summarizer.calls).toHaveLength(0);
+    });
+  });
+
+  describe('when an automatic attempt sees the leaf move on while the summary is being made', () => {
+    it('ends skipped as stale at once, without preparing again', async () => {
+      const running = engine.commands.execute(
+        new CompactSessionCommand(sessionId, { trigger: 'threshold', attemptId: 'moved', atLeafId: leafB }),
+      );
+      await summarizer.whenCalled(1);
+      await engine.commands.execute(
+        new AppendEntriesCommand(sessionId, exchange('late-3', leafB, 'One more thing'), {
+          expectedLeafId: leafB,
+        }),
+      );
+      summarizer.release();
+      const result = await running;
+
+      expect(result).toMatchObject({ outcome: 'skipped', reason: 'stale' });
+      expect(summarizer.requestsFor('history')).toHaveLength(1);
+      expect((await engine.load(sessionId)).entries.some((entry) => entry.type === 'compaction')).toBe(false);
     });
   });
 

@@ -122,3 +122,52 @@ describe('given an imported session whose last answer is over the threshold', ()
     });
   });
 });
+
+describe('given an answer that failed because input and max_tokens exceed the window (Anthropic)', () => {
+  const builder = session({ sessionId: 'overflowed' });
+  builder.editTurns(6);
+  let engine: HttpHarness;
+  let failedId: string;
+
+  beforeAll(async () => {
+    engine = await startHttpEngine({ settings });
+    await engine.seed(builder.header, builder.entries);
+    const next = session({ sessionId: 'overflowed', idPrefix: 'n' })
+      .user('Next step')
+      .assistantContent([], {
+        stopReason: 'error',
+        errorMessage:
+          '400 {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 197733 + 21333 > 200000, decrease input length or `max_tokens` and try again"}}',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      });
+    failedId = next.lastId;
+    const entries = next.entries.map((entry, index) =>
+      index === 0 ? { ...entry, parentId: builder.lastId } : entry,
+    );
+    const appended = await engine.request('POST', '/sessions/overflowed/entries', { body: { entries } });
+    expect(appended.status).toBe(200);
+    await engine.app.get(SagaRunner).drain();
+  });
+
+  afterAll(() => engine.close());
+
+  it('recovers with an overflow compaction', async () => {
+    const attempts = await engine.request('GET', '/sessions/overflowed/attempts');
+    expect(attempts.body).toMatchObject({
+      items: [{ kind: 'compaction', trigger: 'overflow', outcome: 'completed' }],
+    });
+  });
+
+  it('leaves the failed answer out of the rebuilt context in both formats, and keeps it in the log', async () => {
+    for (const format of ['agent', 'llm']) {
+      const context = await engine.request('GET', `/sessions/overflowed/context?format=${format}`);
+      expect(context.status).toBe(200);
+      const body = context.body as { messages: { role: string; stopReason?: string }[]; entryIds: unknown[] };
+      expect(body.entryIds).not.toContain(failedId);
+      expect(body.messages[body.messages.length - 1]).toMatchObject({ role: 'user' });
+      expect(body.messages.filter((message) => message.stopReason === 'error')).toEqual([]);
+    }
+    const path = await engine.request('GET', '/sessions/overflowed/entries');
+    expect(JSON.stringify(path.body)).toContain(failedId);
+  });
+});

@@ -391,6 +391,7 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
         leafId: 'e0001',
         revision: '1',
         alreadyAppended: true,
+        compaction: null,
       });
       builder.user('B');
       expectMismatch(

@@ -1,6 +1,7 @@
 // End to end over real HTTP: every endpoint of the sessions API on a SQLite store, answers
 // checked against the same zod schemas the OpenAPI document is generated from.
-import { buildSessionContext, serializeSessionFile } from '@strata/session';
+import type { EventStore } from '@strata/event-store';
+import { buildSessionContext, serializeSessionFile, sessionStreamName } from '@strata/session';
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import type { z } from 'zod';
 import {
@@ -20,6 +21,7 @@ import {
   verifySessionResponse,
   verifyTenantResponse,
 } from '../../apps/engine/src/http/sessions/session-responses.schemas';
+import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { startHttpEngine, type ApiResponse, type HttpHarness } from './http-harness';
 
 function fourTurns(builder: SessionBuilder): SessionBuilder {
@@ -354,5 +356,73 @@ describe('given a compaction held by the summariser', () => {
     const result = answer(await compaction, 200, compactionResponse);
     expect(result).toMatchObject({ outcome: 'cancelled', attemptId: aborted.abortedAttemptIds[0] });
     summarizer.release();
+  });
+});
+
+describe('given a session whose context fits in the keep budget (issue 13.4)', () => {
+  const builder = session({ sessionId: 'session-api-force' })
+    .user('Rename the module')
+    .assistant('Renamed.')
+    .user('Now add a test')
+    .assistantToolCalls([{ name: 'write', arguments: { path: 'test/module.spec.ts' } }])
+    .toolResult('write', 'written')
+    .assistant('Added.');
+  const lastTurn = builder.entries[2]!.id;
+  let engine: HttpHarness;
+
+  beforeAll(async () => {
+    engine = await startHttpEngine({ settings: { compaction: { keepRecentTokens: 20000 } } });
+    await engine.seed(builder.header, builder.entries);
+  });
+
+  afterAll(() => engine.close());
+
+  it('skips without force, and with force: true compacts, keeping the last turn only', async () => {
+    const unforced = answer(
+      await engine.request('POST', '/sessions/session-api-force/compact', { body: {} }),
+      200,
+      compactionResponse,
+    );
+    expect(unforced).toMatchObject({ outcome: 'skipped', reason: 'nothing_to_summarize' });
+
+    const forced = answer(
+      await engine.request('POST', '/sessions/session-api-force/compact', {
+        body: { force: true, attemptId: 'forced-1' },
+      }),
+      200,
+      compactionResponse,
+    );
+    if (forced.outcome !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(forced)}`);
+    expect(forced.entry.firstKeptEntryId).toBe(lastTurn);
+    const context = answer(
+      await engine.request('GET', '/sessions/session-api-force/context'),
+      200,
+      contextResponse,
+    );
+    expect(context.messages.map((message) => message.role)).toEqual([
+      'compactionSummary',
+      'user',
+      'assistant',
+      'toolResult',
+      'assistant',
+    ]);
+    expect(context.entryIds.slice(1)).toEqual(builder.entries.slice(2).map((entry) => entry.id));
+  });
+
+  it('records force on the attempt, and refuses the same attempt id without it', async () => {
+    const store = engine.app.get<EventStore>(EVENT_STORE);
+    const starts: unknown[] = [];
+    for await (const event of store.readStream(sessionStreamName('session-api-force'))) {
+      if (event.type === 'CompactionStarted') starts.push(event.data);
+    }
+    expect(starts).toEqual([
+      expect.not.objectContaining({ force: expect.anything() }),
+      expect.objectContaining({ attemptId: 'forced-1', force: true }),
+    ]);
+    const unforcedAgain = await engine.request('POST', '/sessions/session-api-force/compact', {
+      body: { attemptId: 'forced-1' },
+    });
+    expect(unforcedAgain.status).toBe(409);
+    expect(unforcedAgain.body).toMatchObject({ reason: 'idempotency_mismatch' });
   });
 });

@@ -1,7 +1,9 @@
-// `npm start`: validates the configuration from the environment, serves the engine (port 3000,
-// the SQLite store in ./data and the offline summariser unless configured otherwise), and says
-// where the API and its documentation are. A store that cannot be reached yet is waited for
-// (STRATA_STORE_WAIT_MS) before the application is built.
+// `npm start`: validates the configuration from the environment and the settings file, serves
+// the engine (port 3000, the SQLite store in ./data and the offline summariser unless configured
+// otherwise), and says where the API and its documentation are and which settings are in effect.
+// Invalid configuration or settings are listed, problem by problem, before anything starts. A
+// store that cannot be reached yet is waited for (STRATA_STORE_WAIT_MS) before the application
+// is built.
 import 'reflect-metadata';
 import { openEventStore } from '@strata/event-store';
 import {
@@ -11,27 +13,10 @@ import {
   type EngineConfig,
 } from './config/engine-config';
 import { createEngineApplication } from './engine-application';
+import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
+import { startupMessage } from './startup-message';
 import { StoreUnreachableError, waitForStore } from './startup/wait-for-store';
-import { TenantDirectory } from './tenancy/tenant-directory';
-
-function startupMessage(config: EngineConfig, url: string): string {
-  const directory = new TenantDirectory(config.apiKeys);
-  const tenancy = directory.isSingleTenant
-    ? 'single-tenant (no API keys configured: every request is tenant "default"; set STRATA_API_KEYS to require keys)'
-    : `${directory.tenants().length} tenant(s) by API key: ${directory.tenants().join(', ')}`;
-  return [
-    `Strata engine listening on ${url}`,
-    `  API:            ${url}/sessions`,
-    `  documentation:  ${url}/docs (OpenAPI: ${url}/docs/openapi.json)`,
-    `  event stream:   ${url}/events`,
-    `  audit viewer:   ${url}/ui`,
-    `  health:         ${url}/health, ${url}/ready, metrics: ${url}/metrics`,
-    `  store:          ${describeStore(config.storeLocation)}`,
-    `  tenancy:        ${tenancy}`,
-    '',
-  ].join('\n');
-}
 
 /** Waits, printing each try, until the store answers (an EventStoreDB node may still be starting). */
 async function storeReachable(config: EngineConfig): Promise<void> {
@@ -49,8 +34,9 @@ async function storeReachable(config: EngineConfig): Promise<void> {
 
 async function bootstrap(): Promise<void> {
   const config = loadEngineConfig(process.env);
+  const settings = loadEngineSettings(process.env, config.cwd);
   await storeReachable(config);
-  const app = await createEngineApplication(config);
+  const app = await createEngineApplication(config, { settings });
   app.enableShutdownHooks();
   await (config.host !== undefined ? app.listen(config.port, config.host) : app.listen(config.port));
   const shownHost =
@@ -58,15 +44,23 @@ async function bootstrap(): Promise<void> {
       ? 'localhost'
       : config.host;
   const port = Number(new URL(await app.getUrl()).port) || config.port;
-  process.stdout.write(startupMessage(config, `http://${shownHost}:${port}`));
+  process.stdout.write(
+    startupMessage({
+      config,
+      url: `http://${shownHost}:${port}`,
+      settings,
+      settingsFile: settingsFilePath(process.env, config.cwd),
+      environment: process.env,
+    }),
+  );
 }
 
 bootstrap().catch((error: unknown) => {
-  if (
-    error instanceof ConfigurationError ||
-    error instanceof SettingsValidationError ||
-    error instanceof StoreUnreachableError
-  ) {
+  if (error instanceof SettingsValidationError) {
+    process.stderr.write(
+      `Strata engine: ${error.message}\nThe engine did not start. Every setting is described in the README, "Settings file".\n`,
+    );
+  } else if (error instanceof ConfigurationError || error instanceof StoreUnreachableError) {
     process.stderr.write(`Strata engine: ${error.message}\n`);
   } else {
     process.stderr.write(

@@ -7,6 +7,7 @@ export * from './entries/identifiers';
 export * from './entries/timestamps';
 export * from './entries/usage-bounds';
 export * from './entries/entry-rules';
+export * from './entries/entry-weight';
 export * from './tokens/token-counter';
 export * from './tokens/estimate';
 export * from './context/message-from-entry';

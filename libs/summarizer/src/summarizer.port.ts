@@ -15,6 +15,12 @@ export interface SummaryRequest {
   readonly maxTokens: number;
   /** Overrides the provider's configured model for this call. */
   readonly model?: string;
+  /**
+   * The caller's custom instructions (`/compact <text>`, a navigation's), already part of
+   * `prompt`. Providers that send the prompt to a model need not read it; the offline summariser,
+   * which follows no instructions, says so and lists the facts that mention their words.
+   */
+  readonly customInstructions?: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { sessionEntrySchema, type SessionEntry } from '@strata/session';
+import { isFromExtension, sessionEntrySchema, type SessionEntry } from '@strata/session';
 import { generatedSessionArbitrary, isGeneratedCutPoint } from './session-arbitraries';
 
 function pathTo(entries: readonly SessionEntry[], id: string | null): SessionEntry[] {
@@ -30,6 +30,37 @@ describe('generated sessions', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('with pi shapes, extension entries and kept-region cuts, still hold valid entries whose compactions keep from their path', () => {
+    const options = {
+      compactions: true,
+      modelChangeShapes: 'both',
+      extensionEntries: true,
+      keptRegionCuts: true,
+      stepWeights: { userTurn: 3, metadata: 5, compaction: 5 },
+    } as const;
+    let piModelChanges = 0;
+    let extensionSummaries = 0;
+    fc.assert(
+      fc.property(generatedSessionArbitrary(options), ({ entries }) => {
+        for (const entry of entries) {
+          expect({ id: entry.id, valid: sessionEntrySchema.safeParse(entry).success }).toEqual({
+            id: entry.id,
+            valid: true,
+          });
+          if (entry.type === 'model_change' && entry.provider !== undefined) piModelChanges += 1;
+          if ((entry.type === 'compaction' || entry.type === 'branch_summary') && isFromExtension(entry))
+            extensionSummaries += 1;
+          if (entry.type !== 'compaction') continue;
+          const path = pathTo(entries, entry.id);
+          expect(path.slice(0, -1).some((onPath) => onPath.id === entry.firstKeptEntryId)).toBe(true);
+        }
+      }),
+      { numRuns: 60, seed: 7 },
+    );
+    expect(piModelChanges).toBeGreaterThan(0);
+    expect(extensionSummaries).toBeGreaterThan(0);
   });
 
   it('never exceed maxEntries', () => {

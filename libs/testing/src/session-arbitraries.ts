@@ -13,6 +13,14 @@
 //   message, a custom_message or a branch_summary; never a toolResult).
 // - images (true): sometimes an image block in a user prompt or a tool result.
 // - unicodeText (true): besides word salad, some texts are arbitrary UTF-16 strings.
+// - modelChangeShapes ('oh-my-pi'): 'both' writes some model changes as pi does (`provider`,
+//   `modelId`) instead of oh-my-pi's `model` string.
+// - extensionEntries (false): some compactions and branch summaries come from an extension
+//   (`fromHook: true` as pi writes it, or `fromExtension: true`), with the extension's own JSON
+//   as details.
+// - keptRegionCuts (false): a chained compaction may keep from the previous compaction's kept
+//   region, as pi 0.73.1 prepares it (its window starts at the previous first kept entry).
+// - stepWeights (session-steps.ts `defaultStepWeights`): how often each kind of step is drawn.
 // - sessionId ('generated-session'), baseTime (the builder's default): header id and time base.
 import * as fc from 'fast-check';
 import type {
@@ -28,7 +36,9 @@ import {
   firstTurnArbitrary,
   sessionStepArbitrary,
   type AssistantPlan,
+  type ExtensionPlan,
   type SessionStep,
+  type StepWeights,
 } from './session-steps';
 
 export interface SessionArbitraryOptions {
@@ -36,6 +46,10 @@ export interface SessionArbitraryOptions {
   readonly maxSteps?: number;
   readonly branching?: boolean;
   readonly compactions?: boolean;
+  readonly modelChangeShapes?: 'oh-my-pi' | 'both';
+  readonly extensionEntries?: boolean;
+  readonly keptRegionCuts?: boolean;
+  readonly stepWeights?: Partial<StepWeights>;
   readonly images?: boolean;
   readonly unicodeText?: boolean;
   readonly sessionId?: string;
@@ -155,7 +169,28 @@ function applyUserTurn(builder: SessionBuilder, step: Extract<SessionStep, { kin
   });
 }
 
-function applyStep(builder: SessionBuilder, step: SessionStep): void {
+/** The extension fields of a compaction or branch summary, or `{}` for the agent's own. */
+function extensionFields(plan: ExtensionPlan | undefined): {
+  details?: unknown;
+  fromHook?: true;
+  fromExtension?: true;
+} {
+  if (plan === undefined) return {};
+  return plan.flag === 'fromHook'
+    ? { details: plan.details, fromHook: true }
+    : { details: plan.details, fromExtension: true };
+}
+
+/** Path index of the first entry a compaction at the end of `path` may keep from. */
+function firstKeepableIndex(path: readonly SessionEntry[], keptRegionCuts: boolean): number {
+  const lastCompaction = path.findLastIndex((entry) => entry.type === 'compaction');
+  if (!keptRegionCuts || lastCompaction < 0) return lastCompaction + 1;
+  const compaction = path[lastCompaction] as Extract<SessionEntry, { type: 'compaction' }>;
+  const kept = path.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
+  return kept >= 0 && kept < lastCompaction ? kept : lastCompaction + 1;
+}
+
+function applyStep(builder: SessionBuilder, step: SessionStep, keptRegionCuts: boolean): void {
   const entries = builder.entries;
   switch (step.kind) {
     case 'userTurn':
@@ -171,7 +206,12 @@ function applyStep(builder: SessionBuilder, step: SessionStep): void {
       else builder.customRoleMessage(step.customType, step.content, { display: step.display });
       return;
     case 'modelChange':
-      builder.modelChange(step.model, step.role);
+      if (step.shape === 'pi') {
+        const slash = step.model.indexOf('/');
+        builder.piModelChange(step.model.slice(0, slash), step.model.slice(slash + 1));
+      } else {
+        builder.modelChange(step.model, step.role);
+      }
       return;
     case 'thinkingLevelChange':
       builder.thinkingLevelChange(step.thinkingLevel);
@@ -193,27 +233,35 @@ function applyStep(builder: SessionBuilder, step: SessionStep): void {
       const newLeafId = isUserMessage ? target.parentId : target.id;
       builder.branchFrom(newLeafId);
       if (step.summary !== undefined) {
-        builder.branchSummary(newLeafId ?? 'root', step.summary, {
-          details: { readFiles: [], modifiedFiles: [] },
-        });
+        builder.branchSummary(
+          newLeafId ?? 'root',
+          step.summary,
+          step.extension !== undefined
+            ? extensionFields(step.extension)
+            : { details: { readFiles: [], modifiedFiles: [] } },
+        );
       }
       return;
     }
     case 'compaction': {
       const path = pathToLeaf(entries, builder.leafId);
-      const lastCompaction = path.findLastIndex((entry) => entry.type === 'compaction');
-      if (path.length === 0 || lastCompaction === path.length - 1) return;
-      const cut = pick(path.slice(lastCompaction + 1).filter(isGeneratedCutPoint), step.cut);
+      if (path.length === 0 || path[path.length - 1]?.type === 'compaction') return;
+      const keepable = path.slice(firstKeepableIndex(path, keptRegionCuts));
+      const cut = pick(keepable.filter(isGeneratedCutPoint), step.cut);
       if (!cut) return;
       builder.compaction({
         firstKeptEntryId: cut.id,
         tokensBefore: step.tokensBefore,
         summary: `## Goal\nKeep working from ${cut.id}.`,
         ...(step.shortSummary !== undefined ? { shortSummary: step.shortSummary } : {}),
-        ...(step.withDetails
-          ? { details: { readFiles: ['src/main.ts'], modifiedFiles: ['src/session.ts'] } }
-          : {}),
-        ...(step.fromExtension !== undefined ? { fromExtension: step.fromExtension } : {}),
+        ...(step.extension !== undefined
+          ? extensionFields(step.extension)
+          : {
+              ...(step.withDetails
+                ? { details: { readFiles: ['src/main.ts'], modifiedFiles: ['src/session.ts'] } }
+                : {}),
+              ...(step.fromExtension !== undefined ? { fromExtension: step.fromExtension } : {}),
+            }),
       });
       return;
     }
@@ -227,7 +275,7 @@ function applyStep(builder: SessionBuilder, step: SessionStep): void {
 /** Replays a plan into a session; steps that would push it past `maxEntries` are dropped. */
 export function buildSessionFromSteps(
   steps: readonly SessionStep[],
-  options: Pick<SessionArbitraryOptions, 'maxEntries' | 'sessionId' | 'baseTime'> = {},
+  options: Pick<SessionArbitraryOptions, 'maxEntries' | 'sessionId' | 'baseTime' | 'keptRegionCuts'> = {},
 ): GeneratedSession {
   const maxEntries = options.maxEntries ?? 60;
   const builder = new SessionBuilder({
@@ -236,7 +284,7 @@ export function buildSessionFromSteps(
   });
   for (const step of steps) {
     if (builder.entries.length + stepSize(step) > maxEntries) continue;
-    applyStep(builder, step);
+    applyStep(builder, step, options.keptRegionCuts ?? false);
   }
   return { header: builder.header, entries: [...builder.entries], leafId: builder.leafId };
 }
@@ -251,6 +299,9 @@ export function generatedSessionArbitrary(
     unicodeText: options.unicodeText ?? true,
     branching: options.branching ?? true,
     compactions: options.compactions ?? false,
+    modelChangeShapes: options.modelChangeShapes ?? 'oh-my-pi',
+    extensionEntries: options.extensionEntries ?? false,
+    ...(options.stepWeights !== undefined ? { stepWeights: options.stepWeights } : {}),
   };
   const maxSteps = options.maxSteps ?? Math.max(1, Math.ceil(maxEntries / 3));
   return fc

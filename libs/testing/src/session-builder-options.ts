@@ -1,5 +1,5 @@
 // Option and spec types of the SessionBuilder (session-builder.ts).
-import type { FileLists, ImageContent, StopReason, Usage } from '@strata/session';
+import type { ImageContent, StopReason, Usage } from '@strata/session';
 
 export const DEFAULT_BUILDER_BASE_TIME = '2026-01-01T00:00:00.000Z';
 
@@ -56,11 +56,17 @@ export interface CompactionSpec {
   readonly tokensBefore: number;
   readonly summary?: string;
   readonly shortSummary?: string;
-  readonly details?: FileLists;
+  /** File lists, or an extension's own JSON when `fromHook` or `fromExtension` is set. */
+  readonly details?: unknown;
   readonly fromExtension?: boolean;
+  /** pi's flag for an extension's compaction. */
+  readonly fromHook?: boolean;
 }
 
 export interface BranchSummaryOptions {
-  readonly details?: FileLists;
+  /** File lists, or an extension's own JSON when `fromHook` or `fromExtension` is set. */
+  readonly details?: unknown;
   readonly fromExtension?: boolean;
+  /** pi's flag for an extension's branch summary. */
+  readonly fromHook?: boolean;
 }

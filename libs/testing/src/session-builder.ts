@@ -229,6 +229,7 @@ export class SessionBuilder {
       summary,
       ...(options.details !== undefined ? { details: options.details } : {}),
       ...(options.fromExtension !== undefined ? { fromExtension: options.fromExtension } : {}),
+      ...(options.fromHook !== undefined ? { fromHook: options.fromHook } : {}),
     });
   }
 
@@ -240,12 +241,20 @@ export class SessionBuilder {
       firstKeptEntryId: spec.firstKeptEntryId,
       tokensBefore: spec.tokensBefore,
       ...(spec.details !== undefined ? { details: spec.details } : {}),
-      fromExtension: spec.fromExtension ?? false,
+      ...(spec.fromHook !== undefined
+        ? { fromHook: spec.fromHook }
+        : { fromExtension: spec.fromExtension ?? false }),
     });
   }
 
+  /** A model change in oh-my-pi's shape (`model: "provider/modelId"`, optional role). */
   modelChange(model: string, role?: string): this {
     return this.append({ type: 'model_change', model, ...(role !== undefined ? { role } : {}) });
+  }
+
+  /** A model change as pi writes it: `provider` and `modelId`. */
+  piModelChange(provider: string, modelId: string): this {
+    return this.append({ type: 'model_change', provider, modelId });
   }
 
   thinkingLevelChange(thinkingLevel: ThinkingLevel): this {

@@ -47,11 +47,22 @@ export type SessionStep =
       readonly content: string;
       readonly display: boolean;
     }
-  | { readonly kind: 'modelChange'; readonly model: string; readonly role: string | undefined }
+  | {
+      readonly kind: 'modelChange';
+      readonly model: string;
+      readonly role: string | undefined;
+      /** `pi`: written as pi writes it (`provider`, `modelId`, no role); else oh-my-pi's `model`. */
+      readonly shape?: 'pi' | 'oh-my-pi';
+    }
   | { readonly kind: 'thinkingLevelChange'; readonly thinkingLevel: ThinkingLevel }
   | { readonly kind: 'label'; readonly target: number; readonly label: string | undefined }
   | { readonly kind: 'custom'; readonly customType: string; readonly data: unknown }
-  | { readonly kind: 'branch'; readonly target: number; readonly summary: string | undefined }
+  | {
+      readonly kind: 'branch';
+      readonly target: number;
+      readonly summary: string | undefined;
+      readonly extension?: ExtensionPlan;
+    }
   | {
       readonly kind: 'compaction';
       readonly cut: number;
@@ -59,14 +70,48 @@ export type SessionStep =
       readonly shortSummary: string | undefined;
       readonly withDetails: boolean;
       readonly fromExtension: boolean | undefined;
+      readonly extension?: ExtensionPlan;
     };
+
+/** A compaction or branch summary made by an extension: its flag and its own JSON details. */
+export interface ExtensionPlan {
+  /** pi writes `fromHook`, Strata's hooks `fromExtension`. */
+  readonly flag: 'fromHook' | 'fromExtension';
+  readonly details: unknown;
+}
 
 export interface StepArbitraryOptions {
   readonly images: boolean;
   readonly unicodeText: boolean;
   readonly branching: boolean;
   readonly compactions: boolean;
+  /** `both`: model changes in pi's shape too, not only oh-my-pi's. */
+  readonly modelChangeShapes: 'oh-my-pi' | 'both';
+  /** Some compactions and branch summaries come from an extension, with extension details. */
+  readonly extensionEntries: boolean;
+  /** Relative weights of the kinds of steps (defaults in `defaultStepWeights`). */
+  readonly stepWeights?: Partial<StepWeights>;
 }
+
+export interface StepWeights {
+  readonly userTurn: number;
+  readonly bash: number;
+  readonly customMessage: number;
+  /** Model and thinking-level changes, labels, custom entries. */
+  readonly metadata: number;
+  readonly branch: number;
+  readonly compaction: number;
+}
+
+/** User turns dominate; structure changes are occasional. */
+export const defaultStepWeights: StepWeights = {
+  userTurn: 10,
+  bash: 1,
+  customMessage: 1,
+  metadata: 3,
+  branch: 2,
+  compaction: 2,
+};
 
 const words = [
   'fix', 'the', 'test', 'read', 'file', 'parser', 'session', 'branch', 'tree', 'token', 'budget', 'summary',
@@ -162,13 +207,38 @@ function userTurnArbitrary(options: StepArbitraryOptions): fc.Arbitrary<SessionS
   });
 }
 
+function modelChangeArbitrary(options: StepArbitraryOptions): fc.Arbitrary<SessionStep> {
+  const ohMyPi = fc.record({
+    kind: fc.constant('modelChange' as const),
+    model: fc.constantFrom(...models),
+    role: fc.option(fc.constantFrom('default', 'smol', 'slow', 'plan'), { nil: undefined }),
+  });
+  if (options.modelChangeShapes === 'oh-my-pi') return ohMyPi;
+  const pi = fc.record({
+    kind: fc.constant('modelChange' as const),
+    model: fc.constantFrom(...models),
+    role: fc.constant(undefined),
+    shape: fc.constant('pi' as const),
+  });
+  return fc.oneof(ohMyPi, pi);
+}
+
+/** Undefined most of the time; with extension entries on, sometimes an extension's plan. */
+function extensionArbitrary(options: StepArbitraryOptions): fc.Arbitrary<ExtensionPlan | undefined> {
+  if (!options.extensionEntries) return fc.constant(undefined);
+  const plan = fc.record({
+    flag: fc.constantFrom('fromHook' as const, 'fromExtension' as const),
+    details: fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.record({ readFiles: fc.constant('not a list'), artifacts: fc.array(fc.string(), { maxLength: 3 }) }),
+    ),
+  });
+  return fc.option(plan, { nil: undefined, freq: 2 });
+}
+
 function metadataArbitrary(options: StepArbitraryOptions): fc.Arbitrary<SessionStep> {
   return fc.oneof(
-    fc.record({
-      kind: fc.constant('modelChange' as const),
-      model: fc.constantFrom(...models),
-      role: fc.option(fc.constantFrom('default', 'smol', 'slow', 'plan'), { nil: undefined }),
-    }),
+    modelChangeArbitrary(options),
     fc.record({
       kind: fc.constant('thinkingLevelChange' as const),
       thinkingLevel: fc.constantFrom(...thinkingLevels),
@@ -189,10 +259,11 @@ function metadataArbitrary(options: StepArbitraryOptions): fc.Arbitrary<SessionS
 /** One step of a session plan; user turns dominate, structure changes are occasional. */
 export function sessionStepArbitrary(options: StepArbitraryOptions): fc.Arbitrary<SessionStep> {
   const text = textArbitrary(options);
+  const weights: StepWeights = { ...defaultStepWeights, ...options.stepWeights };
   const steps: fc.WeightedArbitrary<SessionStep>[] = [
-    { weight: 10, arbitrary: userTurnArbitrary(options) },
+    { weight: weights.userTurn, arbitrary: userTurnArbitrary(options) },
     {
-      weight: 1,
+      weight: weights.bash,
       arbitrary: fc.record({
         kind: fc.constant('bash' as const),
         command: text,
@@ -202,7 +273,7 @@ export function sessionStepArbitrary(options: StepArbitraryOptions): fc.Arbitrar
       }),
     },
     {
-      weight: 1,
+      weight: weights.customMessage,
       arbitrary: fc.record({
         kind: fc.constant('customMessage' as const),
         asEntry: fc.boolean(),
@@ -211,21 +282,22 @@ export function sessionStepArbitrary(options: StepArbitraryOptions): fc.Arbitrar
         display: fc.boolean(),
       }),
     },
-    { weight: 3, arbitrary: metadataArbitrary(options) },
+    { weight: weights.metadata, arbitrary: metadataArbitrary(options) },
   ];
   if (options.branching) {
     steps.push({
-      weight: 2,
+      weight: weights.branch,
       arbitrary: fc.record({
         kind: fc.constant('branch' as const),
         target: fraction,
         summary: fc.option(textArbitrary(options, 20), { nil: undefined }),
+        ...(options.extensionEntries ? { extension: extensionArbitrary(options) } : {}),
       }),
     });
   }
   if (options.compactions) {
     steps.push({
-      weight: 2,
+      weight: weights.compaction,
       arbitrary: fc.record({
         kind: fc.constant('compaction' as const),
         cut: fraction,
@@ -233,6 +305,7 @@ export function sessionStepArbitrary(options: StepArbitraryOptions): fc.Arbitrar
         shortSummary: fc.option(text, { nil: undefined }),
         withDetails: fc.boolean(),
         fromExtension: fc.option(fc.boolean(), { nil: undefined }),
+        ...(options.extensionEntries ? { extension: extensionArbitrary(options) } : {}),
       }),
     });
   }

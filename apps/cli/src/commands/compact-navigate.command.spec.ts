@@ -117,6 +117,16 @@ describe('strata compact and strata navigate', () => {
     expect(io.out()).toBe('Nothing compacted (nothing_to_summarize).\n');
   });
 
+  it('compact --force compacts a context under the keep budget, keeping its last turn', async () => {
+    const branchUser = builder.entries[builder.entries.length - 2]!;
+    const io = recordingIo();
+    const code = await runCli(['compact', sessionId, '--force', '--store', storeUrl, '--json'], io, commands);
+    expect(code).toBe(0);
+    const result = JSON.parse(io.out()) as { outcome: string; entry: { firstKeptEntryId: string } };
+    expect(result).toMatchObject({ outcome: 'completed' });
+    expect(result.entry.firstKeptEntryId).toBe(branchUser.id);
+  });
+
   it('navigate without a target is a usage error', async () => {
     const io = recordingIo();
     expect(await runCli(['navigate', sessionId, '--store', storeUrl], io, commands)).toBe(2);

@@ -36,12 +36,14 @@ function printResult(io: CliIo, result: CompactionResult, json: boolean): void {
 export const compactCommand: CliCommand = {
   name: 'compact',
   summary: 'compact a stored session now and print the compaction entry',
-  usage: 'strata compact <sessionId> [--instructions "…"] [--store <url>] [--settings <file.json>] [--json]',
+  usage:
+    'strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--json]',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
       {
         instructions: { type: 'string' },
+        force: { type: 'boolean', default: false },
         store: { type: 'string' },
         settings: { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -60,6 +62,7 @@ export const compactCommand: CliCommand = {
         commands.execute(
           new CompactSessionCommand(sessionId, {
             ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+            ...(values.force ? { force: true } : {}),
           }),
         ),
     );

@@ -84,22 +84,73 @@ describe('strata context --file', () => {
   });
 });
 
+describe('strata context --file on a v3 file as pi 0.73.1 writes it (issue 13, items 9 and 10)', () => {
+  const at = (second: number): string => `2026-02-01T10:00:0${second}.000Z`;
+  const lines = [
+    {
+      type: 'session',
+      version: 3,
+      id: '019a0000-aaaa-7bbb-8ccc-000000000002',
+      timestamp: at(0),
+      cwd: '/repo',
+    },
+    {
+      type: 'message',
+      id: 'c1',
+      parentId: null,
+      timestamp: at(1),
+      message: { role: 'user', content: 'hello', timestamp: 1769940001000 },
+    },
+    {
+      type: 'model_change',
+      id: 'c2',
+      parentId: 'c1',
+      timestamp: at(2),
+      provider: 'openai',
+      modelId: 'gpt-5.1-codex',
+    },
+    {
+      type: 'compaction',
+      id: 'c3',
+      parentId: 'c2',
+      timestamp: at(3),
+      summary: 'An extension summarised this.',
+      firstKeptEntryId: 'c1',
+      tokensBefore: 5,
+      details: { readFiles: 42, artifacts: ['a'] },
+      fromHook: true,
+    },
+  ];
+  const piFile = writeSession(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+
+  it('reads the extension compaction strictly and reports the model of the model change', async () => {
+    const io = recordingIo();
+    expect(await runCli(['context', '--file', piFile, '--json'], io, commands)).toBe(0);
+    expect(io.err()).toBe('');
+    const printed = JSON.parse(io.out()) as { messages: { role: string }[]; models: Record<string, string> };
+    expect(printed.messages.map((message) => message.role)).toEqual(['compactionSummary', 'user']);
+    expect(printed.models).toEqual({ default: 'openai/gpt-5.1-codex' });
+  });
+});
+
 describeWithFixture('before-compaction.jsonl', 'strata context on before-compaction.jsonl', (fixture) => {
   it('gives the reference message counts, with the two unanswered tool calls answered', async () => {
     const io = recordingIo();
     await runCli(['context', '--file', fixture, '--json', '--tokenizer', 'chars4'], io, commands);
     const printed = JSON.parse(io.out()) as {
       messages: { role: string }[];
-      repairs: { synthesizedResults: string[] };
+      repairs: { synthesizedResults: string[]; omittedFailedAnswers: string[] };
     };
     const counts: Record<string, number> = {};
     for (const message of printed.messages) counts[message.role] = (counts[message.role] ?? 0) + 1;
-    // The reference's 446 messages (192 tool results) plus one synthetic result per unanswered call.
+    // The reference's 446 messages (192 tool results) plus one synthetic result per unanswered
+    // call, less the one answer that failed without content.
     expect(printed.repairs.synthesizedResults).toHaveLength(2);
+    expect(printed.repairs.omittedFailedAnswers).toHaveLength(1);
     expect(counts).toEqual({
       compactionSummary: 1,
       user: 31,
-      assistant: 219,
+      assistant: 218,
       toolResult: 194,
       bashExecution: 3,
     });

@@ -67,6 +67,30 @@ describe('strata import and export', () => {
     });
   });
 
+  describe('given a pi 0.73.1 file with extension summaries and a pi model change (issue 13, item 10)', () => {
+    const piBuilder = session({ sessionId: 'cli-pi-extension' })
+      .user('List the files')
+      .assistant('Two files.')
+      .piModelChange('openai', 'gpt-5.1-codex')
+      .compaction({
+        firstKeptEntryId: 'e0002',
+        tokensBefore: 40,
+        details: { artifactIndex: [{ id: 1 }], readFiles: 'see artifacts' },
+        fromHook: true,
+      });
+    piBuilder.branchSummary('e0001', 'From an extension', { details: ['free', 'form'], fromHook: true });
+    const piText = serializeSessionFile(piBuilder.header, piBuilder.entries);
+
+    it('imports it strictly and exports it unchanged', async () => {
+      const file = writeFile('pi.jsonl', piText);
+      const imported = await strata(['import', file]);
+      expect(imported.err()).not.toContain('schema violation');
+      expect(imported.code).toBe(0);
+      const exported = await strata(['export', 'cli-pi-extension']);
+      expect(exported.out()).toBe(piText);
+    });
+  });
+
   describe('given several files, one with a bad line', () => {
     it('names the file and line, exits 1 and imports none of them', async () => {
       const good = writeFile('good.jsonl', sessionText);

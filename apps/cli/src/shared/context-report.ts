@@ -100,12 +100,16 @@ export function renderContextReport(report: ContextReport, counter: TokenCounter
     `leaf ${report.leafId ?? '(none)'}: ${report.messages.length} messages, ~${report.estimatedTokens} tokens (${report.tokenizer})`,
     `thinking level ${report.thinkingLevel}; models ${models || '(none)'}`,
   ];
-  const { droppedOrphanResults, synthesizedResults, missingFirstKeptEntry } = report.repairs;
+  const { droppedOrphanResults, synthesizedResults, missingFirstKeptEntry, omittedFailedAnswers } =
+    report.repairs;
   if (droppedOrphanResults.length > 0 || synthesizedResults.length > 0 || missingFirstKeptEntry) {
     lines.push(
       `repairs: ${droppedOrphanResults.length} orphan tool result(s) dropped, ${synthesizedResults.length} missing result(s) filled` +
         (missingFirstKeptEntry ? `, first kept entry ${missingFirstKeptEntry.firstKeptEntryId} missing` : ''),
     );
+  }
+  if (omittedFailedAnswers.length > 0) {
+    lines.push(`left out: ${omittedFailedAnswers.length} failed answer(s) without content (kept in the log)`);
   }
   lines.push('');
   const width = String(report.messages.length).length;

@@ -77,6 +77,19 @@ export class RunningAttempts {
     return aborted;
   }
 
+  /**
+   * Resolves once those of the named attempts of the session that run in this process have
+   * ended (however they ended); undefined when none of them runs here.
+   */
+  whenEnded(sessionId: string, attemptIds: readonly string[]): Promise<void> | undefined {
+    const running = attemptIds.flatMap((attemptId) => {
+      const attempt = this.running.get(keyOf(sessionId, attemptId));
+      return attempt === undefined ? [] : [attempt.done];
+    });
+    if (running.length === 0) return undefined;
+    return Promise.allSettled(running).then(() => undefined);
+  }
+
   /** Ids of the session's running attempts (of one kind when given). */
   runningIds(sessionId: string, kind?: AttemptKind): string[] {
     return [...this.running.values()]

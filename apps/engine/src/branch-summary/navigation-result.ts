@@ -1,10 +1,11 @@
 // What a NavigateSession command comes to.
-import type {
-  ActiveSessionState,
-  AttemptError,
-  BranchSummaryAttempt,
-  BranchSummaryEntry,
-  Usage,
+import {
+  isFromExtension,
+  type ActiveSessionState,
+  type AttemptError,
+  type BranchSummaryAttempt,
+  type BranchSummaryEntry,
+  type Usage,
 } from '@strata/session';
 
 interface NavigationBase {
@@ -93,7 +94,7 @@ export function resultOfEndedSummary(
         summary: {
           attemptId,
           entry,
-          fromExtension: entry.fromExtension === true,
+          fromExtension: isFromExtension(entry),
           ...(model !== undefined ? { model } : {}),
           ...(usage !== undefined ? { usage } : {}),
         },

@@ -40,7 +40,7 @@ const input = {
 describe('recording a prepared compaction', () => {
   describe('given the first kept entry is still on the current path', () => {
     const state = stateAt('e0005');
-    const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+    const prepared = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
 
     it('attaches the entry under the current leaf with the estimate after', () => {
       const [command] = recordCompactionPlan({ ...input, preparedAgainst: prepared })(state);
@@ -52,16 +52,23 @@ describe('recording a prepared compaction', () => {
     });
   });
 
+  describe('given the leaf moved on to an entry appended after the one it was prepared at', () => {
+    it('decides nothing (the writer goes on from its own entry, not from a compaction)', () => {
+      const prepared = { leafId: 'e0004', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+      expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0005'))).toEqual([]);
+    });
+  });
+
   describe('given the leaf moved to a branch without the first kept entry', () => {
     it('decides nothing', () => {
-      const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+      const prepared = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
       expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0006'))).toEqual([]);
     });
   });
 
   describe('given a newer compaction than the one it was prepared against', () => {
     it('decides nothing', () => {
-      const prepared = { firstKeptEntryId: 'e0003', previousCompactionId: 'older' };
+      const prepared = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: 'older' };
       expect(recordCompactionPlan({ ...input, preparedAgainst: prepared })(stateAt('e0005'))).toEqual([]);
     });
   });

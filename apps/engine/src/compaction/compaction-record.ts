@@ -1,6 +1,6 @@
-// Writing a compaction that was prepared earlier (issue 4, concurrency): the entry is attached
-// under the leaf that is current when it is written, unless the draft has gone stale meanwhile
-// (`isStale` in @strata/session says when).
+// Writing a compaction that was prepared earlier (issue 4, concurrency; issue 13): the entry is
+// attached under the leaf it was prepared at, which must still be the current leaf; a draft whose
+// leaf moved on, or that has gone stale otherwise, is not written (`isStale` in @strata/session).
 import {
   estimateContextTokens,
   isStale,
@@ -41,8 +41,9 @@ export interface RecordCompactionInput {
 }
 
 /**
- * The plan that records the draft under the current leaf, or decides nothing when the draft is
- * stale (an empty decision: the caller prepares again or ends the attempt skipped).
+ * The plan that records the draft under the current leaf (the one it was prepared at), or decides
+ * nothing when the draft is stale (an empty decision: the caller prepares again or ends the
+ * attempt skipped).
  */
 export function recordCompactionPlan(
   input: RecordCompactionInput,

@@ -1,12 +1,13 @@
 // A compaction attempt as the CompactSession command runs it: what to run, and what it comes to —
 // exactly one of the four terminal outcomes the session stream records.
-import type {
-  ActiveSessionState,
-  AttemptError,
-  CompactionAttempt,
-  CompactionEntry,
-  CompactionTrigger,
-  Usage,
+import {
+  isFromExtension,
+  type ActiveSessionState,
+  type AttemptError,
+  type CompactionAttempt,
+  type CompactionEntry,
+  type CompactionTrigger,
+  type Usage,
 } from '@strata/session';
 import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
 import type { CommandContext } from '../shared/command-context';
@@ -17,6 +18,8 @@ export interface CompactRequest {
   readonly attemptId: string;
   readonly trigger: CompactionTrigger;
   readonly customInstructions?: string;
+  /** Keep less rather than skip when the context fits in the keep budget (`prepareCompaction`'s `force`). */
+  readonly force?: boolean;
   /**
    * When another engine on the store is running this attempt: `wait` for its outcome (the
    * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).
@@ -27,6 +30,11 @@ export interface CompactRequest {
    * and the actor its events record (the engine when absent: a saga's attempt).
    */
   readonly context?: CommandContext;
+  /**
+   * The leaf the automatic check point saw (a saga's view): when the session's leaf is another
+   * one by the time the attempt prepares, it ends skipped as stale without a summary.
+   */
+  readonly atLeafId?: string | null;
 }
 
 interface OutcomeBase {
@@ -92,7 +100,7 @@ export function resultOfEndedAttempt(
         ...base,
         outcome: 'completed',
         entry,
-        fromExtension: entry.fromExtension === true,
+        fromExtension: isFromExtension(entry),
         ...(model !== undefined ? { model } : {}),
         ...(usage !== undefined ? { usage } : {}),
         durationMs,

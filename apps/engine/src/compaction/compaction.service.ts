@@ -1,8 +1,12 @@
 // Runs one compaction attempt end to end (reference §5, issue 4 parts 2–3): load → prepare
 // (pruned outputs as their notices) → a skip ends at once as `CompactionStarted` +
 // `CompactionSkipped` with no model call (defect 17) → otherwise `CompactionStarted` → hooks →
-// summaries under the attempt's abort signal → record under the current leaf, preparing once
-// more when the session moved under it. Every attempt ends in exactly one terminal event, with
+// summaries under the attempt's abort signal → record under the leaf it was prepared at. When the
+// leaf moved on meanwhile (issue 13) the summary is stale: a manual attempt prepares once more,
+// an automatic one ends `CompactionSkipped {reason: 'stale'}` at once — the moment its check
+// point saw has passed, and the session's next check point decides again; an automatic attempt
+// that finds the leaf already moved from where its check point saw it ends so without a summary.
+// Every attempt ends in exactly one terminal event, with
 // the duration on the engine's clock and what the summarisers spent (all rounds added up). An
 // attempt id that already ended returns its recorded outcome and writes nothing, so callers
 // (sagas) derive it from the triggering event and redelivery never compacts twice; the same id
@@ -58,8 +62,8 @@ import {
 
 export type { CompactRequest };
 
-/** How many times an attempt prepares before it gives up as stale. */
-const PREPARATION_ROUNDS = 2;
+/** How many times a manual attempt prepares before it gives up as stale (an automatic one: once). */
+const MANUAL_PREPARATION_ROUNDS = 2;
 
 /**
  * What an attempt's summarisers spent so far: the latest model (as its provider reported it), the
@@ -181,11 +185,14 @@ export class CompactionService {
       for (let round = 1; ; round += 1) {
         const path = withPrunedOutputs(state.currentPath(), state.prunedResults());
         const current = state;
+        const movedOn = request.atLeafId !== undefined && state.leafId !== request.atLeafId;
         const { preparation, tokensBefore } = await this.counter.whenCounted((counter) => {
           const prepared =
             trigger !== 'manual' && !settings.compaction.enabled
               ? ({ kind: 'skip', reason: DISABLED_REASON } as const)
-              : prepareCompaction(path, settings.compaction, counter);
+              : movedOn
+                ? ({ kind: 'skip', reason: STALE_REASON } as const)
+                : prepareCompaction(path, settings.compaction, counter, { force: request.force === true });
           return {
             preparation: prepared,
             tokensBefore:
@@ -209,6 +216,7 @@ export class CompactionService {
                     ? { model: this.runner.intendedSummarizer }
                     : {}),
                   startedAt,
+                  ...(request.force === true ? { force: true as const } : {}),
                   ...(request.customInstructions !== undefined
                     ? { customInstructions: request.customInstructions }
                     : {}),
@@ -245,6 +253,7 @@ export class CompactionService {
           draft: { ...produced.draft, ...(spent.usage !== undefined ? { usage: spent.usage } : {}) },
           calls: calls.fields(),
           preparedAgainst: {
+            leafId: current.leafId,
             firstKeptEntryId: produced.draft.firstKeptEntryId,
             previousCompactionId: preparation.previousCompactionId,
           },
@@ -263,7 +272,7 @@ export class CompactionService {
         if (written.events.length > 0 || written.alreadyHandled) {
           return this.endedResult(request, written.state, written.alreadyHandled);
         }
-        if (round >= PREPARATION_ROUNDS) {
+        if (trigger !== 'manual' || round >= MANUAL_PREPARATION_ROUNDS) {
           return await this.end(request, [skip(attemptId, STALE_REASON, ending())], true);
         }
         this.logger.log(`compaction ${attemptId} of ${sessionId} is stale; preparing again`);
@@ -394,10 +403,15 @@ export class CompactionService {
   }
 }
 
-/** What a compaction attempt asks: its trigger and its instructions. */
+/** What a compaction attempt asks: its trigger, its instructions, and whether it is forced. */
 function attemptRequestOf(request: CompactRequest): AttemptRequest {
   const { sessionId, attemptId, trigger, customInstructions } = request;
-  const fields = { trigger, customInstructions: customInstructions ?? null };
+  // `force` joins the digest only when set, so the digests of unforced requests stay as they were.
+  const fields = {
+    trigger,
+    customInstructions: customInstructions ?? null,
+    ...(request.force === true ? { force: true } : {}),
+  };
   return { sessionId, attemptId, kind: 'compaction', requestDigest: attemptDigestOf('compaction', fields) };
 }
 

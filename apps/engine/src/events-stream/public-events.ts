@@ -7,12 +7,13 @@
 // entry; the trigger or old leaf of an outcome stored before outcomes carried them) is looked up
 // in the session's stream.
 import type { ProjectedEvent } from '@strata/projections';
-import type {
-  AttemptError,
-  BranchSummaryStartedEvent,
-  CompactionStartedEvent,
-  CompactionTrigger,
-  SessionEntry,
+import {
+  isFromExtension,
+  type AttemptError,
+  type BranchSummaryStartedEvent,
+  type CompactionStartedEvent,
+  type CompactionTrigger,
+  type SessionEntry,
 } from '@strata/session';
 import { publicNamesOfStoreEvent, type PublicEventName } from './public-event-names';
 
@@ -170,7 +171,7 @@ async function draftsOf(
           return {
             ...data,
             compactionEntry: compactionEntry ?? null,
-            fromExtension: compactionEntry?.fromExtension === true,
+            fromExtension: compactionEntry !== undefined && isFromExtension(compactionEntry),
           };
         }),
       ];
@@ -238,7 +239,7 @@ async function draftsOf(
             leafId: data.entryId,
             oldLeafId,
             summaryEntry: summaryEntry ?? null,
-            fromExtension: summaryEntry?.type === 'branch_summary' && summaryEntry.fromExtension === true,
+            fromExtension: summaryEntry?.type === 'branch_summary' && isFromExtension(summaryEntry),
           };
         }),
       ];

@@ -13,7 +13,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { SessionNotFoundError, type EventStore } from '@strata/event-store';
+import type { EventStore } from '@strata/event-store';
 import type { ParkedPartition, RunnerLag } from '@strata/processing';
 import {
   SessionSetAsideError,
@@ -27,6 +27,7 @@ import {
 import { sessionStreamName, type TokenCounter } from '@strata/session';
 import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../observability/engine-metrics.service';
+import { SessionStreams } from '../session-streams/session-streams.service';
 import { storeActivityMetrics } from './store-activity-metrics';
 import { describeError } from '../shared/attempt-errors';
 import { EVENT_STORE, TOKEN_COUNTER } from '../shared/injection-tokens';
@@ -46,6 +47,7 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(PROJECTION_STORAGE) storage: ProjectionStorage,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     private readonly metrics: EngineMetrics,
+    private readonly streams: SessionStreams,
   ) {
     this.projections = createProjectionSet({
       store,
@@ -120,15 +122,8 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The position of the session's last event; throws `SessionNotFoundError` for an empty stream. */
-  async sessionHead(sessionId: string): Promise<bigint> {
-    for await (const last of this.store.readStream(sessionStreamName(sessionId), {
-      direction: 'backwards',
-      fromRevision: 'end',
-      maxCount: 1,
-    })) {
-      return last.position;
-    }
-    throw new SessionNotFoundError(sessionId);
+  sessionHead(sessionId: string): Promise<bigint> {
+    return this.streams.headPosition(sessionId);
   }
 
   private async reachWith(

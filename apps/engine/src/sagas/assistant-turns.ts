@@ -1,12 +1,24 @@
-// What the compaction sagas share about an appended assistant answer (reference §9, pure): where
-// it sits on the session's current path, whether a later compaction has made it stale
-// (defects 7 and 8 of §11.1: the LATEST compaction counts), whether it overflowed the current
-// model's context, and the pruning that runs before any automatic compaction (§7).
+// What the compaction sagas share about an appended entry (reference §9, pure): where it sits on
+// the session's current path, whether a later compaction has made an answer stale (defects 7
+// and 8 of §11.1: the LATEST compaction counts), whether it overflowed the current model's
+// context, the check points, and the pruning that runs at each check (§7).
+//
+// The check points (issue 13) are the moments pi checks the threshold: when an answer ends the
+// turn (`agent_end`: it asks for no tool, or failed, or was aborted) and before the next prompt
+// (a user message). An answer with tool calls (`stopReason: "toolUse"`) and its tool results are
+// the middle of the agent's loop: nothing is checked, pruned or compacted there, so no compaction
+// is ever attached between a call and its result. A check point counts only while it is the
+// newest entry of the conversation on the current path (metadata may follow it): once the host
+// has appended more, the newer entry's own check point decides.
 import { isContextOverflow } from '@strata/summarizer';
 import {
+  endsTurn,
+  findFreshAssistantUsage,
+  isLatestInConversation,
   latestCompactionIndex,
   pruneToolOutputs,
   type AssistantMessage,
+  type FreshUsage,
   type SessionEvent,
 } from '@strata/session';
 import type { SagaCommand, SagaSessionView, SagaTrigger } from './saga-messages';
@@ -27,6 +39,63 @@ export function appendsAssistantMessage(event: SessionEvent): boolean {
     event.data.entry.type === 'message' &&
     event.data.entry.message.role === 'assistant'
   );
+}
+
+/** Whether the event appends an assistant or a user message: the entries that can be check points. */
+export function appendsCheckPointCandidate(event: SessionEvent): boolean {
+  if (event.type !== 'EntryAppended' || event.data.entry.type !== 'message') return false;
+  const { role } = event.data.entry.message;
+  return role === 'assistant' || role === 'user';
+}
+
+/** A moment at which the threshold is checked (see the module header). */
+export interface CheckPoint {
+  /** `turn_end`: an answer that ends its turn; `prompt`: a user message, before its answer. */
+  readonly kind: 'turn_end' | 'prompt';
+  /** The entry the trigger appended, and its index on `view.path`. */
+  readonly entryId: string;
+  readonly pathIndex: number;
+  /** The answer whose usage measures the context: the turn's own, or the newest before the prompt. */
+  readonly measured: FreshUsage;
+}
+
+/**
+ * The check point the trigger appended, when it is one and still counts: an answer that ends
+ * its turn and is the newest usage on the path, or a user message after an answer with usage
+ * newer than the latest compaction; in both cases the newest entry of the conversation on the
+ * current path. Undefined otherwise (a tool loop, a branch left behind, an entry superseded).
+ */
+export function checkPointOf(trigger: SagaTrigger, view: SagaSessionView): CheckPoint | undefined {
+  const { event } = trigger;
+  if (event.type !== 'EntryAppended') return undefined;
+  const { entry } = event.data;
+  if (entry.type !== 'message') return undefined;
+  const pathIndex = view.path.findIndex((candidate) => candidate.id === entry.id);
+  if (pathIndex < 0 || !isLatestInConversation(view.path, pathIndex)) return undefined;
+  if (entry.message.role === 'assistant') {
+    if (!endsTurn(entry.message)) return undefined;
+    const measured = findFreshAssistantUsage(view.path);
+    if (measured?.entryIndex !== pathIndex) return undefined;
+    return { kind: 'turn_end', entryId: entry.id, pathIndex, measured };
+  }
+  if (entry.message.role !== 'user') return undefined;
+  const measured = findFreshAssistantUsage(view.path.slice(0, pathIndex));
+  if (measured === undefined) return undefined;
+  return { kind: 'prompt', entryId: entry.id, pathIndex, measured };
+}
+
+/**
+ * Tokens saved by the pruning recorded at the checks between the measured answer and the check
+ * point (the answer's own check included, the check point's own not): the measured usage
+ * predates them, so they come off it.
+ */
+export function pruningSavedSinceMeasured(point: CheckPoint, view: SagaSessionView): number {
+  let saved = 0;
+  for (let index = point.measured.entryIndex; index < point.pathIndex; index += 1) {
+    const entry = view.path[index];
+    if (entry !== undefined) saved += view.pruningSavedAfter(entry.id) ?? 0;
+  }
+  return saved;
 }
 
 /**
@@ -73,16 +142,15 @@ export interface PruningStep {
 }
 
 /**
- * The pruning that precedes an automatic compaction. A redelivered trigger whose pruning is
- * already recorded reuses its savings instead of deciding again, so the threshold decision
- * comes out the same the second time.
+ * The pruning that precedes an automatic compaction, decided at a check. A redelivered trigger
+ * whose pruning is already recorded reuses its savings instead of deciding again, so the
+ * threshold decision comes out the same the second time.
  */
 export function pruningStep(trigger: SagaTrigger, view: SagaSessionView): PruningStep {
   const { event } = trigger;
   if (event.type !== 'EntryAppended') return { commands: [], tokensSaved: 0 };
-  if (view.recordedPruningSavings !== undefined) {
-    return { commands: [], tokensSaved: view.recordedPruningSavings };
-  }
+  const recorded = view.pruningSavedAfter(event.data.entry.id);
+  if (recorded !== undefined) return { commands: [], tokensSaved: recorded };
   const decision = pruneToolOutputs(view.path, view.settings.pruning, view.tokenCounter, view.prunedResults);
   if (decision.kind === 'none') return { commands: [], tokensSaved: 0 };
   return {

@@ -40,6 +40,40 @@ describe('continuation after compaction', () => {
     });
   });
 
+  describe('given a completed threshold compaction made before a prompt (issue 13)', () => {
+    it('asks for nothing: the user message is what the agent answers next', () => {
+      const prompted = session()
+        .user('Hello')
+        .assistant('Hi')
+        .user('Next')
+        .compaction({ firstKeptEntryId: 'e0003', tokensBefore: 190000 }).entries;
+      spec.given(prompted).when(compactionCompletedTrigger('attempt-1', 'threshold')).thenNothing();
+    });
+  });
+
+  describe('given a completed compaction after which the host went on into a tool loop', () => {
+    const compacted = () =>
+      session()
+        .user('Hello')
+        .assistant('Hi')
+        .compaction({ firstKeptEntryId: 'e0001', tokensBefore: 190000 })
+        .user('Run it')
+        .assistantToolCalls([{ name: 'bash' }]);
+
+    it.each(['threshold', 'overflow'] as const)(
+      'asks for nothing after a %s compaction while a tool call awaits its result',
+      (trigger) => {
+        const entries = compacted().entries;
+        spec.given(entries).when(compactionCompletedTrigger('attempt-1', trigger)).thenNothing();
+      },
+    );
+
+    it('asks for nothing while the loop awaits the answer to the tool result', () => {
+      const entries = compacted().toolResult('bash', 'ok').entries;
+      spec.given(entries).when(compactionCompletedTrigger('attempt-1', 'threshold')).thenNothing();
+    });
+  });
+
   describe('given a completed threshold compaction with auto-continue off', () => {
     it('asks for nothing', () => {
       spec

@@ -1,8 +1,11 @@
 // Continuation after an automatic compaction (reference §9, pure): a completed threshold
 // compaction asks the agent to go on with the synthetic "Continue if you have next steps."
 // prompt when `compaction.autoContinue` is on; a completed overflow compaction asks for the
-// failed request to be retried. Manual compactions never continue on their own.
-import { autoContinueMessage, type SessionEvent } from '@strata/session';
+// failed request to be retried. Manual compactions never continue on their own. Only while the
+// session rests at the end of a turn (issue 13): never while a tool call awaits its result or the
+// loop awaits the model's next answer, and not after a compaction made before a prompt (the
+// user's message is what the agent answers next).
+import { autoContinueMessage, restsAtTurnEnd, type SessionEvent } from '@strata/session';
 import { continuationSeedOf } from './saga-ids';
 import type { SagaCommand, SagaSessionView, SagaTrigger, SessionSaga } from './saga-messages';
 
@@ -15,6 +18,7 @@ export function continuationCommands(trigger: SagaTrigger, view: SagaSessionView
   const { event } = trigger;
   const { compaction } = view.settings;
   if (event.type !== 'CompactionCompleted' || !compaction.enabled) return [];
+  if (!restsAtTurnEnd(view.path)) return [];
   const base = {
     sessionId: trigger.sessionId,
     causationEventId: trigger.eventId,

@@ -21,11 +21,11 @@ export function engineCommandOf(command: SagaCommand, tenant: string): EngineCom
       );
     }
     case 'AutoCompact': {
-      const { sessionId, trigger, attemptId } = command.data;
+      const { sessionId, trigger, attemptId, atLeafId } = command.data;
       // Several engines react to the same answer; the one that starts the attempt summarises.
       return new CompactSessionCommand(
         sessionId,
-        { trigger, attemptId, whenRunningElsewhere: 'leave' },
+        { trigger, attemptId, whenRunningElsewhere: 'leave', atLeafId },
         { tenant },
       );
     }

@@ -7,15 +7,14 @@ import { SPEC_SESSION_ID, SagaSpecification, appendedTrigger } from './saga-spec
 const spec = SagaSpecification.for(overflowRecoverySaga);
 const OVERFLOW_ERROR = 'prompt is too long: 213000 tokens > 200000 maximum';
 
-function overflowing(builder: SessionBuilder = session().user('Summarise the logs')): SessionBuilder {
-  return builder.assistant('', {
-    stopReason: 'error',
-    errorMessage: OVERFLOW_ERROR,
-    usage: { input: 0, output: 0 },
-  });
+function overflowing(
+  builder: SessionBuilder = session().user('Summarise the logs'),
+  errorMessage: string = OVERFLOW_ERROR,
+): SessionBuilder {
+  return builder.assistant('', { stopReason: 'error', errorMessage, usage: { input: 0, output: 0 } });
 }
 
-function recoveryFor(entryId: string): SagaCommand {
+function recoveryFor(entryId: string, atLeafId: string = entryId): SagaCommand {
   return {
     type: 'AutoCompact',
     data: {
@@ -23,6 +22,7 @@ function recoveryFor(entryId: string): SagaCommand {
       causationEventId: `event-of-${entryId}`,
       trigger: 'overflow',
       attemptId: autoCompactionAttemptId(`event-of-${entryId}`, 'overflow'),
+      atLeafId,
     },
   };
 }
@@ -53,6 +53,31 @@ describe('overflow recovery', () => {
     });
   });
 
+  describe('given an answer that failed because input and max_tokens exceed the window (Anthropic)', () => {
+    const builder = overflowing(
+      session().user('Summarise the logs'),
+      '400 {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 197733 + 21333 > 200000, decrease input length or `max_tokens` and try again"}}',
+    );
+
+    it('asks for an overflow compaction', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an answer throttled with an overflow-like wording (Bedrock)', () => {
+    const builder = overflowing(
+      session().user('Summarise the logs'),
+      'ThrottlingException: Too many tokens, please wait before trying again.',
+    );
+
+    it('asks for nothing: waiting, not compacting, is the cure', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+  });
+
   describe('given an answer that failed for another reason', () => {
     const builder = session()
       .user('Hello')
@@ -73,6 +98,46 @@ describe('overflow recovery', () => {
         .given(builder.entries)
         .when(appendedTrigger(builder.entries, builder.lastId))
         .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an answer with tool calls whose input exceeded the window (issue 13)', () => {
+    const builder = session()
+      .user('Hello')
+      .assistantToolCalls([{ name: 'bash' }], { usage: { input: 200001, output: 5 } });
+
+    it('asks for nothing in the middle of the tool loop: the turn ends with a later answer', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+  });
+
+  describe('given an overflow error of an answer that also holds tool calls', () => {
+    const builder = session()
+      .user('Hello')
+      .assistantToolCalls([{ name: 'bash' }], {
+        stopReason: 'error',
+        errorMessage: OVERFLOW_ERROR,
+        usage: { input: 0, output: 0 },
+      });
+
+    it('recovers: an error ends the loop', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([recoveryFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an overflow the host has already answered with a new prompt', () => {
+    const builder = overflowing();
+    const failed = builder.lastId;
+    builder.user('Try again');
+
+    it('recovers at the leaf the recovery saw, the prompt', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, failed))
+        .then([recoveryFor(failed, builder.lastId)]);
     });
   });
 

@@ -4,7 +4,11 @@
 // compaction newer than the answer is on the path — the LATEST one (defect 7: upstream looked at
 // the first) — and at most once per turn: an overflow compaction already made since the turn's
 // opening message means the retried request overflowed again, and a second recovery would loop.
-import { findTurnStartIndex } from '@strata/session';
+// Like the threshold check (issue 13), only an answer that ends its turn counts: a silent
+// overflow reported by an answer with tool calls is in the middle of the agent's loop, and a
+// compaction there would be attached between the call and its result; the turn's last answer
+// decides. An overflow error ends the loop, so it always counts.
+import { endsTurn, findTurnStartIndex } from '@strata/session';
 import {
   appendsAssistantMessage,
   isRecoverableOverflow,
@@ -29,7 +33,7 @@ export function overflowRecoveryCommands(
 ): readonly SagaCommand[] {
   if (!view.settings.compaction.enabled) return [];
   const turn = liveAssistantTurn(trigger, view);
-  if (turn === undefined || !isRecoverableOverflow(turn.message, view)) return [];
+  if (turn === undefined || !endsTurn(turn.message) || !isRecoverableOverflow(turn.message, view)) return [];
   if (recoveredInThisTurn(view, turn.pathIndex)) return [];
   return [
     ...pruningStep(trigger, view).commands,
@@ -40,6 +44,7 @@ export function overflowRecoveryCommands(
         causationEventId: trigger.eventId,
         trigger: 'overflow',
         attemptId: autoCompactionAttemptId(trigger.eventId, 'overflow'),
+        atLeafId: view.path.at(-1)?.id ?? null,
       },
     },
   ];

@@ -52,8 +52,11 @@ export interface SagaSessionView {
   readonly contextWindow: number;
   /** Which automatic trigger wrote each compaction entry (entry id → trigger). */
   readonly compactionTriggers: ReadonlyMap<string, CompactionTrigger>;
-  /** Tokens saved by the pruning this trigger already recorded (a redelivery); undefined when none. */
-  readonly recordedPruningSavings: number | undefined;
+  /**
+   * Tokens saved by the pruning recorded after the check at an entry (entry id → tokens);
+   * undefined when none was. The trigger's own entry has one when the trigger is redelivered.
+   */
+  readonly pruningSavedAfter: (entryId: string) => number | undefined;
   readonly tokenCounter: TokenCounter;
 }
 
@@ -69,16 +72,19 @@ export type PruneToolOutputsCommand = SagaCommandOf<
     prunedAt: number;
     results: readonly PrunedToolOutput[];
     tokensSaved: number;
-    /** The answer the pruning comes after; the session records what it saved against it. */
+    /** The entry whose check decided the pruning; the session records what it saved against it. */
     answerEntryId: string;
     idSeed: string;
   }
 >;
 
-/** Run an automatic compaction attempt named by `attemptId`. */
+/**
+ * Run an automatic compaction attempt named by `attemptId`, at the leaf the check point saw
+ * (`atLeafId`: when the session has moved on by then, the attempt ends skipped as stale).
+ */
 export type AutoCompactCommand = SagaCommandOf<
   'AutoCompact',
-  { trigger: Exclude<CompactionTrigger, 'manual'>; attemptId: string }
+  { trigger: Exclude<CompactionTrigger, 'manual'>; attemptId: string; atLeafId: string | null }
 >;
 
 /** Ask the agent to continue after a completed automatic compaction. */

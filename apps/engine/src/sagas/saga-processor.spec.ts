@@ -47,8 +47,21 @@ describe('reading stored events for the sagas', () => {
     });
   });
 
+  it('makes a trigger of a user message too: the check before a prompt (issue 13)', () => {
+    expect(decodeSagaEvent(recorded({ type: 'EntryAppended', data: { entry: question } })).kind).toBe(
+      'message',
+    );
+  });
+
   it('passes over what concerns no saga: other entries, imported history, other streams', () => {
-    expect(decodeSagaEvent(recorded({ type: 'EntryAppended', data: { entry: question } })).kind).toBe('pass');
+    const label = {
+      type: 'label' as const,
+      id: 'l1',
+      parentId: answer.id,
+      timestamp: answer.timestamp,
+      targetId: answer.id,
+    };
+    expect(decodeSagaEvent(recorded({ type: 'EntryAppended', data: { entry: label } })).kind).toBe('pass');
     const imported = recorded({ type: 'EntryAppended', data: { entry: answer } }, { origin: 'import' });
     expect(decodeSagaEvent(imported).kind).toBe('pass');
     const elsewhere = recorded({ type: 'EntryAppended', data: { entry: answer } }, {}, 'orders-1');

@@ -87,7 +87,7 @@ async function commandsFor(
     if (error instanceof SessionNotFoundError) return [];
     throw error;
   }
-  const view = sagaViewOf(state, trigger, dependencies.settings, dependencies.tokenCounter);
+  const view = sagaViewOf(state, dependencies.settings, dependencies.tokenCounter);
   return SESSION_SAGAS.filter((saga) => saga.handles(trigger.event)).flatMap((saga) =>
     saga.react(trigger, view),
   );

@@ -22,7 +22,7 @@ import {
   type DeliveryFailure,
   type ProcessorRunnerStatus,
 } from '@strata/processing';
-import { SESSION_STREAM_PREFIX, type TokenCounter } from '@strata/session';
+import { SESSION_STREAM_PREFIX, sessionStreamName, type TokenCounter } from '@strata/session';
 import { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { describeError } from '../shared/attempt-errors';
@@ -30,7 +30,7 @@ import { ENGINE_IDENTITY, ENGINE_SETTINGS, EVENT_STORE, TOKEN_COUNTER } from '..
 import type { SagaTrigger } from './saga-messages';
 import { InterruptedAttempts } from '../attempts/interrupted-attempts.service';
 import type { EngineIdentity } from '../shared/engine-identity';
-import { SAGA_CHECKPOINT_ID, decodeSagaEvent, sagaProcessor } from './saga-processor';
+import { SAGA_CHECKPOINT_ID, SAGA_EVENT_TYPES, decodeSagaEvent, sagaProcessor } from './saga-processor';
 import { SAGA_CHECKPOINTS, SAGA_RUNNER_OPTIONS } from './saga-tokens';
 
 /**
@@ -95,7 +95,7 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(SAGA_RUNNER_OPTIONS) private readonly options: SagaRunnerOptions,
     @Inject(ENGINE_SETTINGS) settings: EngineSettings,
     @Inject(TOKEN_COUNTER) tokenCounter: TokenCounter,
-    streams: SessionStreams,
+    private readonly streams: SessionStreams,
     commandBus: CommandBus,
     @Inject(ENGINE_IDENTITY) identity: EngineIdentity,
     private readonly interrupted: InterruptedAttempts,
@@ -165,6 +165,24 @@ export class SagaRunner implements OnApplicationBootstrap, OnModuleDestroy {
   /** Resolves once every saga event up to `position` has been handled. */
   waitForPosition(position: bigint): Promise<void> {
     return this.runner.waitForPosition(position);
+  }
+
+  /**
+   * Resolves once the sagas have handled every event of the session stored so far — and so run
+   * to their end the compactions those events asked for — whatever other sessions hold the
+   * checkpoint back. At once when the runner is not running (nothing more will start until it
+   * does). The runner reads only the event types some saga reads, so the wait is for the
+   * session's last event of those types.
+   */
+  async waitForSession(sessionId: string): Promise<void> {
+    if (!this.runner.isRunning) return;
+    const position = await this.streams.lastPositionOf(sessionId, SAGA_EVENT_TYPES);
+    if (position === null) return;
+    try {
+      await this.runner.waitForScope({ partition: sessionStreamName(sessionId) }, position);
+    } catch {
+      // The runner stopped or failed while waiting: it reacts to nothing more until it starts.
+    }
   }
 
   /** Resolves once the sagas have handled every saga event in the store, their own writes included. */

@@ -35,7 +35,8 @@ export interface GivenSession {
   readonly contextWindow?: number;
   readonly compactionTriggers?: Readonly<Record<string, CompactionTrigger>>;
   readonly prunedResults?: ReadonlyMap<string, PrunedResult>;
-  readonly recordedPruningSavings?: number;
+  /** Tokens saved by the pruning recorded after the check at each entry (entry id → tokens). */
+  readonly pruningSavedAfter?: Readonly<Record<string, number>>;
 }
 
 /** The view the runner would load for `entries` (see `SagaSessionView`). */
@@ -53,7 +54,7 @@ export function sagaViewOf(entries: readonly SessionEntry[], given: GivenSession
     currentModel: given.currentModel ?? sessionModelOf(path),
     contextWindow: given.contextWindow ?? 200000,
     compactionTriggers: new Map(Object.entries(given.compactionTriggers ?? {})),
-    recordedPruningSavings: given.recordedPruningSavings,
+    pruningSavedAfter: (entryId) => given.pruningSavedAfter?.[entryId],
     tokenCounter: charsPerFourCounter,
   };
 }

@@ -1,7 +1,8 @@
 // What the sagas see of a session when they handle one of its events (`SagaSessionView`), built
 // from the write side's folded state (SessionStreams' fold cache: one fold of each session for
 // commands and sagas alike): the settings in force, the current path and model with its window,
-// which trigger wrote each compaction, and what the pruning this answer caused already saved.
+// which trigger wrote each compaction, and what the pruning decided at each check already saved.
+// The view does not depend on the trigger: the append handler's forecast builds one for a batch.
 import {
   sessionModelOf,
   type ActiveSessionState,
@@ -11,7 +12,7 @@ import {
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
-import type { SagaSessionView, SagaTrigger } from './saga-messages';
+import type { SagaSessionView } from './saga-messages';
 
 /** Compaction entry id → the trigger of the attempt that wrote it. */
 function compactionTriggersOf(state: ActiveSessionState): Map<string, CompactionTrigger> {
@@ -26,15 +27,12 @@ function compactionTriggersOf(state: ActiveSessionState): Map<string, Compaction
 
 export function sagaViewOf(
   state: ActiveSessionState,
-  trigger: SagaTrigger,
   engineSettings: EngineSettings,
   tokenCounter: TokenCounter,
 ): SagaSessionView {
   const settings = resolveSessionSettings(engineSettings, state.entries()).settings;
   const path = state.currentPath();
   const currentModel = sessionModelOf(path);
-  const { event } = trigger;
-  const answerEntryId = event.type === 'EntryAppended' ? event.data.entry.id : undefined;
   return {
     settings: { compaction: settings.compaction, pruning: settings.pruning },
     path,
@@ -42,7 +40,7 @@ export function sagaViewOf(
     currentModel,
     contextWindow: contextWindowOf(settings, currentModel),
     compactionTriggers: compactionTriggersOf(state),
-    recordedPruningSavings: answerEntryId === undefined ? undefined : state.pruningSavedAfter(answerEntryId),
+    pruningSavedAfter: (entryId) => state.pruningSavedAfter(entryId),
     tokenCounter,
   };
 }

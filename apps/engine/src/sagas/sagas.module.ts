@@ -1,10 +1,12 @@
 // The session sagas as a Nest module: the runner that feeds the saga processor from the store,
-// and the commands only sagas issue (record a pruning, request a continuation). It relies on
-// the global EngineModule (store, settings, session streams, the CommandBus) and starts its
-// runner on application bootstrap.
+// the commands only sagas issue (record a pruning, request a continuation), and what an agent
+// host is told of the automatic compactions (CompactionWaits). It relies on the global
+// EngineModule (store, settings, session streams, the CommandBus), starts its runner on
+// application bootstrap, and is global itself, so the HTTP module can use its exports.
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { CheckpointStore, EventStore } from '@strata/event-store';
 import { EVENT_STORE } from '../shared/injection-tokens';
+import { CompactionWaits } from './compaction-waits.service';
 import { RecordPruningHandler } from './record-pruning/record-pruning.handler';
 import { RequestContinuationHandler } from './request-continuation/request-continuation.handler';
 import { defaultCheckpointStoreFor } from './saga-checkpoints';
@@ -22,6 +24,7 @@ export class SagasModule {
     const { checkpoints, ...runnerOptions } = options;
     return {
       module: SagasModule,
+      global: true,
       providers: [
         { provide: SAGA_RUNNER_OPTIONS, useValue: { ...DEFAULT_SAGA_RUNNER_OPTIONS, ...runnerOptions } },
         {
@@ -32,8 +35,9 @@ export class SagasModule {
         RecordPruningHandler,
         RequestContinuationHandler,
         SagaRunner,
+        CompactionWaits,
       ],
-      exports: [SagaRunner],
+      exports: [SagaRunner, CompactionWaits],
     };
   }
 }

@@ -14,7 +14,7 @@ function answering(usedTokens: number, builder: SessionBuilder = session()): Ses
     .assistant('Working on it.', { usage: { input: usedTokens - 100, output: 100 } });
 }
 
-function compactionFor(entryId: string): SagaCommand {
+function compactionFor(entryId: string, atLeafId: string = entryId): SagaCommand {
   return {
     type: 'AutoCompact',
     data: {
@@ -22,6 +22,7 @@ function compactionFor(entryId: string): SagaCommand {
       causationEventId: `event-of-${entryId}`,
       trigger: 'threshold',
       attemptId: autoCompactionAttemptId(`event-of-${entryId}`, 'threshold'),
+      atLeafId,
     },
   };
 }
@@ -131,6 +132,113 @@ describe('threshold compaction', () => {
     });
   });
 
+  describe('given an answer above the threshold that calls a tool (issue 13)', () => {
+    const builder = session()
+      .user('Run the tests')
+      .assistantToolCalls([{ name: 'bash' }], { usage: { input: THRESHOLD, output: 100 } });
+    const call = builder.lastId;
+
+    it('asks for nothing, not even a pruning: the tool loop is still running', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, call)).thenNothing();
+    });
+
+    it('asks for nothing when its result came in the same batch', () => {
+      const answered = session()
+        .user('Run the tests')
+        .assistantToolCalls([{ name: 'bash' }], { usage: { input: THRESHOLD, output: 100 } })
+        .toolResult('bash', 'ok');
+      spec.given(answered.entries).when(appendedTrigger(answered.entries, 'e0002')).thenNothing();
+    });
+
+    it('compacts at the answer that ends the turn, after the result', () => {
+      const loop = session()
+        .user('Run the tests')
+        .assistantToolCalls([{ name: 'bash' }], { usage: { input: THRESHOLD, output: 100 } })
+        .toolResult('bash', 'ok')
+        .assistant('All green.', { usage: { input: THRESHOLD + 50, output: 100 } });
+      spec
+        .given(loop.entries)
+        .when(appendedTrigger(loop.entries, loop.lastId))
+        .then([compactionFor(loop.lastId)]);
+    });
+  });
+
+  describe('given an answer above the threshold that ended its turn, then a model change', () => {
+    const builder = answering(THRESHOLD + 1);
+    const answer = builder.lastId;
+    builder.modelChange('anthropic/claude-sonnet-4-5');
+
+    it('asks for the compaction at the leaf it saw (metadata does not supersede the answer)', () => {
+      spec
+        .given(builder.entries, { currentModel: 'test/model' })
+        .when(appendedTrigger(builder.entries, answer))
+        .then([compactionFor(answer, builder.lastId)]);
+    });
+  });
+
+  describe('given a prompt after an answer above the threshold (the check before a prompt)', () => {
+    it('compacts when the answer was in the middle of a tool loop the host broke off', () => {
+      const builder = session()
+        .user('Run the tests')
+        .assistantToolCalls([{ name: 'bash' }], { usage: { input: THRESHOLD, output: 100 } })
+        .toolResult('bash', 'ok')
+        .user('Stop, do something else');
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([compactionFor(builder.lastId)]);
+    });
+
+    it('compacts when the answer ended its turn and no compaction followed it', () => {
+      const builder = answering(THRESHOLD + 1).user('Next');
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([compactionFor(builder.lastId)]);
+    });
+
+    it('leaves the answer to the prompt: the answer alone asks for nothing once the prompt follows', () => {
+      const builder = answering(THRESHOLD + 1);
+      const answer = builder.lastId;
+      builder.user('Next');
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, answer)).thenNothing();
+    });
+
+    it('asks for nothing when a compaction followed the answer', () => {
+      const builder = answering(THRESHOLD + 1)
+        .compaction({ firstKeptEntryId: 'e0001', tokensBefore: THRESHOLD + 1 })
+        .user('Next');
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+
+    it('asks for nothing once the prompt has its answer (it is handled late)', () => {
+      const builder = answering(THRESHOLD + 1).user('Next');
+      const prompt = builder.lastId;
+      builder.assistant('Sure.', { usage: { input: 1000, output: 10 } });
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, prompt)).thenNothing();
+    });
+
+    it('asks for nothing when the answer was under the threshold', () => {
+      const builder = answering(THRESHOLD).user('Next');
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+
+    it('takes off what the pruning at the answer saved since its usage was measured', () => {
+      const builder = withLargeResults();
+      answering(LARGE_THRESHOLD + SAVED_BY_PRUNING, builder);
+      const answer = builder.lastId;
+      builder.user('Next');
+      const given = { ...large, pruningSavedAfter: { [answer]: SAVED_BY_PRUNING } };
+      const prunedAlready = new Map(
+        ['e0003', 'e0004', 'e0005'].map((entryId) => [entryId, { tokens: 10000, prunedAt: 1 }] as const),
+      );
+      spec
+        .given(builder.entries, { ...given, prunedResults: prunedAlready })
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .thenNothing();
+    });
+  });
+
   describe('given an answer whose input alone overflows the current model', () => {
     const builder = session()
       .user('Go on')
@@ -180,7 +288,7 @@ describe('threshold compaction', () => {
       const builder = withLargeResults();
       answering(LARGE_THRESHOLD + SAVED_BY_PRUNING, builder);
       spec
-        .given(builder.entries, { ...large, recordedPruningSavings: SAVED_BY_PRUNING })
+        .given(builder.entries, { ...large, pruningSavedAfter: { [builder.lastId]: SAVED_BY_PRUNING } })
         .when(appendedTrigger(builder.entries, builder.lastId))
         .thenNothing();
     });

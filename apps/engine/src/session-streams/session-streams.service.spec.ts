@@ -132,6 +132,21 @@ describe('SessionStreams', () => {
     });
   });
 
+  describe('given a session of a few large entries', () => {
+    it('weighs them by their text in the entry bound: three 100 kB entries are not kept under a bound of 100', async () => {
+      const counting = countingReads(new InMemoryEventStore());
+      const streams = new SessionStreams(counting.store, { maxSessions: 10, maxEntries: 100 });
+      await start(streams);
+      const builder = session({ sessionId: SESSION_ID, idPrefix: 'big' });
+      for (let turn = 0; turn < 3; turn += 1) builder.user(`${turn} ${'x'.repeat(100_000)}`);
+      await appendOneByOne(streams, builder.entries);
+      const before = counting.eventsRead();
+      await streams.execute(SESSION_ID, () => []);
+      // counted one each, 3 entries would be kept; weighed (3 × 49) they are not, so it reads all 4 events
+      expect(counting.eventsRead() - before).toBe(4);
+    });
+  });
+
   describe('given two writers in one engine on one session at the same time (a request and a saga)', () => {
     it('loses and duplicates no entry: the loser of a race re-reads and appends after the winner', async () => {
       const store = new InMemoryEventStore();

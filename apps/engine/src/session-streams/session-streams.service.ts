@@ -137,8 +137,9 @@ export const DEFAULT_SESSION_FOLD_BOUNDS: SessionFoldBounds = { maxSessions: 1_0
 /** The `SessionFoldBounds` of the engine. */
 export const SESSION_FOLD_BOUNDS = Symbol('SESSION_FOLD_BOUNDS');
 
-function entryCountOf(state: SessionState): number {
-  return state.status === 'active' ? state.entryCount : 0;
+/** A fold's weight in the bound of entries: large entries count once per 2 kB of their text. */
+function weightOf(state: SessionState): number {
+  return state.status === 'active' ? state.weight : 0;
 }
 
 @Injectable()
@@ -155,7 +156,7 @@ export class SessionStreams {
         : new FoldedStreamCache({
             maxStreams: bounds.maxSessions,
             maxWeight: bounds.maxEntries,
-            weightOf: entryCountOf,
+            weightOf,
           });
   }
 
@@ -213,6 +214,29 @@ export class SessionStreams {
       return recorded.revision === revision ? recorded.metadata : undefined;
     }
     return undefined;
+  }
+
+  /** The global position of the session's last event; throws `SessionNotFoundError` for an empty stream. */
+  async headPosition(sessionId: string): Promise<bigint> {
+    for await (const last of this.store.readStream(sessionStreamName(sessionId), {
+      direction: 'backwards',
+      fromRevision: 'end',
+      maxCount: 1,
+    })) {
+      return last.position;
+    }
+    throw new SessionNotFoundError(sessionId);
+  }
+
+  /** The global position of the session's last event of one of `types`; null when it has none. */
+  async lastPositionOf(sessionId: string, types: readonly string[]): Promise<bigint | null> {
+    for await (const recorded of this.store.readStream(sessionStreamName(sessionId), {
+      direction: 'backwards',
+      fromRevision: 'end',
+    })) {
+      if (types.includes(recorded.type)) return recorded.position;
+    }
+    return null;
   }
 
   /** The events an earlier seeded write appended, in order, each with its revision. */

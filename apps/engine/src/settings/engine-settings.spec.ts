@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sessionModelOf } from '@strata/session';
 import { session } from '@strata/testing';
 import { contextWindowOf, loadEngineSettings, parseEngineSettings } from './engine-settings';
 import { resolveSessionSettings, SESSION_SETTINGS_CUSTOM_TYPE } from './session-settings';
@@ -105,6 +106,15 @@ describe('engine settings', () => {
       expect(contextWindowOf(settings, 'openai/gpt-y')).toBe(400000);
       expect(contextWindowOf(settings, 'other/model')).toBe(100000);
       expect(contextWindowOf(settings, undefined)).toBe(100000);
+    });
+
+    it('follow a model change written as pi writes it (provider and modelId; issue 13, item 9)', () => {
+      const entries = session()
+        .user('go')
+        .assistant('ok', { provider: 'anthropic', model: 'claude-x' })
+        .piModelChange('openai', 'gpt-y').entries;
+      expect(contextWindowOf(settings, sessionModelOf(entries.slice(0, 2)))).toBe(200000);
+      expect(contextWindowOf(settings, sessionModelOf(entries))).toBe(400000);
     });
   });
 });

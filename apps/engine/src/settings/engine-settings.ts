@@ -31,14 +31,22 @@ export function readEngineSettingsFile(filePath: string): EngineSettings {
   return parseEngineSettings(input, filePath);
 }
 
+/** The absolute path of the settings file `STRATA_SETTINGS` names (relative to `cwd`), if any. */
+export function settingsFilePath(
+  environment: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): string | undefined {
+  const file = environment[SETTINGS_FILE_ENVIRONMENT_VARIABLE]?.trim();
+  return file ? path.resolve(cwd, file) : undefined;
+}
+
 /** The settings file named by `STRATA_SETTINGS` (relative to `cwd`), else the defaults. */
 export function loadEngineSettings(
   environment: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): EngineSettings {
-  const file = environment[SETTINGS_FILE_ENVIRONMENT_VARIABLE]?.trim();
-  if (!file) return parseEngineSettings({});
-  return readEngineSettingsFile(path.resolve(cwd, file));
+  const file = settingsFilePath(environment, cwd);
+  return file === undefined ? parseEngineSettings({}) : readEngineSettingsFile(file);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { OFFLINE_SUMMARIZER_NAME, RemoteEndpointSummarizer } from '@strata/summarizer';
 import { parseEngineSettings } from '../settings/engine-settings';
-import { buildSummarizerCandidates } from './summarizer-candidates';
+import { buildSummarizerCandidates, describeSummarizerCandidates } from './summarizer-candidates';
 
 describe('summariser candidates from the settings', () => {
   it('are the offline summariser by default', () => {
@@ -83,5 +83,33 @@ describe('summariser candidates from the settings', () => {
     );
     expect(names).toEqual([OFFLINE_SUMMARIZER_NAME]);
     expect(warnings).toEqual([expect.stringContaining('ANTHROPIC_API_KEY is not set')]);
+  });
+
+  it('are described in the order they are tried, those without their key marked as left out', () => {
+    const settings = parseEngineSettings({
+      compaction: { remoteEndpoint: 'http://127.0.0.1:9/summarize' },
+      summarizer: {
+        candidates: [
+          {
+            provider: 'remote',
+            url: 'https://summaries.example/v1',
+            authHeader: { name: 'x-key', valueEnv: 'KEY_R' },
+          },
+          {
+            provider: 'openai-compatible',
+            model: 'local',
+            baseUrl: 'http://127.0.0.1:8080/v1',
+            apiKeyEnv: 'KEY_B',
+          },
+          { provider: 'offline' },
+        ],
+      },
+    });
+    expect(describeSummarizerCandidates(settings, { KEY_B: 'b' })).toEqual([
+      'remote endpoint http://127.0.0.1:9/summarize (compaction.remoteEndpoint)',
+      'remote endpoint https://summaries.example/v1 (left out: KEY_R is not set)',
+      'openai-compatible:local at http://127.0.0.1:8080/v1',
+      OFFLINE_SUMMARIZER_NAME,
+    ]);
   });
 });

@@ -5,6 +5,7 @@
 // candidates without a key.
 import {
   AnthropicSummarizer,
+  OFFLINE_SUMMARIZER_NAME,
   OfflineExtractiveSummarizer,
   OpenAiCompatibleSummarizer,
   RemoteEndpointSummarizer,
@@ -29,14 +30,86 @@ function remoteCandidateName(url: string): string {
   return `remote:${host}${pathname}`;
 }
 
+/** The environment variable a candidate reads its key or header from, if it needs one. */
+function secretVariableOf(candidate: SummarizerCandidateSettings): string | undefined {
+  switch (candidate.provider) {
+    case 'offline':
+      return undefined;
+    case 'remote':
+      return candidate.authHeader?.valueEnv;
+    case 'anthropic':
+    case 'openai-compatible':
+      return candidate.apiKeyEnv;
+    default: {
+      const unhandled: never = candidate;
+      throw new Error(`unhandled summariser provider ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function isUnset(environment: Environment, variable: string): boolean {
+  const value = environment[variable];
+  return value === undefined || value === '';
+}
+
+/** A candidate as the start-up message names it: provider, model or address. */
+function candidateDescription(candidate: SummarizerCandidateSettings): string {
+  switch (candidate.provider) {
+    case 'offline':
+      return OFFLINE_SUMMARIZER_NAME;
+    case 'remote':
+      return `remote endpoint ${candidate.url}`;
+    case 'anthropic':
+    case 'openai-compatible':
+      return `${candidate.provider}:${candidate.model}${candidate.baseUrl !== undefined ? ` at ${candidate.baseUrl}` : ''}`;
+    default: {
+      const unhandled: never = candidate;
+      throw new Error(`unhandled summariser provider ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/**
+ * The candidates in the order they are tried, each named, those whose key variable is unset
+ * marked as left out (what `buildSummarizerCandidates` builds from the same settings).
+ */
+export function describeSummarizerCandidates(
+  settings: Pick<EngineSettings, 'compaction' | 'summarizer'>,
+  environment: Environment,
+): string[] {
+  const described: string[] = [];
+  const remote = remoteEndpointOf(settings);
+  if (remote !== undefined) {
+    const variable = remote.authHeader?.valueEnv;
+    const leftOut = variable !== undefined && isUnset(environment, variable);
+    described.push(
+      `remote endpoint ${remote.url} (compaction.remoteEndpoint)${leftOut ? ` (left out: ${variable} is not set)` : ''}`,
+    );
+  }
+  for (const candidate of settings.summarizer.candidates) {
+    const variable = secretVariableOf(candidate);
+    const leftOut = variable !== undefined && isUnset(environment, variable);
+    described.push(
+      `${candidateDescription(candidate)}${leftOut ? ` (left out: ${variable} is not set)` : ''}`,
+    );
+  }
+  return described;
+}
+
+/** `compaction.remoteEndpoint` as a remote summariser's settings; undefined when not set. */
+function remoteEndpointOf(settings: Pick<EngineSettings, 'compaction'>): RemoteSettings | undefined {
+  const { remoteEndpoint } = settings.compaction;
+  if (remoteEndpoint === undefined) return undefined;
+  return typeof remoteEndpoint === 'string' ? { url: remoteEndpoint } : remoteEndpoint;
+}
+
 function secretsOf(environment: Environment, warn: (message: string) => void): Secret {
   return (variable, what) => {
-    const value = environment[variable];
-    if (value === undefined || value === '') {
+    if (isUnset(environment, variable)) {
       warn(`${what}: environment variable ${variable} is not set; this summariser is left out`);
       return undefined;
     }
-    return value;
+    return environment[variable];
   };
 }
 
@@ -94,9 +167,8 @@ export function buildSummarizerCandidates(
 ): Summarizer[] {
   const candidates: Summarizer[] = [];
   const secret = secretsOf(environment, warn);
-  const { remoteEndpoint } = settings.compaction;
-  if (remoteEndpoint !== undefined) {
-    const remote = typeof remoteEndpoint === 'string' ? { url: remoteEndpoint } : remoteEndpoint;
+  const remote = remoteEndpointOf(settings);
+  if (remote !== undefined) {
     const summarizer = remoteSummarizerOf(remote, REMOTE_ENDPOINT_NAME, secret);
     if (summarizer) candidates.push(summarizer);
   }

@@ -20,6 +20,15 @@ describe('the summary request adapter', () => {
     },
   );
 
+  it('passes the custom instructions on, so that the offline summariser can say what it did with them', () => {
+    expect(
+      toPortRequest(
+        { ...request, purpose: 'history', customInstructions: 'the parser' },
+        { updatesPreviousSummary: false },
+      ),
+    ).toEqual({ ...request, purpose: 'history', customInstructions: 'the parser' });
+  });
+
   it('adds usage records and ignores missing ones', () => {
     const one = { input: 10, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 12 };
     expect(addUsage([one, undefined, one])).toEqual({

@@ -23,6 +23,7 @@ export function toPortRequest(
     systemPrompt: request.systemPrompt,
     prompt: request.prompt,
     maxTokens: request.maxTokens,
+    ...(request.customInstructions !== undefined ? { customInstructions: request.customInstructions } : {}),
   };
 }
 

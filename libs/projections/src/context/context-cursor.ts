@@ -7,6 +7,7 @@ import {
   applyPathEntry,
   contextSettings,
   emptyPathSettings,
+  isEmptyFailedAnswer,
   type CompactionEntry,
   type MissingFirstKeptEntry,
   type SessionContext,
@@ -35,6 +36,7 @@ export class ContextCursor {
   private readonly settings = emptyPathSettings();
   private compaction: CompactionEntry | null = null;
   private missingFirstKeptEntry: MissingFirstKeptEntry | null = null;
+  private omittedFailedAnswers: string[] = [];
   private pairing: PairingCursor;
   private snapshot: CountedContext | undefined;
 
@@ -89,13 +91,16 @@ export class ContextCursor {
 
   private emit(entry: SessionEntry): void {
     const counted = this.source.messageOf(entry);
-    if (counted !== undefined) this.pairing.push(counted);
+    if (counted === undefined) return;
+    if (isEmptyFailedAnswer(counted.message)) this.omittedFailedAnswers.push(entry.id);
+    else this.pairing.push(counted);
   }
 
   /** A compaction on the path: its summary, then the kept entries before it, then what follows. */
   private restartAt(compaction: CompactionEntry): void {
     this.compaction = compaction;
     this.pairing = new PairingCursor(this.source.tokensOfSynthetic);
+    this.omittedFailedAnswers = [];
     this.pairing.push(this.source.compactionSummaryOf(compaction));
     const compactionIndex = this.path.length - 1;
     const firstKeptIndex = this.pathIndex.get(compaction.firstKeptEntryId);
@@ -125,6 +130,7 @@ export class ContextCursor {
         droppedOrphanResults: hasLeaf ? paired.droppedOrphanResults : [],
         synthesizedResults: hasLeaf ? paired.synthesizedResults : [],
         missingFirstKeptEntry: this.missingFirstKeptEntry,
+        omittedFailedAnswers: [...this.omittedFailedAnswers],
       },
     };
     return { context, tokens: paired.tokens, messageTokens: paired.messageTokens };

@@ -55,7 +55,13 @@ function countingCounter(): TokenCounter & { calls: number } {
 }
 
 const sessionWithActivity = fc.record({
-  session: generatedSessionArbitrary({ maxEntries: 40, compactions: true }),
+  session: generatedSessionArbitrary({
+    maxEntries: 40,
+    compactions: true,
+    modelChangeShapes: 'both',
+    extensionEntries: true,
+    keptRegionCuts: true,
+  }),
   extras: fc.array(extraActivityArbitrary, { maxLength: 8 }),
   leafPicks: fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), {
     minLength: 1,
@@ -239,6 +245,33 @@ describe('ContextProjection', () => {
       expect(projection.accepts('alpha')).toBe(false);
       expect((await projection.contextAt('alpha')).context).toEqual(
         expectedContext(eventsBySession.get('alpha')!),
+      );
+    });
+  });
+
+  describe('given sessions of large entries under an entry limit', () => {
+    it('weighs each entry by its text, so large entries are not held past the limit as if they were small', async () => {
+      const store = new InMemoryEventStore();
+      const eventsById = new Map<string, SessionEvent[]>();
+      for (const id of ['large-1', 'large-2']) {
+        // 300,000 characters: one entry that weighs as 147 small ones
+        const built = session({ sessionId: id }).user(pseudoRandomLetters(300_000, id.length));
+        const events: SessionEvent[] = [
+          { type: 'SessionStarted', data: { header: built.header } },
+          ...built.entries.map((entry): SessionEvent => ({ type: 'EntryAppended', data: { entry } })),
+        ];
+        eventsById.set(id, events);
+        await appendEvents(store, id, events);
+      }
+      const projection = new ContextProjection({ store, tokenCounter: charsPerFourCounter, maxEntries: 200 });
+
+      await projection.contextAt('large-1');
+      expect(projection.stats()).toMatchObject({ sessions: 1, entries: 1, weight: 147 });
+      await projection.contextAt('large-2');
+      expect(projection.stats()).toMatchObject({ sessions: 1, entries: 1, weight: 147, evictions: 1 });
+      expect(projection.accepts('large-1')).toBe(false);
+      expect((await projection.contextAt('large-1')).context).toEqual(
+        expectedContext(eventsById.get('large-1')!),
       );
     });
   });

@@ -50,8 +50,9 @@ export interface ContextProjectionOptions {
   /** At most this many sessions stay in memory. 1,000 by default. */
   readonly maxSessions?: number;
   /**
-   * At most this many entries (summed over the sessions held) stay in memory; the session in
-   * use is kept even when it alone is larger. `DEFAULT_MAX_CACHED_ENTRIES` by default.
+   * At most this many entries (summed over the sessions held) stay in memory, a large entry
+   * counting once per 2 kB of its text (`entryWeight`); the session in use is kept even when it
+   * alone is larger. `DEFAULT_MAX_CACHED_ENTRIES` by default.
    */
   readonly maxEntries?: number;
   /** Events of a type no session event has (skipped while hydrating). */
@@ -66,6 +67,8 @@ export interface TenantScope {
 export interface ContextCacheStats {
   readonly sessions: number;
   readonly entries: number;
+  /** The entries held, weighed as the bound weighs them (`entryWeight`). */
+  readonly weight: number;
   readonly hits: number;
   readonly misses: number;
   readonly hydrations: number;
@@ -90,7 +93,8 @@ export class ContextProjection implements Projection {
   private readonly hydrating = new Map<string, Promise<SessionView>>();
   /** Events that arrived for a session while it was being hydrated. */
   private readonly arrivals = new Map<string, ProjectedEvent[]>();
-  private cachedEntries = 0;
+  /** The summed `weight` of the views held (large entries count once per 2 kB of text). */
+  private cachedWeight = 0;
   private hits = 0;
   private misses = 0;
   private hydrations = 0;
@@ -112,7 +116,7 @@ export class ContextProjection implements Projection {
   apply(event: ProjectedEvent): Promise<void> {
     const view = this.sessions.get(event.sessionId);
     if (view !== undefined) {
-      const before = view.entryCount;
+      const before = view.weight;
       if (view.apply(event) === 'gap') this.evict(event.sessionId);
       else this.afterGrowth(view, before);
     } else {
@@ -174,14 +178,15 @@ export class ContextProjection implements Projection {
     const view = this.sessions.get(sessionId);
     if (view === undefined) return;
     this.sessions.delete(sessionId);
-    this.cachedEntries -= view.entryCount;
+    this.cachedWeight -= view.weight;
     this.evictions += 1;
   }
 
   stats(): ContextCacheStats {
     return {
       sessions: this.sessions.size,
-      entries: this.cachedEntries,
+      entries: [...this.sessions.values()].reduce((total, held) => total + held.entryCount, 0),
+      weight: this.cachedWeight,
       hits: this.hits,
       misses: this.misses,
       hydrations: this.hydrations,
@@ -209,7 +214,7 @@ export class ContextProjection implements Projection {
     this.hits += 1;
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, cached);
-    const before = cached.entryCount;
+    const before = cached.weight;
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId), {
       fromRevision: cached.revision + 1n,
     })) {
@@ -273,11 +278,11 @@ export class ContextProjection implements Projection {
     return 'applied';
   }
 
-  /** Accounts for entries a held view gained, then evicts the least recently used beyond the limits. */
-  private afterGrowth(view: SessionView, entriesBefore: number): void {
-    this.cachedEntries += view.entryCount - entriesBefore;
+  /** Accounts for the weight a held view gained, then evicts the least recently used beyond the limits. */
+  private afterGrowth(view: SessionView, weightBefore: number): void {
+    this.cachedWeight += view.weight - weightBefore;
     for (const [sessionId] of this.sessions) {
-      if (this.sessions.size <= this.maxSessions && this.cachedEntries <= this.maxEntries) return;
+      if (this.sessions.size <= this.maxSessions && this.cachedWeight <= this.maxEntries) return;
       if (sessionId !== view.sessionId) this.evict(sessionId);
     }
   }

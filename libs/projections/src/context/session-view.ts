@@ -4,6 +4,7 @@
 // stream order and folded as the decider folds them; an event out of order is refused so that
 // the owner can drop a copy that missed something.
 import {
+  entryWeight,
   buildSessionContext,
   compactionSummaryMessage,
   estimateMessageTokens,
@@ -106,6 +107,7 @@ export class SessionView implements MessageSource {
   private readonly prunedResults = new Map<string, PrunedResult>();
   private readonly tokenCounts = new Map<string, number>();
   private cursor: ContextCursor | undefined;
+  private heldWeight = 0;
   /** The counter's preparation, when it offers one: long texts are counted ahead in slices. */
   readonly preparedCounter: PreparedTokenCounter | undefined;
 
@@ -119,6 +121,11 @@ export class SessionView implements MessageSource {
 
   get entryCount(): number {
     return this.entries.length;
+  }
+
+  /** What the entries held weigh in the projection's bound (`entryWeight`, summed). */
+  get weight(): number {
+    return this.heldWeight;
   }
 
   get isStarted(): boolean {
@@ -292,6 +299,7 @@ export class SessionView implements MessageSource {
   private append(entry: SessionEntry): void {
     if (this.byId.has(entry.id)) return;
     this.entries.push(entry);
+    this.heldWeight += entryWeight(entry);
     this.byId.set(entry.id, entry);
     const parentKnown =
       entry.parentId !== null && entry.parentId !== entry.id && this.byId.has(entry.parentId);

@@ -4,7 +4,13 @@
 import type { ContextTemplates } from '../context/context-templates';
 import { renderTemplate } from '../context/context-templates';
 import type { FileLists } from '../entries/entries';
-import { type InputBudget, type SummaryRequest, buildSummaryPrompt } from '../compaction/summary-request';
+import {
+  type InputBudget,
+  type SummaryRequest,
+  buildSummaryPrompt,
+  customInstructionsOf,
+  withCustomInstructions,
+} from '../compaction/summary-request';
 import {
   type SummaryTemplates,
   stripFileOperations,
@@ -36,16 +42,22 @@ export function buildBranchSummaryRequest(
 ): BranchSummaryPlan {
   if (input.messages.length === 0) return { kind: 'no-content', summary: NO_CONTENT_TO_SUMMARIZE };
   const systemPrompt = templates.summarizationSystem;
-  const custom = options.customInstructions?.trim();
+  const custom = customInstructionsOf(options.customInstructions);
   const prompt = buildSummaryPrompt(
-    { messages: input.messages, instructions: custom ? custom : templates.branchSummary },
+    { messages: input.messages, instructions: custom ?? templates.branchSummary },
     systemPrompt,
     options.contextTemplates,
     options.inputBudget,
   );
   return {
     kind: 'generate',
-    request: { purpose: 'branch', systemPrompt, prompt, maxTokens: BRANCH_SUMMARY_MAX_TOKENS },
+    request: {
+      purpose: 'branch',
+      systemPrompt,
+      prompt,
+      maxTokens: BRANCH_SUMMARY_MAX_TOKENS,
+      ...withCustomInstructions(custom),
+    },
   };
 }
 

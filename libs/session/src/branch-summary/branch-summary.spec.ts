@@ -145,6 +145,25 @@ describe('prepareBranchEntries', () => {
       expect(input.messages.map((message) => message.role)).toEqual(['user']);
     });
   });
+
+  describe('given an empty branch summary and one made by a pi extension (issue 13, items 10 and 11)', () => {
+    const entries = session()
+      .user('first')
+      .branchSummary('root', '')
+      .branchSummary('root', 'by an extension', { details: { readFiles: 'index' }, fromHook: true })
+      .user('second').entries;
+
+    it('counts the empty one as a message, as pi 0.73.1 does, and reads no file lists from the extension', () => {
+      const input = prepareBranchEntries(entries, 0, counter);
+      expect(input.messages.map((message) => message.role)).toEqual([
+        'user',
+        'branchSummary',
+        'branchSummary',
+        'user',
+      ]);
+      expect(computeFileLists(input.fileOperations)).toEqual({ readFiles: [], modifiedFiles: [] });
+    });
+  });
 });
 
 describe('buildBranchSummaryRequest', () => {
@@ -176,6 +195,7 @@ describe('buildBranchSummaryRequest', () => {
     expect(
       plan.kind === 'generate' && plan.request.prompt.endsWith('</conversation>\n\nOnly list files'),
     ).toBe(true);
+    expect(plan.kind === 'generate' && plan.request.customInstructions).toBe('Only list files');
   });
 
   it('needs no model call when nothing fits', () => {

@@ -1,9 +1,9 @@
 // Which abandoned entries a branch summary reads (reference §6.2), newest first within a token
 // budget. Defect 20 of §11.1 fixed: tool results are part of the input, charged at the size they
 // have in the transcript (cut to 2,000 characters).
-import type { SessionEntry } from '../entries/entries';
+import { fileListsOf, type SessionEntry } from '../entries/entries';
 import type { AgentMessage } from '../entries/messages';
-import { compactionSummaryMessage, messageFromEntry } from '../context/message-from-entry';
+import { compactionSummaryMessage, summarizedMessageFromEntry } from '../context/message-from-entry';
 import {
   addFileLists,
   addFileOperationsOfMessage,
@@ -23,9 +23,12 @@ export interface BranchSummaryInput {
   readonly totalTokens: number;
 }
 
-/** The message an abandoned entry contributes: compactions count as their summary. */
+/**
+ * The message an abandoned entry contributes: compactions count as their summary, and branch
+ * summaries even when empty (as pi 0.73.1's `prepareBranchEntries`).
+ */
 export function branchEntryMessage(entry: SessionEntry): AgentMessage | undefined {
-  return entry.type === 'compaction' ? compactionSummaryMessage(entry) : messageFromEntry(entry);
+  return entry.type === 'compaction' ? compactionSummaryMessage(entry) : summarizedMessageFromEntry(entry);
 }
 
 /** Tokens a message takes in a summariser transcript (a tool result only up to its cut). */
@@ -54,9 +57,8 @@ export function prepareBranchEntries(
 ): BranchSummaryInput {
   const files = createFileOperationsCollector();
   for (const entry of entries) {
-    if (entry.type === 'branch_summary' && entry.fromExtension !== true && entry.details) {
-      addFileLists(files, entry.details);
-    }
+    const lists = entry.type === 'branch_summary' ? fileListsOf(entry) : undefined;
+    if (lists) addFileLists(files, lists);
   }
 
   const messages: AgentMessage[] = [];

@@ -100,9 +100,11 @@ describeWithFixture('before-compaction.jsonl', 'compaction of the before-compact
     // Reference: boundary [628, 1002), keepRecent 14,493, cut 980, 324 / 23 / 21 messages. Our
     // window also holds the previous kept region [550, 627) and the estimate counts the previous
     // summary, so the usage ratio is smaller, the calibrated budget larger and the cut earlier.
+    // tokensBefore is pi 0.73.1's figure: the last answer's usage (168,018) plus chars/4 of the
+    // `find .` run after it (12,802).
     expect(preparation).toMatchObject({
       windowStartIndex: 550,
-      tokensBefore: 168018,
+      tokensBefore: 180820,
       tokensBeforeSource: 'usage',
       keepRecentTokensUsed: 16599,
       firstKeptEntryIndex: 964,

@@ -98,6 +98,7 @@ describe('buildCompactionRequests', () => {
             '<additional-context>\n- ticket ABC-1\n- branch main\n</additional-context>\n\n' +
             'UPDATE INSTRUCTIONS\n\nAdditional focus: the parser',
           maxTokens: 13107,
+          customInstructions: 'the parser',
         },
       });
     });
@@ -143,6 +144,7 @@ describe('buildCompactionRequests', () => {
           '<additional-context>\n- from hook\n</additional-context>\n\n' +
           'PREFIX INSTRUCTIONS\n\nAdditional focus: keep the numbers',
         maxTokens: 8192,
+        customInstructions: 'keep the numbers',
       });
     });
   });

@@ -12,6 +12,7 @@ import {
   type SummaryRequest,
   buildSummaryPrompt,
   withAdditionalFocus,
+  withCustomInstructions,
 } from './summary-request';
 import { type SummaryTemplates, stripFileOperations, upsertFileOperations } from './summary-templates';
 
@@ -94,6 +95,7 @@ export function buildCompactionRequests(
         systemPrompt,
         prompt,
         maxTokens: historySummaryMaxTokens(options.reserveTokens),
+        ...withCustomInstructions(options.customInstructions),
       },
     };
   } else {
@@ -117,6 +119,7 @@ export function buildCompactionRequests(
       systemPrompt,
       prompt,
       maxTokens: turnPrefixMaxTokens(options.reserveTokens),
+      ...withCustomInstructions(options.customInstructions),
     };
   }
 

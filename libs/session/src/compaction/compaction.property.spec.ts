@@ -14,9 +14,12 @@ function isToolResult(entry: SessionEntry | undefined): boolean {
   return entry?.type === 'message' && entry.message.role === 'toolResult';
 }
 
-/** Ids of the entries whose messages make up the context at the end of `path`. */
+/** Ids of the entries whose messages make up the reference's context at the end of `path`. */
 function contextIds(path: readonly SessionEntry[]): Set<string> {
-  const context = buildSessionContext(path, undefined, { repairToolCallPairing: false });
+  const context = buildSessionContext(path, undefined, {
+    repairToolCallPairing: false,
+    omitEmptyFailedAnswers: false,
+  });
   return new Set(context.entryIds.filter((id): id is string => id !== null));
 }
 
@@ -61,6 +64,18 @@ describe('cut points over generated sessions', () => {
           if (preparation.kind === 'ready') {
             expect(isToolResult(path[preparation.firstKeptEntryIndex])).toBe(false);
             expect(separatedResults(path, preparation)).toEqual([]);
+          }
+
+          // Forced (issue 13.4): the same guarantees, something summarised and something kept.
+          const forced = prepareCompaction(path, { keepRecentTokens }, counter, { force: true });
+          if (forced.kind === 'ready') {
+            expect(isToolResult(path[forced.firstKeptEntryIndex])).toBe(false);
+            expect(separatedResults(path, forced)).toEqual([]);
+            expect(forced.summarizedEntryIds.length).toBeGreaterThan(0);
+            expect(forced.recentMessages.length).toBeGreaterThan(0);
+            if (!forced.forcedCut) expect(forced).toEqual(preparation);
+          } else if (preparation.kind === 'ready') {
+            throw new Error('a forced compaction skipped where an unforced one was ready');
           }
         },
       ),

@@ -72,13 +72,26 @@ export interface FreshUsage {
  * Undefined when there is none (no model answer since the last compaction).
  */
 export function findFreshAssistantUsage(pathEntries: readonly SessionEntry[]): FreshUsage | undefined {
-  const oldest = latestCompactionIndex(pathEntries) + 1;
+  return findContextUsage(pathEntries, true);
+}
+
+/**
+ * The usage a context measurement starts from. `freshOnly` is `findFreshAssistantUsage`; without
+ * it the rule is pi 0.73.1's: the newest assistant message in the context (kept region included)
+ * whose stop reason is neither `aborted` nor `error` and that has usage, even a zero one.
+ */
+export function findContextUsage(
+  pathEntries: readonly SessionEntry[],
+  freshOnly: boolean,
+): FreshUsage | undefined {
+  const oldest = freshOnly ? latestCompactionIndex(pathEntries) + 1 : firstContextEntryIndex(pathEntries);
   for (let index = pathEntries.length - 1; index >= oldest; index -= 1) {
     const entry = pathEntries[index];
     if (entry?.type !== 'message' || entry.message.role !== 'assistant') continue;
     const message = entry.message;
     if (message.stopReason === 'aborted' || message.stopReason === 'error') continue;
-    if (message.usage === undefined || calculateContextTokens(message.usage) === 0) continue;
+    if (message.usage === undefined) continue;
+    if (freshOnly && calculateContextTokens(message.usage) === 0) continue;
     return { usage: message.usage, entryIndex: index, message };
   }
   return undefined;

@@ -208,13 +208,55 @@ export function findCutPoint(
     }
   }
 
-  cut = keepToolCallsWithResults(entries, start, end, cut);
+  return classifyCut(entries, start, end, settleCut(entries, start, end, cut));
+}
 
+/**
+ * Where a chosen cut settles: moved back to keep every kept tool result with its call, then over
+ * the metadata entries sitting just before it, stopping at a message or a compaction.
+ */
+function settleCut(entries: readonly SessionEntry[], start: number, end: number, chosen: number): number {
+  let cut = keepToolCallsWithResults(entries, start, end, chosen);
   while (cut > start) {
     const previous = entries[cut - 1];
     if (!previous || previous.type === 'message' || previous.type === 'compaction') break;
     cut -= 1;
   }
+  return cut;
+}
 
-  return classifyCut(entries, start, end, cut);
+/** Whether some entry in `[start, end)` contributes a message (something to summarise). */
+function hasMessageIn(entries: readonly SessionEntry[], start: number, end: number): boolean {
+  for (let index = start; index < end; index += 1) {
+    const entry = entries[index];
+    if (entry && messageFromEntry(entry) !== undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * The cut of a forced compaction (issue 13.4), for a window whose context fits in the keep
+ * budget so that `findCutPoint` keeps all of it: keep the last turn only, that is, cut at the
+ * latest turn start that leaves a message before it in the window; when the window is one turn,
+ * keep the end of that turn: the latest valid cut point with a message before it (the turn is
+ * split and its beginning summarised as the turn prefix). A candidate settles as `findCutPoint`'s
+ * cut does (a kept tool result keeps its call, metadata before the cut is kept); one that then
+ * leaves nothing to summarise is passed over for the next earlier one. Undefined when no cut
+ * leaves something to summarise (a window of one message).
+ */
+export function findForcedCutPoint(
+  entries: readonly SessionEntry[],
+  start: number,
+  end: number,
+): CutPoint | undefined {
+  const cutPoints = findValidCutPoints(entries, start, end).reverse();
+  const candidates = [
+    ...cutPoints.filter((index) => isTurnStart(entries[index] as SessionEntry)),
+    ...cutPoints.filter((index) => !isTurnStart(entries[index] as SessionEntry)),
+  ];
+  for (const candidate of candidates) {
+    const cut = settleCut(entries, start, end, candidate);
+    if (hasMessageIn(entries, start, cut)) return classifyCut(entries, start, end, cut);
+  }
+  return undefined;
 }

@@ -9,3 +9,4 @@ export * from './summary-templates';
 export * from './summary-request';
 export * from './compaction-requests';
 export * from './supplied-compaction';
+export * from './turn-boundaries';

@@ -3,7 +3,12 @@ import type { SessionEntry } from '../entries/entries';
 import type { AgentMessage } from '../entries/messages';
 import { charsPerFourCounter } from '../tokens/token-counter';
 import { computeFileLists } from './file-operations';
-import { type CompactionPreparation, type CompactionReady, prepareCompaction } from './prepare-compaction';
+import {
+  compactionTokensBefore,
+  type CompactionPreparation,
+  type CompactionReady,
+  prepareCompaction,
+} from './prepare-compaction';
 
 const text = (tokens: number): string => 'x'.repeat(tokens * 4);
 const counter = charsPerFourCounter;
@@ -56,6 +61,116 @@ describe('prepareCompaction', () => {
       expect(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, noCalibration)).toEqual({
         kind: 'skip',
         reason: 'nothing_to_summarize',
+      });
+    });
+  });
+
+  describe('given a forced compaction of a session that fits in the keep budget (issue 13.4)', () => {
+    const forced = { calibrateKeepBudget: false, force: true } as const;
+
+    it('keeps the last turn only and summarises the turns before it', () => {
+      const entries = session().user('hello').assistant('hi').user('again').assistant('ok').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation).toMatchObject({ firstKeptEntryId: 'e0003', isSplitTurn: false, forcedCut: true });
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['hello', 'hi']);
+      expect(textsOf(preparation.recentMessages)).toEqual(['again', 'ok']);
+      expect(preparation.summarizedEntryIds).toEqual(['e0001', 'e0002']);
+    });
+
+    it('keeps a whole tool loop of the last turn, never a result without its call', () => {
+      const entries = session()
+        .user('first')
+        .assistant('one')
+        .user('read it')
+        .assistantToolCalls([{ name: 'read', arguments: { path: 'a.ts' } }])
+        .toolResult('read', 'contents')
+        .assistant('done').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0003');
+      expect(textsOf(preparation.recentMessages)).toEqual(['read it', 'toolCall', 'toolResult', 'done']);
+    });
+
+    it('splits the only turn: keeps its last answer and summarises its beginning as the turn prefix', () => {
+      const entries = session()
+        .user('read it')
+        .assistantToolCalls([{ name: 'read', arguments: { path: 'a.ts' } }])
+        .toolResult('read', 'contents')
+        .assistant('done').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation).toMatchObject({
+        firstKeptEntryId: 'e0004',
+        isSplitTurn: true,
+        turnStartIndex: 0,
+        forcedCut: true,
+      });
+      expect(preparation.messagesToSummarize).toEqual([]);
+      expect(textsOf(preparation.turnPrefixMessages)).toEqual(['read it', 'toolCall', 'toolResult']);
+      expect(textsOf(preparation.recentMessages)).toEqual(['done']);
+    });
+
+    it('keeps the call with its result when the only turn ends in a tool result', () => {
+      const entries = session()
+        .user('read it')
+        .assistantToolCalls([{ name: 'read', arguments: { path: 'a.ts' } }])
+        .toolResult('read', 'contents').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0002');
+      expect(textsOf(preparation.turnPrefixMessages)).toEqual(['read it']);
+      expect(textsOf(preparation.recentMessages)).toEqual(['toolCall', 'toolResult']);
+    });
+
+    it('keeps the metadata just before the kept turn with it', () => {
+      const entries = session()
+        .user('hello')
+        .assistant('hi')
+        .thinkingLevelChange('high')
+        .user('again')
+        .assistant('ok').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0003');
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['hello', 'hi']);
+    });
+
+    it('starts after the previous compaction: keeps the last turn of what it kept and what came since', () => {
+      const entries = session()
+        .user('old')
+        .assistant('old answer')
+        .user('kept')
+        .assistant('kept answer')
+        .compaction({ firstKeptEntryId: 'e0003', tokensBefore: 100 })
+        .user('new')
+        .assistant('new answer').entries;
+      const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 20000 }, counter, forced));
+      expect(preparation.firstKeptEntryId).toBe('e0006');
+      expect(textsOf(preparation.messagesToSummarize)).toEqual(['kept', 'kept answer']);
+      expect(preparation.previousCompactionId).toBe('e0005');
+    });
+
+    it('changes nothing when the keep budget already leaves something to summarise', () => {
+      const entries = session().user('hello').assistant('hi').user('again').assistant(text(300)).entries;
+      const plain = ready(prepareCompaction(entries, { keepRecentTokens: 100 }, counter, noCalibration));
+      const withForce = ready(prepareCompaction(entries, { keepRecentTokens: 100 }, counter, forced));
+      expect(withForce).toEqual(plain);
+      expect(plain.forcedCut).toBe(false);
+    });
+
+    it('still skips a window of one message, an empty path and a path that ends in a compaction', () => {
+      const single = session().user('hello').entries;
+      expect(prepareCompaction(single, { keepRecentTokens: 20000 }, counter, forced)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+      expect(prepareCompaction([], { keepRecentTokens: 20000 }, counter, forced)).toEqual({
+        kind: 'skip',
+        reason: 'nothing_to_summarize',
+      });
+      const compacted = session()
+        .user('hello')
+        .assistant('hi')
+        .compaction({ firstKeptEntryId: 'e0001', tokensBefore: 10 }).entries;
+      expect(prepareCompaction(compacted, { keepRecentTokens: 20000 }, counter, forced)).toEqual({
+        kind: 'skip',
+        reason: 'already_compacted',
       });
     });
   });
@@ -285,6 +400,92 @@ describe('prepareCompaction', () => {
       );
       expect(preparation.firstKeptEntryIndex).toBe(2);
       expect(preparation.isSplitTurn).toBe(false);
+    });
+  });
+
+  describe('given messages after the newest usage (issue 13, item 11)', () => {
+    // The answer reports 2,010 tokens; a tool round and a user message follow it.
+    const entries = session()
+      .user(text(100))
+      .assistant(text(10), { usage: { input: 2000, output: 10, totalTokens: 2010 } })
+      .bashExecution('ls', text(40))
+      .user(text(60)).entries;
+    const preparation = ready(prepareCompaction(entries, { keepRecentTokens: 50 }, counter, noCalibration));
+
+    it('adds the estimate of those messages to the usage, as pi 0.73.1 does', () => {
+      expect(preparation.tokensBeforeSource).toBe('usage');
+      expect(preparation.tokensBefore).toBe(2010 + Math.ceil((2 + 160) / 4) + 60);
+      expect(compactionTokensBefore(entries, counter)).toMatchObject({ tokens: preparation.tokensBefore });
+    });
+  });
+
+  describe('given usage only in the region the latest compaction kept (switch freshUsageOnly)', () => {
+    const entries = session()
+      .user(text(100))
+      .assistant(text(100), { usage: { input: 5000, output: 100, totalTokens: 5100 } })
+      .compaction({ firstKeptEntryId: 'e0001', tokensBefore: 5100, summary: text(50) })
+      .user(text(30)).entries;
+
+    it('estimates by default, and takes that usage plus what follows it with the switch off', () => {
+      expect(compactionTokensBefore(entries, counter)).toMatchObject({ source: 'estimate', tokens: 280 });
+      expect(compactionTokensBefore(entries, counter, { freshUsageOnly: false })).toMatchObject({
+        source: 'usage',
+        tokens: 5100 + 30,
+      });
+    });
+  });
+
+  describe('given a user image and a shell run kept out of the context (switch countEveryRole)', () => {
+    const entries = session()
+      .user([
+        { type: 'text', text: text(10) },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ])
+      .bashExecution('ls', text(20), { excludeFromContext: true }).entries;
+
+    it('charges the image and not the run by default, and the reverse as pi does with the switch off', () => {
+      expect(compactionTokensBefore(entries, counter).tokens).toBe(10 + 1200);
+      expect(compactionTokensBefore(entries, counter, { countEveryRole: false }).tokens).toBe(10 + 1 + 20);
+    });
+  });
+
+  describe('given an empty branch summary that starts the turn being cut (issue 13, item 11)', () => {
+    const builder = session().user(text(100)).assistant(text(100));
+    builder.branchSummary('e0002', '').assistantToolCalls([{ name: 'read' }]);
+    const entries = builder.toolResult('read', text(300)).assistant(text(10)).entries;
+
+    it('counts it as a message of the split turn, as pi 0.73.1 does', () => {
+      const preparation = ready(
+        prepareCompaction(entries, { keepRecentTokens: 250 }, counter, noCalibration),
+      );
+      expect(preparation.firstKeptEntryIndex).toBe(5);
+      expect(preparation.isSplitTurn).toBe(true);
+      expect(preparation.turnPrefixMessages.map((message) => message.role)).toEqual([
+        'branchSummary',
+        'assistant',
+        'toolResult',
+      ]);
+      expect(textsOf(preparation.messagesToSummarize)).toEqual([text(100), text(100)]);
+    });
+  });
+
+  describe('given a previous compaction of a pi extension (`fromHook`) with its own details', () => {
+    const entries = session()
+      .user(text(100))
+      .compaction({
+        firstKeptEntryId: 'e0001',
+        tokensBefore: 900,
+        details: { readFiles: 'artifact-index', version: 2 },
+        fromHook: true,
+      })
+      .assistant(text(100))
+      .user(text(300)).entries;
+
+    it('neither fails nor reads file lists from them', () => {
+      const preparation = ready(
+        prepareCompaction(entries, { keepRecentTokens: 200 }, counter, noCalibration),
+      );
+      expect(computeFileLists(preparation.fileOperations)).toEqual({ readFiles: [], modifiedFiles: [] });
     });
   });
 });

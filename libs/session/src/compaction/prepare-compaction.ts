@@ -4,22 +4,30 @@
 // - 1: the window starts at the previous compaction's first kept entry, so its kept region is
 //   summarised or kept again, never dropped;
 // - 8: assistant usage older than the latest compaction is stale; estimates stand in for it;
-// - 17: when nothing would be summarised the answer is `skip`, so no model call is needed;
+//   as pi 0.73.1, `tokensBefore` is the usage plus an estimate of the messages after it;
+// - 17: when nothing would be summarised the answer is `skip`, so no model call is needed
+//   (unless the compaction is forced: then it keeps less, see `findForcedCutPoint`);
 // - 3, 5, 6, 24: through `findCutPoint`.
-import type { CompactionEntry, SessionEntry } from '../entries/entries';
+import { fileListsOf, type CompactionEntry, type SessionEntry } from '../entries/entries';
 import type { AgentMessage } from '../entries/messages';
-import { compactionSummaryMessage, messageFromEntry } from '../context/message-from-entry';
+import {
+  compactionSummaryMessage,
+  messageFromEntry,
+  summarizedMessageFromEntry,
+} from '../context/message-from-entry';
 import { estimateMessageTokens } from '../tokens/estimate';
 import type { TokenCounter } from '../tokens/token-counter';
 import type { CompactionSettings } from './compaction-settings';
+import { sumOfTokenFigures } from '../entries/usage-bounds';
 import {
   calculateContextTokens,
   calculatePromptTokens,
-  findFreshAssistantUsage,
+  findContextUsage,
   firstContextEntryIndex,
   latestCompactionIndex,
+  type FreshUsage,
 } from './context-usage';
-import { entryContextTokens, findCutPoint } from './cut-point';
+import { findCutPoint, findForcedCutPoint, type CutPoint } from './cut-point';
 import {
   addFileLists,
   addFileOperationsOfMessage,
@@ -55,7 +63,10 @@ export interface CompactionReady {
   readonly isSplitTurn: boolean;
   /** Path index of the split turn's first message; −1 when not split. */
   readonly turnStartIndex: number;
-  /** Context size before compaction: measured when fresh usage exists, otherwise estimated. */
+  /**
+   * Context size before compaction: the fresh usage plus an estimate of the messages after it,
+   * as pi 0.73.1 counts it; all estimated when there is no fresh usage.
+   */
   readonly tokensBefore: number;
   readonly tokensBeforeSource: 'usage' | 'estimate';
   /** Summary of the latest compaction on the path, to be updated. */
@@ -67,16 +78,87 @@ export interface CompactionReady {
   readonly keepRecentTokensUsed: number;
   /** Ids of the entries whose messages are summarised (history and turn prefix), oldest first. */
   readonly summarizedEntryIds: readonly string[];
+  /**
+   * True when the compaction was forced and the keep budget would have kept everything, so the
+   * cut is the forced one (`findForcedCutPoint`): the last turn, or the end of the only turn.
+   */
+  readonly forcedCut: boolean;
 }
 
 export type CompactionPreparation = CompactionReady | CompactionSkip;
 
-export interface PrepareCompactionOptions {
+export interface TokensBeforeOptions {
+  /**
+   * Use only usage newer than the latest compaction and non-zero (defect 8; default true).
+   * `false` is pi 0.73.1's rule (`findContextUsage`). For comparisons only.
+   */
+  readonly freshUsageOnly?: boolean;
+  /** Estimate every role (defect 4; default true); see `messageTokenPieces`. */
+  readonly countEveryRole?: boolean;
+}
+
+export interface PrepareCompactionOptions extends TokensBeforeOptions {
   /**
    * Shrink the keep budget by the ratio of measured prompt tokens to estimated context tokens,
-   * so that the real kept size comes out near the setting. Default true.
+   * so that the real kept size comes out near the setting (oh-my-pi's keep budget; pi 0.73.1
+   * does not calibrate). Default true.
    */
   readonly calibrateKeepBudget?: boolean;
+  /**
+   * Compact even when the whole context fits in the keep budget (issue 13.4): instead of
+   * `skip 'nothing_to_summarize'`, keep less (`findForcedCutPoint`). An empty path, a path ending
+   * in a compaction, or a window of one message is still a skip. Default false.
+   */
+  readonly force?: boolean;
+}
+
+export interface TokensBefore {
+  /** The usage's context tokens plus the estimate of the messages after it, or the estimate alone. */
+  readonly tokens: number;
+  readonly source: 'usage' | 'estimate';
+  /** The usage the figure starts from, if any. */
+  readonly usage: FreshUsage | undefined;
+  /** Estimated tokens of the whole context (the previous summary and everything after the window start). */
+  readonly estimatedContextTokens: number;
+}
+
+/**
+ * The context size a compaction of `pathEntries` starts from (pi 0.73.1's
+ * `estimateContextTokens` of the context at the path's end): the usage the model last reported
+ * plus chars/4 (or the counter's) estimate of the messages after that answer; without usage, the
+ * estimate of the whole context.
+ */
+export function compactionTokensBefore(
+  pathEntries: readonly SessionEntry[],
+  counter: TokenCounter,
+  options: TokensBeforeOptions = {},
+): TokensBefore {
+  const countEveryRole = options.countEveryRole ?? true;
+  const compactionIndex = latestCompactionIndex(pathEntries);
+  const previousCompaction =
+    compactionIndex >= 0 ? (pathEntries[compactionIndex] as CompactionEntry) : undefined;
+  const start = firstContextEntryIndex(pathEntries);
+  const usage = findContextUsage(pathEntries, options.freshUsageOnly ?? true);
+  let estimatedContextTokens = previousCompaction
+    ? estimateMessageTokens(compactionSummaryMessage(previousCompaction), counter, countEveryRole)
+    : 0;
+  let trailingTokens = 0;
+  for (let index = start; index < pathEntries.length; index += 1) {
+    const entry = pathEntries[index];
+    const message = entry ? messageFromEntry(entry) : undefined;
+    if (message === undefined) continue;
+    const tokens = estimateMessageTokens(message, counter, countEveryRole);
+    estimatedContextTokens += tokens;
+    if (usage !== undefined && index > usage.entryIndex) trailingTokens += tokens;
+  }
+  return usage
+    ? {
+        tokens: sumOfTokenFigures([calculateContextTokens(usage.usage), trailingTokens]),
+        source: 'usage',
+        usage,
+        estimatedContextTokens,
+      }
+    : { tokens: estimatedContextTokens, source: 'estimate', usage, estimatedContextTokens };
 }
 
 function messagesOf(
@@ -88,7 +170,7 @@ function messagesOf(
   const ids: string[] = [];
   for (let index = start; index < end; index += 1) {
     const entry = pathEntries[index];
-    const message = entry ? messageFromEntry(entry) : undefined;
+    const message = entry ? summarizedMessageFromEntry(entry) : undefined;
     if (entry && message) {
       messages.push(message);
       ids.push(entry.id);
@@ -118,37 +200,26 @@ export function prepareCompaction(
   const previousCompaction =
     compactionIndex >= 0 ? (pathEntries[compactionIndex] as CompactionEntry) : undefined;
   const start = firstContextEntryIndex(pathEntries);
+  const before = compactionTokensBefore(pathEntries, counter, options);
+  const freshUsage = before.usage;
 
-  let estimatedContextTokens = previousCompaction
-    ? estimateMessageTokens(compactionSummaryMessage(previousCompaction), counter)
-    : 0;
-  for (let index = start; index < end; index += 1) {
-    const entry = pathEntries[index];
-    if (entry) estimatedContextTokens += entryContextTokens(entry, counter);
-  }
-
-  const freshUsage = findFreshAssistantUsage(pathEntries);
   let keepRecentTokens = settings.keepRecentTokens;
   if (freshUsage && options.calibrateKeepBudget !== false) {
-    const ratio = calculatePromptTokens(freshUsage.usage) / estimatedContextTokens;
+    const ratio = calculatePromptTokens(freshUsage.usage) / before.estimatedContextTokens;
     if (Number.isFinite(ratio) && ratio > 1)
       keepRecentTokens = Math.max(1, Math.floor(keepRecentTokens / ratio));
   }
 
-  const found = findCutPoint(pathEntries, start, end, keepRecentTokens, counter);
-  const prefix = found.isSplitTurn
-    ? messagesOf(pathEntries, found.turnStartIndex, found.firstKeptEntryIndex)
-    : { messages: [], ids: [] };
-  // A turn start that yields no message (an empty branch summary) leaves nothing to split off.
-  const cut =
-    found.isSplitTurn && prefix.messages.length === 0
-      ? { ...found, isSplitTurn: false, turnStartIndex: -1 }
-      : found;
-  const history = messagesOf(
-    pathEntries,
-    start,
-    cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex,
-  );
+  let split = splitAt(pathEntries, start, findCutPoint(pathEntries, start, end, keepRecentTokens, counter));
+  let forcedCut = false;
+  if (split.history.messages.length === 0 && split.prefix.messages.length === 0 && options.force === true) {
+    const forced = findForcedCutPoint(pathEntries, start, end);
+    if (forced !== undefined) {
+      split = splitAt(pathEntries, start, forced);
+      forcedCut = true;
+    }
+  }
+  const { cut, history, prefix } = split;
   if (history.messages.length === 0 && prefix.messages.length === 0) {
     return { kind: 'skip', reason: 'nothing_to_summarize' };
   }
@@ -156,9 +227,8 @@ export function prepareCompaction(
   if (!firstKept) return { kind: 'skip', reason: 'nothing_to_summarize' };
 
   const files = createFileOperationsCollector();
-  if (previousCompaction && previousCompaction.fromExtension !== true && previousCompaction.details) {
-    addFileLists(files, previousCompaction.details);
-  }
+  const previousLists = previousCompaction ? fileListsOf(previousCompaction) : undefined;
+  if (previousLists) addFileLists(files, previousLists);
   for (const message of history.messages) addFileOperationsOfMessage(files, message);
   for (const message of prefix.messages) addFileOperationsOfMessage(files, message);
 
@@ -172,13 +242,38 @@ export function prepareCompaction(
     recentMessages: messagesOf(pathEntries, cut.firstKeptEntryIndex, end).messages,
     isSplitTurn: cut.isSplitTurn,
     turnStartIndex: cut.turnStartIndex,
-    tokensBefore: freshUsage ? calculateContextTokens(freshUsage.usage) : estimatedContextTokens,
-    tokensBeforeSource: freshUsage ? 'usage' : 'estimate',
+    tokensBefore: before.tokens,
+    tokensBeforeSource: before.source,
     ...(previousCompaction
       ? { previousSummary: previousCompaction.summary, previousCompactionId: previousCompaction.id }
       : {}),
     fileOperations: toFileOperations(files),
     keepRecentTokensUsed: keepRecentTokens,
     summarizedEntryIds: [...history.ids, ...prefix.ids],
+    forcedCut,
   };
+}
+
+interface Split {
+  readonly cut: CutPoint;
+  /** What the history summary covers: the window up to the cut, or up to the split turn's start. */
+  readonly history: { messages: AgentMessage[]; ids: string[] };
+  /** The split turn's beginning (empty when the turn is not split). */
+  readonly prefix: { messages: AgentMessage[]; ids: string[] };
+}
+
+/**
+ * The window `[start, …)` divided at `cut`: history and turn prefix. A split turn's start always
+ * gives the prefix a message (an empty branch summary counts, as in pi 0.73.1).
+ */
+function splitAt(pathEntries: readonly SessionEntry[], start: number, cut: CutPoint): Split {
+  const prefix = cut.isSplitTurn
+    ? messagesOf(pathEntries, cut.turnStartIndex, cut.firstKeptEntryIndex)
+    : { messages: [], ids: [] };
+  const history = messagesOf(
+    pathEntries,
+    start,
+    cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex,
+  );
+  return { cut, history, prefix };
 }

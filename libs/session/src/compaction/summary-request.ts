@@ -16,6 +16,11 @@ export interface SummaryRequest {
   readonly systemPrompt: string;
   readonly prompt: string;
   readonly maxTokens: number;
+  /**
+   * The caller's custom instructions as given (already part of `prompt`), for a summariser
+   * that does not follow instructions and must say what it did with them.
+   */
+  readonly customInstructions?: string;
 }
 
 /** Bounds the summariser input; without it the transcript is unbounded (as in the reference). */
@@ -32,10 +37,24 @@ export interface SummaryPromptParts {
   readonly instructions: string;
 }
 
+/** Custom instructions trimmed, or undefined when there are none. */
+export function customInstructionsOf(customInstructions: string | undefined): string | undefined {
+  const trimmed = customInstructions?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/** `{customInstructions}` for a request, or nothing. */
+export function withCustomInstructions(customInstructions: string | undefined): {
+  customInstructions?: string;
+} {
+  const trimmed = customInstructionsOf(customInstructions);
+  return trimmed === undefined ? {} : { customInstructions: trimmed };
+}
+
 /** Appends the caller's focus to base instructions: "\n\nAdditional focus: <text>". */
 export function withAdditionalFocus(instructions: string, customInstructions: string | undefined): string {
-  const focus = customInstructions?.trim();
-  return focus ? `${instructions}\n\nAdditional focus: ${focus}` : instructions;
+  const focus = customInstructionsOf(customInstructions);
+  return focus !== undefined ? `${instructions}\n\nAdditional focus: ${focus}` : instructions;
 }
 
 function promptAround(conversation: string, parts: SummaryPromptParts): string {

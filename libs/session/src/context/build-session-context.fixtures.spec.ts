@@ -1,7 +1,8 @@
 // The context of the two real pi sessions (reference §12) at their last entry. The upstream
 // figures (446 and 914 messages) hold with repairs switched off; with repairs on, the only
-// difference is the synthetic results answering tool calls that were aborted or interrupted
-// before a result was recorded (reference §11.1 defect 24).
+// differences are the synthetic results answering tool calls that were aborted or interrupted
+// before a result was recorded (reference §11.1 defect 24), and the answer that failed without
+// content left out.
 import { describeWithFixture, readPiFixture } from '@strata/testing';
 import type { AgentMessage } from '../entries/messages';
 import { parseSessionFile } from '../file-format/parse-session-file';
@@ -28,14 +29,20 @@ function contextsOf(fileName: string): { repaired: SessionContext; upstream: Ses
   const tree = buildSessionTree(parsed.entries);
   return {
     repaired: buildSessionContext(tree, tree.lastEntryId),
-    upstream: buildSessionContext(tree, tree.lastEntryId, { repairToolCallPairing: false }),
+    upstream: buildSessionContext(tree, tree.lastEntryId, {
+      repairToolCallPairing: false,
+      omitEmptyFailedAnswers: false,
+    }),
   };
 }
 
-function expectOnlySyntheticAdditions(repaired: SessionContext, upstream: SessionContext): void {
-  expect(repaired.messages.filter((message) => !isSynthetic(message))).toEqual(upstream.messages);
+/** Synthetic results added and failed answers without content left out, nothing else. */
+function expectOnlyRepairs(repaired: SessionContext, upstream: SessionContext): void {
+  const omitted = new Set(repaired.repairs.omittedFailedAnswers);
+  const kept = upstream.messages.filter((_message, index) => !omitted.has(upstream.entryIds[index] ?? ''));
+  expect(repaired.messages.filter((message) => !isSynthetic(message))).toEqual(kept);
   expect(repaired.entryIds.filter((id) => id !== null)).toEqual(
-    upstream.entryIds.filter((id) => id !== null),
+    upstream.entryIds.filter((id): id is string => id !== null && !omitted.has(id)),
   );
   expect(repaired.messages.filter(isSynthetic)).toHaveLength(repaired.repairs.synthesizedResults.length);
   expect(repaired.repairs.droppedOrphanResults).toEqual([]);
@@ -57,13 +64,17 @@ describeWithFixture('before-compaction.jsonl', 'the context of before-compaction
     expect(upstream.entryIds[0]).toBeNull();
   });
 
-  it('adds a synthetic result for each of the two tool calls that never got one, and nothing else', () => {
-    expect(repaired.messages).toHaveLength(448);
+  it('adds a synthetic result for each of the two tool calls that never got one, and leaves out the failed answer without content', () => {
+    expect(repaired.messages).toHaveLength(446 + 2 - 1);
     expect(repaired.repairs.synthesizedResults).toEqual([
       'toolu_01571BXn2nSXvrR7sxVHAXXE',
       'toolu_01F2Xbizd52r1AuErXgFpR6W',
     ]);
-    expectOnlySyntheticAdditions(repaired, upstream);
+    const [omitted] = repaired.repairs.omittedFailedAnswers;
+    expect(repaired.repairs.omittedFailedAnswers).toHaveLength(1);
+    const failed = upstream.messages[upstream.entryIds.indexOf(omitted ?? null)];
+    expect(failed).toMatchObject({ role: 'assistant', stopReason: 'error', content: [] });
+    expectOnlyRepairs(repaired, upstream);
   });
 
   it('reads the state along the path', () => {
@@ -81,9 +92,10 @@ describeWithFixture('large-session.jsonl', 'the context of large-session.jsonl',
     expect(upstream.compactionId).toBeNull();
   });
 
-  it('answers the 18 tool calls left without a result, and changes nothing else', () => {
+  it('answers the 18 tool calls left without a result, and changes nothing else (its failed answer has content)', () => {
     expect(repaired.repairs.synthesizedResults).toHaveLength(18);
+    expect(repaired.repairs.omittedFailedAnswers).toEqual([]);
     expect(repaired.messages).toHaveLength(914 + 18);
-    expectOnlySyntheticAdditions(repaired, upstream);
+    expectOnlyRepairs(repaired, upstream);
   });
 });

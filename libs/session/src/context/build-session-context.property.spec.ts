@@ -6,7 +6,7 @@ import { generatedSessionArbitrary, type GeneratedSession } from '@strata/testin
 import type { SessionEntry } from '../entries/entries';
 import type { AgentMessage } from '../entries/messages';
 import { buildSessionTree } from '../tree/session-tree';
-import { buildSessionContext } from './build-session-context';
+import { buildSessionContext, isEmptyFailedAnswer } from './build-session-context';
 
 /** The pairing violations of a message list (empty when every call and result pair up). */
 function pairingViolations(messages: readonly AgentMessage[]): string[] {
@@ -146,18 +146,46 @@ describe('buildSessionContext over generated sessions', () => {
   it('changes nothing in an undamaged session', () => {
     fc.assert(
       fc.property(generatedSessionArbitrary({ maxEntries: 60, compactions: true }), (generated) => {
-        const repaired = buildSessionContext(generated.entries, generated.leafId ?? undefined);
+        // Pairing alone: generated sessions may hold failed answers without content.
+        const omitEmptyFailedAnswers = false;
+        const repaired = buildSessionContext(generated.entries, generated.leafId ?? undefined, {
+          omitEmptyFailedAnswers,
+        });
         const upstream = buildSessionContext(generated.entries, generated.leafId ?? undefined, {
           repairToolCallPairing: false,
+          omitEmptyFailedAnswers,
         });
         expect(repaired.messages).toEqual(upstream.messages);
         expect(repaired.repairs).toEqual({
           droppedOrphanResults: [],
           synthesizedResults: [],
           missingFirstKeptEntry: null,
+          omittedFailedAnswers: [],
         });
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('leaves out exactly the answers that failed without content, and reports them', () => {
+    fc.assert(
+      fc.property(generatedSessionArbitrary({ maxEntries: 60, compactions: true }), (generated) => {
+        const leaf = generated.leafId ?? undefined;
+        const omitting = buildSessionContext(generated.entries, leaf, { repairToolCallPairing: false });
+        const reference = buildSessionContext(generated.entries, leaf, {
+          repairToolCallPairing: false,
+          omitEmptyFailedAnswers: false,
+        });
+        const failed = reference.entryIds.filter(
+          (id, index) => id !== null && isEmptyFailedAnswer(reference.messages[index] as AgentMessage),
+        );
+        expect(omitting.repairs.omittedFailedAnswers).toEqual(failed);
+        expect(omitting.entryIds).toEqual(
+          reference.entryIds.filter((id) => id === null || !failed.includes(id)),
+        );
+        expect(omitting.messages.filter(isEmptyFailedAnswer)).toEqual([]);
+      }),
+      { numRuns: 150 },
     );
   });
 

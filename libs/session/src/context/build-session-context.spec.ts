@@ -2,7 +2,16 @@ import { session } from '@strata/testing';
 import type { SessionEntry } from '../entries/entries';
 import type { AgentMessage } from '../entries/messages';
 import { buildSessionTree } from '../tree/session-tree';
-import { buildSessionContext, prunedResultNotice } from './build-session-context';
+import { buildSessionContext, isEmptyFailedAnswer, prunedResultNotice } from './build-session-context';
+import { convertToLlm } from './convert-to-llm';
+
+const templates = {
+  compactionSummaryContext: 'Earlier:\n{{summary}}',
+  branchSummaryContext: 'Branch:\n{{summary}}',
+};
+
+const ANTHROPIC_OVERFLOW =
+  'input length and `max_tokens` exceed context limit: 197733 + 21333 > 200000, decrease input length or `max_tokens` and try again';
 
 function roles(messages: readonly AgentMessage[]): string[] {
   return messages.map((message) => message.role);
@@ -283,6 +292,103 @@ describe('buildSessionContext', () => {
       expect(context.messages[0]).toBe(
         (built.entries[0] as Extract<SessionEntry, { type: 'message' }>).message,
       );
+    });
+  });
+
+  describe('given an answer that failed before the model said anything', () => {
+    /** u1 a1 u2, then the failed answer (e0004) and the overflow compaction that kept from u2. */
+    function recovered() {
+      return session()
+        .user('first')
+        .assistant('one')
+        .user('Summarise the logs')
+        .assistantContent([], {
+          stopReason: 'error',
+          errorMessage: ANTHROPIC_OVERFLOW,
+          usage: { input: 0, output: 0 },
+        })
+        .compaction({ firstKeptEntryId: 'e0003', tokensBefore: 197733 });
+    }
+
+    it('leaves it out after overflow recovery, in the agent messages and the provider messages', () => {
+      const built = recovered();
+      const context = buildSessionContext(built.entries, built.lastId);
+      expect(roles(context.messages)).toEqual(['compactionSummary', 'user']);
+      expect(context.entryIds).toEqual([null, 'e0003']);
+      expect(context.repairs.omittedFailedAnswers).toEqual(['e0004']);
+      const llm = convertToLlm(context.messages, templates);
+      expect(llm.map((message) => message.role)).toEqual(['user', 'user']);
+      expect(llm[llm.length - 1]).toMatchObject({ role: 'user', content: 'Summarise the logs' });
+    });
+
+    it('keeps it in the log: the entry is still there, and the reference context shows it', () => {
+      const built = recovered();
+      expect(built.entries.map((entry) => entry.id)).toContain('e0004');
+      const reference = buildSessionContext(built.entries, built.lastId, { omitEmptyFailedAnswers: false });
+      expect(roles(reference.messages)).toEqual(['compactionSummary', 'user', 'assistant']);
+      expect(reference.messages[2]).toMatchObject({ stopReason: 'error', content: [] });
+      expect(reference.repairs.omittedFailedAnswers).toEqual([]);
+    });
+
+    it('leaves it out once the retried request is answered', () => {
+      const built = recovered().assistant('Here is the summary.');
+      const context = buildSessionContext(built.entries, built.lastId);
+      expect(roles(context.messages)).toEqual(['compactionSummary', 'user', 'assistant']);
+      expect(context.entryIds).toEqual([null, 'e0003', built.lastId]);
+    });
+
+    it('leaves out an empty failed answer that no compaction followed, wherever it stands', () => {
+      const built = session()
+        .user('Hello')
+        .assistant('', {
+          stopReason: 'error',
+          errorMessage: '529 overloaded',
+          usage: { input: 0, output: 0 },
+        })
+        .user('Hello again')
+        .assistant('Hi.');
+      const context = buildSessionContext(built.entries, built.lastId);
+      expect(context.entryIds).toEqual(['e0001', 'e0003', 'e0004']);
+      expect(context.repairs.omittedFailedAnswers).toEqual(['e0002']);
+    });
+
+    it('keeps a failed answer that said something, and an empty answer that did not fail', () => {
+      const partial = session()
+        .user('Hello')
+        .assistant('Half an answer', { stopReason: 'error', errorMessage: 'terminated' });
+      expect(buildSessionContext(partial.entries, partial.lastId).entryIds).toEqual(['e0001', 'e0002']);
+      const empty = session().user('Hello').assistant('', { stopReason: 'stop' });
+      expect(buildSessionContext(empty.entries, empty.lastId).entryIds).toEqual(['e0001', 'e0002']);
+      const aborted = session().user('Hello').assistant('', { stopReason: 'aborted' });
+      expect(buildSessionContext(aborted.entries, aborted.lastId).entryIds).toEqual(['e0001', 'e0002']);
+    });
+  });
+
+  describe('isEmptyFailedAnswer', () => {
+    const failed = {
+      role: 'assistant',
+      provider: 'p',
+      model: 'm',
+      stopReason: 'error',
+      timestamp: 1,
+    } as const;
+
+    it('counts blank text and thinking as nothing said', () => {
+      expect(isEmptyFailedAnswer({ ...failed, content: [] })).toBe(true);
+      expect(isEmptyFailedAnswer({ ...failed, content: [{ type: 'text', text: ' \n' }] })).toBe(true);
+      expect(isEmptyFailedAnswer({ ...failed, content: [{ type: 'thinking', thinking: '' }] })).toBe(true);
+    });
+
+    it('counts a tool call, text or thinking as something said', () => {
+      expect(
+        isEmptyFailedAnswer({
+          ...failed,
+          content: [{ type: 'toolCall', id: 'c', name: 'read', arguments: {} }],
+        }),
+      ).toBe(false);
+      expect(isEmptyFailedAnswer({ ...failed, content: [{ type: 'text', text: 'x' }] })).toBe(false);
+      expect(isEmptyFailedAnswer({ ...failed, content: [{ type: 'thinking', thinking: 'x' }] })).toBe(false);
+      expect(isEmptyFailedAnswer({ role: 'user', content: '', timestamp: 1 })).toBe(false);
     });
   });
 

@@ -1,8 +1,14 @@
 // The context an agent sends to its model for one leaf of the session tree (reference §2.1):
 // the root→leaf path, the latest compaction's summary and kept region, the session state
 // gathered along the path, pruned tool results shown as their notice (DESIGN.md decision 2),
-// and tool call / result pairing repaired (reference §11.1 defect 24).
-import type { CompactionEntry, SessionEntry, ThinkingLevel } from '../entries/entries';
+// answers that failed before the model said anything left out (they stay in the log), and tool
+// call / result pairing repaired (reference §11.1 defect 24).
+import {
+  modelChangeTarget,
+  type CompactionEntry,
+  type SessionEntry,
+  type ThinkingLevel,
+} from '../entries/entries';
 import type { AgentMessage, ToolResultMessage } from '../entries/messages';
 import { pathToEntry } from '../tree/session-tree';
 import { compactionSummaryMessage, messageFromEntry } from './message-from-entry';
@@ -30,6 +36,19 @@ export interface BuildSessionContextOptions {
    * context exactly, orphans included; for comparisons only, never for a model call.
    */
   readonly repairToolCallPairing?: boolean;
+  /**
+   * Leave out answers that failed before the model said anything (default true; see
+   * `isEmptyFailedAnswer`). `false` keeps them, as the reference's context does; for
+   * comparisons only.
+   */
+  readonly omitEmptyFailedAnswers?: boolean;
+  /**
+   * Read oh-my-pi's fields too (default true): a model change's `model: "provider/modelId"` and
+   * `role`, a compaction's `shortSummary` on its summary message. `false` reads entries as pi
+   * 0.73.1 does: model changes by `provider` and `modelId` only, every one for the default role
+   * (one without them leaves the model unknown), and no short summary. For comparisons only.
+   */
+  readonly ohMyPiFields?: boolean;
 }
 
 export interface MissingFirstKeptEntry {
@@ -45,6 +64,8 @@ export interface ContextRepairs {
   readonly synthesizedResults: readonly string[];
   /** The latest compaction's `firstKeptEntryId` is not on the path before it: nothing was kept. */
   readonly missingFirstKeptEntry: MissingFirstKeptEntry | null;
+  /** Entry ids of answers left out because they failed before the model said anything. */
+  readonly omittedFailedAnswers: readonly string[];
 }
 
 export interface SessionContext {
@@ -75,7 +96,28 @@ const noRepairs: ContextRepairs = {
   droppedOrphanResults: [],
   synthesizedResults: [],
   missingFirstKeptEntry: null,
+  omittedFailedAnswers: [],
 };
+
+/**
+ * Whether a message is an answer that failed before the model said anything: an assistant
+ * message that stopped with `error` and carries no tool call and no text or thinking that is not
+ * blank (as a context overflow, a rate limit or an authentication failure leaves it). Such an
+ * answer is the record of a failed call, not part of the conversation: sent again it would be an
+ * empty assistant turn, which providers refuse or read as a prefill, so the context leaves it out
+ * while the log keeps it. pi drops it before retrying, and its provider layer sends no failed
+ * answer at all.
+ */
+export function isEmptyFailedAnswer(message: AgentMessage): boolean {
+  if (message.role !== 'assistant' || message.stopReason !== 'error') return false;
+  return message.content.every((block) =>
+    block.type === 'text'
+      ? block.text.trim().length === 0
+      : block.type === 'thinking'
+        ? block.thinking.trim().length === 0
+        : false,
+  );
+}
 
 function emptyContext(): SessionContext {
   return {
@@ -113,15 +155,21 @@ export function buildSessionContext(
   const byId = (isEntryArray(source) ? undefined : source.byId) ?? indexById(entries);
   const leaf = (leafId !== undefined ? byId.get(leafId) : undefined) ?? lastEntry;
   const path = rootPathTo(leaf, byId);
-  const state = gatherPathState(path);
+  const state = gatherPathState(path, options.ohMyPiFields === false);
   const compactionIndex = state.compactionIndex;
 
   const messages: AgentMessage[] = [];
   const entryIds: (string | null)[] = [];
+  const omittedFailedAnswers: string[] = [];
   const prunedResults = options.prunedResults;
+  const omitFailed = options.omitEmptyFailedAnswers ?? true;
   const emit = (entry: SessionEntry): void => {
     const message = messageFromEntry(entry);
     if (message === undefined) return;
+    if (omitFailed && isEmptyFailedAnswer(message)) {
+      omittedFailedAnswers.push(entry.id);
+      return;
+    }
     const pruned = prunedResults !== undefined ? prunedResults.get(entry.id) : undefined;
     messages.push(
       pruned !== undefined && message.role === 'toolResult' ? prunedView(message, pruned) : message,
@@ -135,7 +183,7 @@ export function buildSessionContext(
     for (const entry of path) emit(entry);
   } else {
     compaction = path[compactionIndex] as CompactionEntry;
-    messages.push(compactionSummaryMessage(compaction));
+    messages.push(compactionSummaryMessage(compaction, options.ohMyPiFields !== false));
     entryIds.push(null);
     let firstKeptIndex = -1;
     for (let index = 0; index < compactionIndex; index += 1) {
@@ -164,6 +212,7 @@ export function buildSessionContext(
       droppedOrphanResults: paired ? paired.droppedOrphanResults : [],
       synthesizedResults: paired ? paired.synthesizedResults : [],
       missingFirstKeptEntry,
+      omittedFailedAnswers,
     },
   };
 }
@@ -190,15 +239,25 @@ export function emptyPathSettings(): PathSettings {
   };
 }
 
-/** Folds one path entry into `settings`, in place. */
-export function applyPathEntry(settings: PathSettings, entry: SessionEntry): void {
+/**
+ * Folds one path entry into `settings`, in place. `piModelChangesOnly` reads model changes as
+ * pi 0.73.1 does (see `ohMyPiFields`).
+ */
+export function applyPathEntry(
+  settings: PathSettings,
+  entry: SessionEntry,
+  piModelChangesOnly = false,
+): void {
   switch (entry.type) {
     case 'thinking_level_change':
       settings.thinkingLevel = entry.thinkingLevel;
       return;
-    case 'model_change':
-      if (entry.model) settings.models.set(entry.role ?? 'default', entry.model);
+    case 'model_change': {
+      const target = modelChangeTarget(entry, piModelChangesOnly);
+      if (target !== undefined) settings.models.set(target.role, target.model);
+      else if (piModelChangesOnly) settings.models.delete('default');
       return;
+    }
     case 'message':
       if (entry.message.role === 'assistant') {
         settings.models.set('default', `${entry.message.provider}/${entry.message.model}`);
@@ -246,12 +305,12 @@ interface PathState {
 }
 
 /** One pass over the path: its settings and where its latest compaction is. */
-function gatherPathState(path: readonly SessionEntry[]): PathState {
+function gatherPathState(path: readonly SessionEntry[], piModelChangesOnly: boolean): PathState {
   const settings = emptyPathSettings();
   let compactionIndex = -1;
   for (let index = 0; index < path.length; index += 1) {
     const entry = path[index] as SessionEntry;
-    applyPathEntry(settings, entry);
+    applyPathEntry(settings, entry, piModelChangesOnly);
     if (entry.type === 'compaction') compactionIndex = index;
   }
   return { settings, compactionIndex };

@@ -137,6 +137,16 @@ describe('convertToLlm', () => {
       );
     });
 
+    it("keeps pi's notice of a truncated output saved in full (issue 13, item 11)", () => {
+      const fullOutputPath = '/tmp/pi-bash-1a2b.log';
+      expect(bashExecutionText(bash({ truncated: true, fullOutputPath, exitCode: 1 }))).toBe(
+        `Ran \`npm test\`\n\`\`\`\nok\n\`\`\`\n\nCommand exited with code 1\n\n[Output truncated. Full output: ${fullOutputPath}]`,
+      );
+      expect(bashExecutionText(bash({ truncated: false, fullOutputPath }))).toBe(
+        'Ran `npm test`\n```\nok\n```',
+      );
+    });
+
     it('becomes a user message with the same timestamp', () => {
       expect(convertToLlm([bash()], templates)).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'Ran `npm test`\n```\nok\n```' }], timestamp: 4 },

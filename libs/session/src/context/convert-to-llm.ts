@@ -59,12 +59,18 @@ function failedExitCode(exitCode: number | null | undefined): exitCode is number
   return exitCode !== null && exitCode !== undefined && exitCode !== 0;
 }
 
-/** The user-message text of a shell command the user ran (`!command`). */
+/**
+ * The user-message text of a shell command the user ran (`!command`): pi's text, its notice of a
+ * truncated output saved in full (`fullOutputPath`) included, then oh-my-pi's notices from `meta`.
+ */
 export function bashExecutionText(message: BashExecutionMessage): string {
   let text = `Ran \`${message.command}\`\n`;
   text += message.output ? `\`\`\`\n${message.output}\n\`\`\`` : '(no output)';
   if (message.cancelled) text += '\n\n(command cancelled)';
   else if (failedExitCode(message.exitCode)) text += `\n\nCommand exited with code ${message.exitCode}`;
+  if (message.truncated && message.fullOutputPath) {
+    text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`;
+  }
   return text + outputNotice(message.meta);
 }
 

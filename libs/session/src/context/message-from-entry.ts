@@ -14,11 +14,15 @@ export function isoToMillis(timestamp: string): number {
   return Number.isFinite(millis) ? millis : 0;
 }
 
-export function compactionSummaryMessage(entry: CompactionEntry): CompactionSummaryMessage {
+/** The summary message of a compaction; `withShortSummary` (default true) carries oh-my-pi's short summary. */
+export function compactionSummaryMessage(
+  entry: CompactionEntry,
+  withShortSummary = true,
+): CompactionSummaryMessage {
   return {
     role: 'compactionSummary',
     summary: entry.summary,
-    ...(entry.shortSummary !== undefined ? { shortSummary: entry.shortSummary } : {}),
+    ...(withShortSummary && entry.shortSummary !== undefined ? { shortSummary: entry.shortSummary } : {}),
     tokensBefore: entry.tokensBefore,
     timestamp: isoToMillis(entry.timestamp),
   };
@@ -70,4 +74,13 @@ export function messageFromEntry(entry: SessionEntry): AgentMessage | undefined 
       throw new Error(`unknown entry type ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/**
+ * The message an entry gives a compaction or branch summary to summarise: as in the context,
+ * except that a branch summary counts even when empty, as pi 0.73.1 prepares it (the context
+ * leaves an empty one out, in both).
+ */
+export function summarizedMessageFromEntry(entry: SessionEntry): AgentMessage | undefined {
+  return entry.type === 'branch_summary' ? branchSummaryMessage(entry) : messageFromEntry(entry);
 }

@@ -1,5 +1,6 @@
 import { session } from '@strata/testing';
 import { charsPerFourCounter } from '../tokens/token-counter';
+import { buildSessionContext } from './build-session-context';
 import { estimateContextTokens, sessionModelOf, textsToCount, withPrunedOutputs } from './session-views';
 
 describe('views of a session', () => {
@@ -39,6 +40,32 @@ describe('views of a session', () => {
       expect(afterPruning).toBeLessThan(whole);
       // chars/4 of the result message: 400 characters before, the 29 of its notice after.
       expect(whole - afterPruning).toBe(100 - Math.ceil('[Output truncated - 4 tokens]'.length / 4));
+    });
+  });
+
+  describe('given model changes in both shapes (issue 13, item 9)', () => {
+    const builder = session()
+      .user('go')
+      .assistant('ok', { provider: 'anthropic', model: 'claude-x' })
+      .piModelChange('openai', 'gpt-y')
+      .modelChange('google/gemini-z', 'smol');
+
+    it("follows pi's `provider` and `modelId`, and a role change leaves the default alone", () => {
+      expect(sessionModelOf(builder.entries.slice(0, 3))).toBe('openai/gpt-y');
+      expect(sessionModelOf(builder.entries)).toBe('openai/gpt-y');
+      expect(buildSessionContext(builder.entries, undefined).models).toEqual({
+        default: 'openai/gpt-y',
+        smol: 'google/gemini-z',
+      });
+    });
+
+    it('reads them as pi 0.73.1 does with ohMyPiFields off: no roles, no `model` string', () => {
+      const context = buildSessionContext(builder.entries, undefined, { ohMyPiFields: false });
+      expect(context.models).toEqual({});
+      const piOnly = buildSessionContext(builder.entries.slice(0, 3), undefined, {
+        ohMyPiFields: false,
+      });
+      expect(piOnly.models).toEqual({ default: 'openai/gpt-y' });
     });
   });
 

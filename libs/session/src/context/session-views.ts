@@ -1,7 +1,7 @@
 // Views of a session's entries that several use cases share: the path as the model sees
 // it (pruned tool outputs replaced by their notice), the model in use, the estimated size of
 // the context at a leaf, and the texts entries make a context count.
-import type { SessionEntry } from '../entries/entries';
+import { modelChangeTarget, type SessionEntry } from '../entries/entries';
 import { estimateMessageTokens, messageTokenPieces } from '../tokens/estimate';
 import type { TokenCounter } from '../tokens/token-counter';
 import { buildSessionContext, prunedResultNotice, type PrunedResult } from './build-session-context';
@@ -27,19 +27,19 @@ export function withPrunedOutputs(
   });
 }
 
-/** "provider/modelId" of the newest assistant answer or default-role model change on the path. */
+/**
+ * "provider/modelId" of the newest assistant answer or default-role model change on the path,
+ * the change in either shape (pi's `provider` and `modelId`, oh-my-pi's `model`).
+ */
 export function sessionModelOf(pathEntries: readonly SessionEntry[]): string | undefined {
   for (let index = pathEntries.length - 1; index >= 0; index -= 1) {
     const entry = pathEntries[index];
     if (entry?.type === 'message' && entry.message.role === 'assistant') {
       return `${entry.message.provider}/${entry.message.model}`;
     }
-    if (
-      entry?.type === 'model_change' &&
-      entry.model !== undefined &&
-      (entry.role ?? 'default') === 'default'
-    ) {
-      return entry.model;
+    if (entry?.type === 'model_change') {
+      const target = modelChangeTarget(entry);
+      if (target?.role === 'default') return target.model;
     }
   }
   return undefined;

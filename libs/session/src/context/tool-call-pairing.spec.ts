@@ -183,6 +183,7 @@ describe('tool call / result pairing in a built context', () => {
         droppedOrphanResults: [],
         synthesizedResults: [],
         missingFirstKeptEntry: null,
+        omittedFailedAnswers: [],
       });
     });
   });

@@ -202,7 +202,7 @@ function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: Branch
 }
 
 export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
-  const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt } =
+  const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt, force } =
     command.data;
   const instructions = recordedInstructions(command.data.customInstructions);
   requireAttemptId(attemptId);
@@ -219,6 +219,7 @@ export function startCompaction(command: StartCompaction, state: ActiveSessionSt
     tokensBefore,
     ...(model !== undefined ? { model } : {}),
     startedAt,
+    ...(force === true ? { force } : {}),
     ...instructions,
   };
   return [{ type: 'CompactionStarted', data }];

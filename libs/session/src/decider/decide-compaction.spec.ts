@@ -70,6 +70,15 @@ describe('a session without attempts', () => {
     spec.given(startedChain).when(startCompaction()).then([compactionStarted()]);
   });
 
+  it('records that a compaction is forced (issue 13.4), and nothing when it is not', () => {
+    const forced = { ...compactionStarted().data, force: true as const };
+    spec
+      .given(startedChain)
+      .when({ type: 'StartCompaction', data: forced })
+      .then([{ type: 'CompactionStarted', data: forced }]);
+    spec.given(startedChain).when(startCompaction()).then([compactionStarted()]);
+  });
+
   it('refuses a compaction attempt prepared at an unknown leaf or keeping an unknown entry', () => {
     spec
       .given(startedChain)

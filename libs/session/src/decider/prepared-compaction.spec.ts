@@ -13,7 +13,7 @@ const history = (leafId: string, extra: readonly SessionEvent[] = []): SessionEv
   { type: 'LeafMoved', data: { leafId, previousLeafId: 'e0006' } },
   ...extra,
 ];
-const preparedFresh = { firstKeptEntryId: 'e0003', previousCompactionId: undefined };
+const preparedFresh = { leafId: 'e0005', firstKeptEntryId: 'e0003', previousCompactionId: undefined };
 
 describe('a compaction prepared earlier', () => {
   describe('given the leaf is where it was prepared', () => {
@@ -28,13 +28,21 @@ describe('a compaction prepared earlier', () => {
     });
   });
 
-  describe('given entries appended after its first kept entry', () => {
-    it('when it is written, then it still fits (they stay in the context)', () => {
+  describe('given the leaf moved away and back before it is written', () => {
+    it('when it is written, then it fits: the path is the one it was prepared on', () => {
+      const away: SessionEvent = { type: 'LeafMoved', data: { leafId: 'e0006', previousLeafId: 'e0005' } };
+      const back: SessionEvent = { type: 'LeafMoved', data: { leafId: 'e0005', previousLeafId: 'e0006' } };
+      expect(isStale(foldSessionEvents(history('e0005', [away, back])), preparedFresh)).toBe(false);
+    });
+  });
+
+  describe('given entries appended after the leaf it was prepared at', () => {
+    it('when it is written, then it is stale: the leaf moved on (issue 13)', () => {
       const appended: SessionEvent = {
         type: 'EntryAppended',
         data: { entry: { ...builder.entries[4]!, id: 'e0007', parentId: 'e0005' } },
       };
-      expect(isStale(foldSessionEvents(history('e0005', [appended])), preparedFresh)).toBe(false);
+      expect(isStale(foldSessionEvents(history('e0005', [appended])), preparedFresh)).toBe(true);
     });
   });
 
@@ -60,7 +68,9 @@ describe('a compaction prepared earlier', () => {
 
     it('when it was prepared against that very compaction, then it fits', () => {
       const state = foldSessionEvents(history('e0005', [newer]));
-      expect(isStale(state, { firstKeptEntryId: 'e0003', previousCompactionId: 'k1' })).toBe(false);
+      expect(isStale(state, { leafId: 'k1', firstKeptEntryId: 'e0003', previousCompactionId: 'k1' })).toBe(
+        false,
+      );
     });
   });
 

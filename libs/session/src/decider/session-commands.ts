@@ -67,6 +67,7 @@ export type StartCompaction = CommandOf<
     startedAt: number;
     /** What the request asked the summary to focus on (at most MAX_CUSTOM_INSTRUCTIONS_LENGTH). */
     customInstructions?: string;
+    force?: true;
   }
 >;
 

@@ -51,6 +51,23 @@ describe('an event read back from a store', () => {
       expect(parseSessionEvent(JSON.parse(JSON.stringify(event)) as SessionEvent)).toEqual(event);
   });
 
+  it('parses a compaction start with or without force (issue 13.4: starts stored before it have none)', () => {
+    const start = {
+      attemptId: 'c1',
+      trigger: 'manual',
+      preparedAtLeafId: 'u1',
+      tokensBefore: 10,
+      startedAt: 1_771_146_000_000,
+    } as const;
+    const stored: SessionEvent = { type: 'CompactionStarted', data: start };
+    const forced: SessionEvent = { type: 'CompactionStarted', data: { ...start, force: true } };
+    expect(parseSessionEvent(JSON.parse(JSON.stringify(stored)) as SessionEvent)).toEqual(stored);
+    expect(parseSessionEvent(JSON.parse(JSON.stringify(forced)) as SessionEvent)).toEqual(forced);
+    expect(() =>
+      parseSessionEvent({ type: 'CompactionStarted', data: { ...start, force: 'yes' } }),
+    ).toThrow();
+  });
+
   it('is refused when its type is unknown or its data does not match', () => {
     expect(() => parseSessionEvent({ type: 'SessionErased', data: {} })).toThrow();
     expect(() =>

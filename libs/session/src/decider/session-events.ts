@@ -133,6 +133,8 @@ export const compactionStartedSchema = z.object({
     startedAt: millis,
     /** What the request asked the summary to focus on, as given (absent: nothing). */
     customInstructions: customInstructionsSchema.optional(),
+    /** The compaction was forced (issue 13.4): it keeps less when the keep budget would keep all. */
+    force: z.literal(true).optional(),
   }),
 });
 

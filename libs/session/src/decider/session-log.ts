@@ -9,6 +9,7 @@
 import type { PrunedResult } from '../context/build-session-context';
 import { AncestorIndex } from './ancestor-index';
 import type { SessionEntry } from '../entries/entries';
+import { entryWeight } from '../entries/entry-weight';
 import type {
   BranchSummaryOutcome,
   BranchSummaryStartedEvent,
@@ -38,6 +39,8 @@ export class SessionLog {
   private constructor(
     private tickCount: number,
     private readonly entries: SessionEntry[],
+    /** The summed `entryWeight` of the entries up to and including each index. */
+    private readonly weightsUpTo: number[],
     private readonly ancestry: AncestorIndex,
     private readonly indexById: Map<string, number>,
     private readonly labelIndexesByTarget: Map<string, number[]>,
@@ -52,6 +55,7 @@ export class SessionLog {
   static empty(): SessionLog {
     return new SessionLog(
       0,
+      [],
       [],
       AncestorIndex.empty(),
       new Map(),
@@ -85,6 +89,7 @@ export class SessionLog {
     return new SessionLog(
       tick,
       entries,
+      this.weightsUpTo.slice(0, entryCount),
       this.ancestry.copy(entryCount),
       indexById,
       labelIndexesByTarget,
@@ -110,6 +115,7 @@ export class SessionLog {
     const index = this.entries.length;
     const parentIndex = entry.parentId === null ? undefined : this.indexById.get(entry.parentId);
     this.entries.push(entry);
+    this.weightsUpTo.push((this.weightsUpTo[index - 1] ?? 0) + entryWeight(entry));
     this.ancestry.add(parentIndex);
     this.indexById.set(entry.id, index);
     if (entry.type === 'label') {
@@ -149,6 +155,11 @@ export class SessionLog {
   indexOf(entryId: string, entryCount: number): number | undefined {
     const index = this.indexById.get(entryId);
     return index !== undefined && index < entryCount ? index : undefined;
+  }
+
+  /** The summed `entryWeight` of the first `entryCount` entries. */
+  weightOf(entryCount: number): number {
+    return entryCount === 0 ? 0 : (this.weightsUpTo[entryCount - 1] ?? 0);
   }
 
   /** Callers pass an index below their entryCount, which is always present. */

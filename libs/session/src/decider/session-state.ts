@@ -52,6 +52,11 @@ export class ActiveSessionState {
     private readonly log: SessionLog,
   ) {}
 
+  /** What the entries this state sees weigh in memory bounds (`entryWeight`, summed). */
+  get weight(): number {
+    return this.log.weightOf(this.entryCount);
+  }
+
   static started(header: SessionHeader): ActiveSessionState {
     return new ActiveSessionState(header, null, 0, 0, SessionLog.empty());
   }

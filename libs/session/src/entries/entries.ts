@@ -48,13 +48,37 @@ export const thinkingLevelChangeEntrySchema = z.looseObject({
   thinkingLevel: thinkingLevelSchema,
 });
 
+/**
+ * A model change comes in two shapes: pi's (`provider` and `modelId`, what pi 0.73.1 writes in
+ * every version) and oh-my-pi's (`model: "provider/modelId"`, with an optional `role`). A v1
+ * entry migrated by Strata carries both. `modelChangeTarget` reads either.
+ */
 export const modelChangeEntrySchema = z.looseObject({
   type: z.literal('model_change'),
   ...entryBase,
-  /** "provider/modelId"; absent on unmigrated v1 entries, which carry provider and modelId. */
+  /** oh-my-pi: "provider/modelId". */
   model: z.string().optional(),
+  /** oh-my-pi: the role the model is for (`default` when absent). */
   role: z.string().optional(),
+  /** pi: the provider of the model. */
+  provider: z.string().optional(),
+  /** pi: the model's id at its provider. */
+  modelId: z.string().optional(),
 });
+
+/**
+ * Who made a compaction or branch summary: an extension (pi writes `fromHook: true`, Strata's
+ * hooks `fromExtension: true`) or the agent itself. An extension's `details` are its own JSON;
+ * the agent's are file lists (`fileListsOf` reads them; entry-rules.ts checks their shape).
+ */
+const summaryOrigin = {
+  /** Extension-defined data when made by an extension, else the file lists. */
+  details: z.unknown().optional(),
+  /** pi: made by an extension. */
+  fromHook: z.boolean().optional(),
+  /** oh-my-pi and Strata: made by an extension (a hook). */
+  fromExtension: z.boolean().optional(),
+};
 
 export const compactionEntrySchema = z.looseObject({
   type: z.literal('compaction'),
@@ -63,9 +87,8 @@ export const compactionEntrySchema = z.looseObject({
   shortSummary: z.string().optional(),
   firstKeptEntryId: z.string().min(1),
   tokensBefore: z.number().nonnegative(),
-  details: fileListsSchema.optional(),
   preserveData: z.record(z.string(), z.unknown()).optional(),
-  fromExtension: z.boolean().optional(),
+  ...summaryOrigin,
 });
 
 export const branchSummaryEntrySchema = z.looseObject({
@@ -73,8 +96,7 @@ export const branchSummaryEntrySchema = z.looseObject({
   ...entryBase,
   fromId: z.string(),
   summary: z.string(),
-  details: fileListsSchema.optional(),
-  fromExtension: z.boolean().optional(),
+  ...summaryOrigin,
 });
 
 export const customEntrySchema = z.looseObject({
@@ -158,6 +180,40 @@ export type SessionInitEntry = z.infer<typeof sessionInitEntrySchema>;
 export type ModeChangeEntry = z.infer<typeof modeChangeEntrySchema>;
 export type SessionEntry = z.infer<typeof recordedSessionEntrySchema>;
 export type SessionEntryType = SessionEntry['type'];
+
+/** Whether an extension made this compaction or branch summary (`fromHook` or `fromExtension`). */
+export function isFromExtension(entry: CompactionEntry | BranchSummaryEntry): boolean {
+  return entry.fromHook === true || entry.fromExtension === true;
+}
+
+/**
+ * The file lists of a compaction or branch summary the agent made; undefined for an extension's
+ * (whose `details` are its own) and for entries without lists.
+ */
+export function fileListsOf(entry: CompactionEntry | BranchSummaryEntry): FileLists | undefined {
+  if (isFromExtension(entry) || entry.details === undefined) return undefined;
+  const lists = fileListsSchema.safeParse(entry.details);
+  return lists.success ? lists.data : undefined;
+}
+
+/**
+ * The model a model change selects and its role, from either shape (oh-my-pi's `model` wins when
+ * both are there; they agree on migrated v1 entries). `piShapeOnly` reads the entry as pi 0.73.1
+ * does: `provider` and `modelId` only, every change for the default role. Undefined when the
+ * entry names no model in the shape read.
+ */
+export function modelChangeTarget(
+  entry: ModelChangeEntry,
+  piShapeOnly = false,
+): { readonly role: string; readonly model: string } | undefined {
+  const piModel =
+    entry.provider !== undefined && entry.modelId !== undefined
+      ? `${entry.provider}/${entry.modelId}`
+      : undefined;
+  if (piShapeOnly) return piModel === undefined ? undefined : { role: 'default', model: piModel };
+  const model = entry.model ?? piModel;
+  return model === undefined ? undefined : { role: entry.role ?? 'default', model };
+}
 
 export const sessionEntryTypes: readonly SessionEntryType[] = recordedSessionEntrySchema.options.map(
   (option) => option.shape.type.value,

@@ -1,10 +1,18 @@
 // What an entry or a header must satisfy besides its shape, wherever one comes in (an append,
 // an imported file, the engine's own entries through the decider): ids and every reference to
 // an entry follow the identifier rule, timestamps are ISO 8601 date-times, and the figures the
-// read models add up are bounded. Events read back from a store are not held to these rules
+// read models add up are bounded, and a compaction or branch summary made by the agent (not by
+// an extension) holds file lists as its details. Events read back from a store are not held to these rules
 // (what was recorded stays readable); the read models bound the figures they compute with.
 import type { z } from 'zod';
-import type { SessionEntry, SessionHeader } from './entries';
+import {
+  fileListsSchema,
+  isFromExtension,
+  type BranchSummaryEntry,
+  type CompactionEntry,
+  type SessionEntry,
+  type SessionHeader,
+} from './entries';
 import { identifierProblem } from './identifiers';
 import { isIsoDateTime, isoDateTimeSchema } from './timestamps';
 import { boundedUsageSchema, isBoundedUsage, MAX_TOKEN_FIGURE, tokenFigureSchema } from './usage-bounds';
@@ -35,6 +43,13 @@ function schemaAt(
   }
 }
 
+/** An extension's details are its own JSON; the agent's are file lists. */
+function detailsAt(entry: CompactionEntry | BranchSummaryEntry, problems: FieldProblem[]): void {
+  if (entry.details !== undefined && !isFromExtension(entry)) {
+    schemaAt(['details'], fileListsSchema, entry.details, problems);
+  }
+}
+
 /** The problems of an entry whose shape is already valid; empty when it follows every rule. */
 export function entryFieldProblems(entry: SessionEntry): FieldProblem[] {
   const problems: FieldProblem[] = [];
@@ -54,9 +69,11 @@ export function entryFieldProblems(entry: SessionEntry): FieldProblem[] {
       if (!(entry.tokensBefore >= 0 && entry.tokensBefore <= MAX_TOKEN_FIGURE)) {
         schemaAt(['tokensBefore'], tokenFigureSchema, entry.tokensBefore, problems);
       }
+      detailsAt(entry, problems);
       break;
     case 'branch_summary':
       identifierAt(['fromId'], entry.fromId, problems);
+      detailsAt(entry, problems);
       break;
     case 'label':
       identifierAt(['targetId'], entry.targetId, problems);

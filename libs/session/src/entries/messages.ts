@@ -69,6 +69,8 @@ export const bashExecutionMessageSchema = z.looseObject({
   exitCode: z.number().nullable().optional(),
   cancelled: z.boolean(),
   truncated: z.boolean(),
+  /** pi: where the full output of a truncated run was saved. */
+  fullOutputPath: z.string().optional(),
   meta: z.unknown().optional(),
   excludeFromContext: z.boolean().optional(),
   timestamp: timestampMs,

@@ -1,4 +1,6 @@
 import type { SessionEntry } from '../entries/entries';
+import { buildSessionContext } from '../context/build-session-context';
+import { sessionModelOf } from '../context/session-views';
 import { parseSessionFile } from './parse-session-file';
 import { SessionFileError } from './session-file-error';
 
@@ -178,5 +180,114 @@ describe('entries returned by the parser', () => {
     const parsed = parseSessionFile(jsonl(v3Header, userEntry('a1', null, 'hi')), { mode: 'strict' });
     const entry: SessionEntry | undefined = parsed.entries[0];
     expect(entry?.type === 'message' && entry.message.role).toBe('user');
+  });
+});
+
+describe('a v3 file as pi 0.73.1 writes it (issue 13, items 9 and 10)', () => {
+  const header = {
+    type: 'session',
+    version: 3,
+    id: '019a0000-aaaa-7bbb-8ccc-000000000001',
+    timestamp: at(0),
+    cwd: '/repo',
+  };
+  const assistantEntry = {
+    type: 'message',
+    id: 'b2',
+    parentId: 'b1',
+    timestamp: at(2),
+    message: {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'hi' }],
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      usage: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 12 },
+      stopReason: 'stop',
+      timestamp: 1769940002000,
+    },
+  };
+  const modelChange = {
+    type: 'model_change',
+    id: 'b3',
+    parentId: 'b2',
+    timestamp: at(3),
+    provider: 'openai',
+    modelId: 'gpt-5.1-codex',
+  };
+  const extensionCompaction = {
+    type: 'compaction',
+    id: 'b4',
+    parentId: 'b3',
+    timestamp: at(4),
+    summary: 'Summary from an extension',
+    firstKeptEntryId: 'b2',
+    tokensBefore: 12,
+    details: { artifactIndex: [{ id: 7, path: 'notes.md' }], readFiles: 'see artifacts' },
+    fromHook: true,
+  };
+  const extensionBranchSummary = {
+    type: 'branch_summary',
+    id: 'b5',
+    parentId: 'b4',
+    timestamp: at(5),
+    fromId: 'b2',
+    summary: 'Branch summary from an extension',
+    details: 'free-form',
+    fromHook: true,
+  };
+  const text = jsonl(
+    header,
+    userEntry('b1', null, 'hello'),
+    assistantEntry,
+    modelChange,
+    extensionCompaction,
+    extensionBranchSummary,
+  );
+
+  it('reads every line strictly, extension details and the model change as written', () => {
+    const parsed = parseSessionFile(text, { mode: 'strict' });
+    expect(parsed.skipped).toEqual([]);
+    expect(parsed.entries).toEqual([
+      userEntry('b1', null, 'hello'),
+      assistantEntry,
+      modelChange,
+      extensionCompaction,
+      extensionBranchSummary,
+    ]);
+  });
+
+  it('uses the model change for the context and the window', () => {
+    const { entries } = parseSessionFile(text, { mode: 'strict' });
+    expect(buildSessionContext(entries, undefined).models).toEqual({ default: 'openai/gpt-5.1-codex' });
+    expect(sessionModelOf(entries)).toBe('openai/gpt-5.1-codex');
+  });
+
+  it("still holds the agent's own compactions to file lists", () => {
+    const { fromHook: _fromHook, ...ownCompaction } = extensionCompaction;
+    expect(
+      strictError(jsonl(header, userEntry('b1', null, 'hello'), assistantEntry, ownCompaction)),
+    ).toMatchObject({
+      line: 4,
+      code: 'schema-violation',
+      reason: expect.stringContaining('schema violation at details.readFiles') as unknown,
+    });
+    const lists = { ...ownCompaction, details: { readFiles: ['a.ts'], modifiedFiles: [] } };
+    expect(
+      parseSessionFile(jsonl(header, userEntry('b1', null, 'hello'), assistantEntry, lists), {
+        mode: 'strict',
+      }).entries,
+    ).toHaveLength(3);
+  });
+
+  it('bounds extension details like any JSON: a line nested too deeply is refused', () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 600; level += 1) deep = [deep];
+    const tooDeep = { ...extensionCompaction, details: deep };
+    expect(strictError(jsonl(header, userEntry('b1', null, 'hello'), assistantEntry, tooDeep))).toMatchObject(
+      {
+        line: 4,
+        code: 'bad-json',
+      },
+    );
   });
 });

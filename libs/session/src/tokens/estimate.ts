@@ -18,12 +18,23 @@ function blockPieces(content: string | readonly Block[], pieces: string[]): numb
   return images;
 }
 
-/** The text pieces and image count the counters charge for a message. */
-export function messageTokenPieces(message: AgentMessage): { pieces: string[]; images: number } {
+/**
+ * The text pieces and image count the counters charge for a message. `countEveryRole` (default
+ * true) is defect 4 fixed; `false` charges as pi 0.73.1's `estimateTokens` does: no images in
+ * user messages, an `excludeFromContext` shell run at full size, `pythonExecution` and
+ * `fileMention` (roles pi does not know) at 0. For comparisons with pi only.
+ */
+export function messageTokenPieces(
+  message: AgentMessage,
+  countEveryRole = true,
+): { pieces: string[]; images: number } {
   const pieces: string[] = [];
   let images = 0;
   switch (message.role) {
     case 'user':
+      images = blockPieces(message.content, pieces);
+      if (!countEveryRole) images = 0;
+      break;
     case 'custom':
     case 'toolResult':
       images = blockPieces(message.content, pieces);
@@ -36,12 +47,14 @@ export function messageTokenPieces(message: AgentMessage): { pieces: string[]; i
       }
       break;
     case 'bashExecution':
-      if (message.excludeFromContext !== true) pieces.push(message.command, message.output);
+      if (message.excludeFromContext !== true || !countEveryRole)
+        pieces.push(message.command, message.output);
       break;
     case 'pythonExecution':
-      if (message.excludeFromContext !== true) pieces.push(message.code, message.output);
+      if (message.excludeFromContext !== true && countEveryRole) pieces.push(message.code, message.output);
       break;
     case 'fileMention':
+      if (!countEveryRole) break;
       for (const file of message.files) {
         pieces.push(file.path, file.content);
         if (file.image) images += 1;
@@ -59,8 +72,12 @@ export function messageTokenPieces(message: AgentMessage): { pieces: string[]; i
   return { pieces, images };
 }
 
-/** Estimated tokens of one message with the given counter. */
-export function estimateMessageTokens(message: AgentMessage, counter: TokenCounter): number {
-  const { pieces, images } = messageTokenPieces(message);
+/** Estimated tokens of one message with the given counter (see `messageTokenPieces`). */
+export function estimateMessageTokens(
+  message: AgentMessage,
+  counter: TokenCounter,
+  countEveryRole = true,
+): number {
+  const { pieces, images } = messageTokenPieces(message, countEveryRole);
   return counter.countPieces(pieces, images);
 }

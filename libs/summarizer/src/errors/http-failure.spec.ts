@@ -21,6 +21,18 @@ describe('a failed HTTP exchange', () => {
     [504, 'gateway timeout', 'timed_out', 'retryable'],
     [400, 'prompt is too long: 250000 tokens', 'context_overflow', 'overflow'],
     [413, 'payload too large', 'context_overflow', 'overflow'],
+    [
+      400,
+      'input length and `max_tokens` exceed context limit: 197733 + 21333 > 200000, decrease input length or `max_tokens` and try again',
+      'context_overflow',
+      'overflow',
+    ],
+    [
+      413,
+      'Request too large for model `llama-3.1-8b-instant` in organization `org_01` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 6294, please reduce your message size and try again.',
+      'rate_limited',
+      'retryable',
+    ],
     [401, 'invalid api key', 'authentication_failed', 'fatal'],
     [403, 'forbidden', 'authentication_failed', 'fatal'],
     [404, 'no such model', 'not_found', 'fatal'],

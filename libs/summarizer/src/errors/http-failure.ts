@@ -1,7 +1,7 @@
 // Classifies a failed HTTP exchange with a model server into a `SummarizerError`: by status first,
 // then by the error text (overflow phrasings, and the reference's retryable wording for servers
 // that report rate limits or overload with an unusual status).
-import { isContextOverflowText } from './context-overflow';
+import { isContextOverflowText, isRateLimitText } from './context-overflow';
 import { type HeaderLookup, retryAfterFromHeaders, retryAfterFromText } from './retry-after';
 import { type SummarizerErrorCode, SummarizerError } from './summarizer-error';
 
@@ -29,7 +29,8 @@ export interface HttpFailure {
 }
 
 function codeFor(status: number, text: string, hasRetryHint: boolean): SummarizerErrorCode {
-  if (status === 429) return 'rate_limited';
+  // Groq answers a request above its tokens-per-minute limit with 413 (`rate_limit_exceeded`).
+  if (status === 429 || (status === 413 && isRateLimitText(text))) return 'rate_limited';
   if (status === 413 || isContextOverflowText(text)) return 'context_overflow';
   if (status === 529 || /overloaded/i.test(text)) return 'overloaded';
   if (status === 408 || status === 504) return 'timed_out';

@@ -1,42 +1,32 @@
 // Extracts the offline summariser's facts from a transcript, without interpreting it: user
-// requests, tool actions and their outcomes, exact file paths, error lines from tool output,
+// requests, tool actions and their outcomes, exact file paths, the lines of tool output that
+// report a failure (tool-failures.ts) and the failures no later run settled (tool-actions.ts),
 // sentences that state constraints, decisions or next steps, and a question left pending.
 import { filePathsIn } from './file-paths';
 import type { TranscriptBlock } from './summary-prompt';
-import { type SummaryFacts, clip, firstLine, sortedPaths, union } from './summary-facts';
+import {
+  RESPOND_STEP,
+  type SummaryFacts,
+  clip,
+  firstLine,
+  sortedPaths,
+  union,
+  unionLatest,
+} from './summary-facts';
+import {
+  type ActionIdentity,
+  actionIdentity,
+  actionLabel,
+  callPath,
+  contentKeys,
+  isPathKey,
+  modifyTools,
+  settles,
+  shellCommandOf,
+} from './tool-actions';
 import { type TranscriptToolCall, parseToolCalls } from './tool-calls';
+import { failureLines } from './tool-failures';
 
-const readTools = new Set(['read', 'read_file', 'view', 'cat', 'open']);
-const modifyTools = new Set([
-  'write',
-  'edit',
-  'write_file',
-  'edit_file',
-  'create',
-  'create_file',
-  'multi_edit',
-  'multiedit',
-  'str_replace',
-  'apply_patch',
-  'patch',
-]);
-/** Tools whose output is file content or listings: an "error" there is text, not a failure. */
-const contentTools = new Set([...readTools, 'grep', 'rg', 'find', 'ls', 'glob', 'search']);
-const pathKeys = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file'];
-/** Arguments holding file content, scanned for nothing. */
-const contentKeys = new Set([
-  'content',
-  'text',
-  'oldText',
-  'newText',
-  'old_string',
-  'new_string',
-  'patch',
-  'diff',
-  'edits',
-]);
-
-const errorLine = /error|failed|exception/i;
 const constraintSentence =
   /\b(must|never|always|don't|do not|should|shouldn't|prefer|avoid|make sure|without|only|keep)\b/i;
 const decisionSentence =
@@ -49,7 +39,7 @@ const DECISIONS_KEPT = 15;
 const NEXT_STEPS_KEPT = 5;
 
 /** Sentences of prose: fenced code is left out, and a single line break does not end a sentence. */
-function sentences(text: string): string[] {
+export function sentences(text: string): string[] {
   return text
     .replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1\s*$/gm, '')
     .replace(/([^\n])\n(?!\n|\s*(?:[-*+]|\d+[.)])\s)/g, '$1 ')
@@ -64,44 +54,15 @@ function matching(text: string, pattern: RegExp): string[] {
     .map((sentence) => clip(sentence, SENTENCE_LIMIT));
 }
 
-function stringArgument(call: TranscriptToolCall, key: string): string | undefined {
-  const value = call.arguments[key];
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
-
-function callPath(call: TranscriptToolCall): string | undefined {
-  for (const key of pathKeys) {
-    const value = stringArgument(call, key);
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
-
-/** A short, stable label for what a call did: `edit \`src/a.ts\``, `bash \`npm test\``. */
-export function actionLabel(call: TranscriptToolCall): string {
-  const path = callPath(call);
-  if (path !== undefined) return `${call.name} \`${path}\``;
-  const command = stringArgument(call, 'command') ?? stringArgument(call, 'cmd');
-  const target =
-    command ??
-    Object.entries(call.arguments).find(
-      ([key, value]) => !contentKeys.has(key) && typeof value === 'string' && value.length > 0,
-    )?.[1];
-  return typeof target === 'string' ? `${call.name} \`${clip(firstLine(target, 120), 120)}\`` : call.name;
-}
-
 function mentionedPaths(call: TranscriptToolCall): string[] {
   return Object.entries(call.arguments).flatMap(([key, value]) =>
-    typeof value === 'string' && !contentKeys.has(key) && !pathKeys.includes(key) ? filePathsIn(value) : [],
+    typeof value === 'string' && !contentKeys.has(key) && !isPathKey(key) ? filePathsIn(value) : [],
   );
 }
 
-function errorLinesOf(text: string): string[] {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0 && errorLine.test(line))
-    .map((line) => clip(line, ERROR_LINE_LIMIT));
+function errorLinesOf(call: TranscriptToolCall | undefined, result: string): string[] {
+  const command = call === undefined ? undefined : shellCommandOf(call);
+  return failureLines(call?.name ?? '', command, result).map((line) => clip(line, ERROR_LINE_LIMIT));
 }
 
 /** The last paragraph of `text` that asks something, word for word. */
@@ -148,7 +109,7 @@ function actionOutcomes(blocks: readonly TranscriptBlock[]): {
       outcomes.push({
         call,
         label: actionLabel(call),
-        errors: result === undefined || contentTools.has(call.name) ? [] : errorLinesOf(result),
+        errors: result === undefined ? [] : errorLinesOf(call, result),
         finished: result !== undefined || transcriptGoesOn,
       });
     });
@@ -157,6 +118,22 @@ function actionOutcomes(blocks: readonly TranscriptBlock[]): {
     .filter((block, index) => block.kind === 'tool_result' && !paired.has(index))
     .map((block) => block.text);
   return { outcomes, unpairedResults };
+}
+
+/**
+ * The failed calls no later call settles, oldest first: a failure stays only until the same
+ * action runs again, or, for a build, check or test run, until any such run succeeds.
+ */
+function unsettledFailures(outcomes: readonly CallOutcome[]): CallOutcome[] {
+  let failures: Array<{ outcome: CallOutcome; identity: ActionIdentity }> = [];
+  for (const outcome of outcomes) {
+    if (!outcome.finished) continue;
+    const identity = actionIdentity(outcome.label);
+    const succeeded = outcome.errors.length === 0;
+    failures = failures.filter((failure) => !settles(identity, succeeded, failure.identity));
+    if (!succeeded) failures.push({ outcome, identity });
+  }
+  return failures.map((failure) => failure.outcome);
 }
 
 export function conversationFacts(blocks: readonly TranscriptBlock[]): SummaryFacts {
@@ -173,9 +150,9 @@ export function conversationFacts(blocks: readonly TranscriptBlock[]): SummaryFa
   const done = settled
     .filter((outcome) => outcome.finished && outcome.errors.length === 0)
     .map((o) => o.label);
-  const blocked = settled
-    .filter((outcome) => outcome.finished && outcome.errors.length > 0)
-    .map((outcome) => `${outcome.label} — ${outcome.errors[0] ?? ''}`);
+  const blocked = unsettledFailures(outcomes).map(
+    (outcome) => `${outcome.label} — ${outcome.errors[0] ?? ''}`,
+  );
   const inProgress = settled.filter((outcome) => !outcome.finished).map((outcome) => outcome.label);
 
   const filesRead = new Set<string>();
@@ -188,7 +165,10 @@ export function conversationFacts(blocks: readonly TranscriptBlock[]): SummaryFa
   }
   for (const path of filesModified) filesRead.delete(path);
 
-  const errors = union(...outcomes.map((outcome) => outcome.errors), ...unpairedResults.map(errorLinesOf));
+  const errors = unionLatest(
+    ...outcomes.map((outcome) => outcome.errors),
+    ...unpairedResults.map((result) => errorLinesOf(undefined, result)),
+  );
   const listed = new Set([...filesRead, ...filesModified]);
   const filesMentioned = sortedPaths(
     [
@@ -202,12 +182,7 @@ export function conversationFacts(blocks: readonly TranscriptBlock[]): SummaryFa
   const last = blocks.at(-1);
   const pendingQuestion = last?.kind === 'assistant' ? lastQuestion(last.text) : undefined;
   const nextSteps = union(
-    last?.kind === 'user' ? ['Respond to the latest request (see Goal).'] : [],
-    inProgress.length > 0 ? ['Complete the pending tool calls (see In Progress).'] : [],
-    blocked.length > 0 ? ['Resolve the blocked items (see Blocked).'] : [],
-    pendingQuestion !== undefined
-      ? ["Wait for the user's answer to the pending question (see Critical Context)."]
-      : [],
+    last?.kind === 'user' ? [RESPOND_STEP] : [],
     matching(assistantTexts.at(-1) ?? '', nextStepSentence).slice(0, NEXT_STEPS_KEPT),
   );
 
@@ -221,12 +196,14 @@ export function conversationFacts(blocks: readonly TranscriptBlock[]): SummaryFa
     decisions: union(assistantTexts.flatMap((text) => matching(text, decisionSentence))).slice(
       -DECISIONS_KEPT,
     ),
-    nextSteps: nextSteps.length > 0 ? nextSteps : ['Continue from the latest request (see Goal).'],
+    nextSteps,
     filesRead: sortedPaths(filesRead),
     filesModified: sortedPaths(filesModified),
     filesMentioned,
     errors,
     pendingQuestion,
     notes: [],
+    requestedFocus: undefined,
+    focusMatches: [],
   };
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { SummaryPurpose, SummaryRequest } from '../summarizer.port';
 import { OfflineExtractiveSummarizer, offlineSummary } from './offline-extractive-summarizer';
-import { OFFLINE_SUMMARY_LABEL } from './render-summary';
+import { TURN_CONTEXT_HEADING } from '@strata/session';
+import { OFFLINE_SUMMARY_LABEL, REQUESTED_FOCUS_HEADING, REQUESTED_FOCUS_NOTICE } from './render-summary';
 
 const latestRequest = [
   'Now update docs/auth.md with the new behaviour.',
@@ -220,6 +221,15 @@ describe('the offline extractive summariser', () => {
       expect(branch).toContain(latestRequest);
     });
 
+    it('writes the short summary from the summary it is given, not from the kept messages', () => {
+      const kept =
+        '[User]: Now the exporter.\n\n[Assistant tool calls]: write(path="src/export/writer.ts", content="x")\n\n[Tool result]: Wrote 1 byte.';
+      const short = offlineSummary(request('short', promptWith(kept, summary), 512));
+      expect(short).toContain('`src/auth/login.spec.ts`');
+      expect(short).not.toContain('src/export/writer.ts');
+      expect(short).not.toContain('Now the exporter.');
+    });
+
     it('writes one to three sentences for a short summary, labelled, naming changed files', () => {
       const short = offlineSummary(request('short', promptWith(transcript, summary), 512));
       const sentences = short.split(/(?<=[.!?]["”]?)\s+(?=[A-Z])/);
@@ -228,6 +238,73 @@ describe('the offline extractive summariser', () => {
       expect(short).toMatch(/^Offline extractive summary, made without a language model\./);
       expect(short).toContain('`src/auth/login.spec.ts`');
       expect(short).not.toContain('\n');
+    });
+  });
+
+  describe('given custom instructions', () => {
+    const focused = (purpose: SummaryPurpose, instructions: string): string =>
+      offlineSummary({ ...request(purpose, promptWith(transcript)), customInstructions: instructions });
+
+    it('says it does not follow them, keeps them word for word and lists what shares their words', () => {
+      for (const purpose of ['history', 'turn_prefix', 'branch'] as const) {
+        const text = focused(purpose, 'Focus on the session mock and login.spec.ts');
+        const section = text.slice(text.indexOf(REQUESTED_FOCUS_HEADING));
+        expect(section).toContain(REQUESTED_FOCUS_NOTICE);
+        expect(section).toContain('```\nFocus on the session mock and login.spec.ts\n```');
+        expect(section).toContain('- The session mock is never reset.');
+        expect(section).toContain('- `src/auth/login.spec.ts`');
+        expect(section).not.toContain('Should I also mention');
+      }
+    });
+
+    it('says so when nothing shares their words', () => {
+      expect(focused('history', 'the billing module')).toContain(
+        `${REQUESTED_FOCUS_HEADING}\n${REQUESTED_FOCUS_NOTICE}\n\`\`\`\nthe billing module\n\`\`\`\n- (nothing in the conversation shares their words)`,
+      );
+    });
+
+    it('leave no trace without them, and are not read back from a previous summary', () => {
+      expect(summary).not.toContain(REQUESTED_FOCUS_HEADING);
+      const later = offlineSummary(
+        request('update', promptWith('[User]: go on', focused('history', 'the mock'))),
+      );
+      expect(later).not.toContain(REQUESTED_FOCUS_HEADING);
+      expect(later).not.toContain('the mock\n');
+    });
+  });
+
+  describe('given a previous split-turn summary', () => {
+    const turnPrefix = offlineSummary(
+      request('turn_prefix', promptWith('[User]: Also rename the exporter.\n\n[Assistant]: Renaming it.')),
+    );
+    const historyPart = offlineSummary(
+      request(
+        'history',
+        promptWith(
+          '[User]: Fix the lint.\n\n[Assistant tool calls]: bash(command="npm run lint")\n\n[Tool result]: error  no-undef  src/a.ts',
+        ),
+      ),
+    );
+    const previous = `${historyPart}\n\n---\n\n${TURN_CONTEXT_HEADING}\n\n${turnPrefix}`;
+    const updated = offlineSummary(request('update', promptWith('[User]: go on', previous)));
+
+    it('reads the turn-context heading as a heading, never as an item', () => {
+      expect(historyPart).toMatch(/### Errors seen\n- error {2}no-undef {2}src\/a\.ts$/);
+      expect(updated).not.toContain('Turn Context');
+    });
+
+    it('no longer holds a question the turn answered as pending', () => {
+      const asked = offlineSummary(
+        request('history', promptWith('[User]: Fix it.\n\n[Assistant]: Shall I push?')),
+      );
+      expect(asked).toContain('Shall I push?');
+      const answered = `${asked}\n\n---\n\n${TURN_CONTEXT_HEADING}\n\n${turnPrefix}`;
+      expect(offlineSummary(request('update', promptWith('', answered)))).not.toContain('Shall I push?');
+    });
+
+    it("keeps the turn's request as an earlier request", () => {
+      expect(updated).toContain('- Also rename the exporter.');
+      expect(updated).toContain('- Fix the lint.');
     });
   });
 

@@ -3,10 +3,12 @@
 // merges them with a previous summary, and renders them in the reference section layout. The first
 // line says it was made without a language model. Same input, same output.
 import { conversationFacts } from './conversation-facts';
+import { mergeFacts } from './merge-facts';
 import { previousSummaryFacts } from './previous-summary';
 import { type SectionSet, renderSummary } from './render-summary';
-import { type SummaryFacts, clip, firstLine, mergeFacts } from './summary-facts';
-import { parseSummaryPrompt } from './summary-prompt';
+import { withRequestedFocus } from './requested-focus';
+import { type SummaryFacts, clip, firstLine, withDerivedSteps } from './summary-facts';
+import { type SummaryPromptParts, parseSummaryPrompt } from './summary-prompt';
 import { abortedError } from '../errors/summarizer-error';
 import type { Summarizer, SummaryPurpose, SummaryRequest, SummaryResult } from '../summarizer.port';
 
@@ -40,7 +42,10 @@ function namedFiles(paths: readonly string[]): string {
   return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1) ?? ''}` : (shown[0] ?? '');
 }
 
-/** One to three sentences: the label, the files changed (or read), and the latest request. */
+/**
+ * One to three sentences about the part that was summarised: the label, the files changed (or
+ * read), and the latest request.
+ */
 export function shortSummaryText(facts: SummaryFacts, budgetCharacters: number): string {
   const sentences = [SHORT_SUMMARY_LABEL];
   if (facts.filesModified.length > 0) sentences.push(`I changed ${namedFiles(facts.filesModified)}.`);
@@ -67,15 +72,29 @@ export class OfflineExtractiveSummarizer implements Summarizer {
   }
 }
 
+function summaryFacts(parts: SummaryPromptParts): SummaryFacts {
+  const current: SummaryFacts = { ...conversationFacts(parts.transcript), notes: parts.additionalContext };
+  if (parts.previousSummary === undefined) return current;
+  return mergeFacts(previousSummaryFacts(parts.previousSummary), current, parts.transcript.length === 0);
+}
+
 /** The offline summary of a request, as text (the pure core of the summariser). */
 export function offlineSummary(request: SummaryRequest): string {
   const parts = parseSummaryPrompt(request.prompt);
-  const current: SummaryFacts = { ...conversationFacts(parts.transcript), notes: parts.additionalContext };
-  const facts =
-    parts.previousSummary === undefined
-      ? current
-      : mergeFacts(previousSummaryFacts(parts.previousSummary), current, parts.transcript.length === 0);
   const budget = Math.max(1, request.maxTokens) * CHARACTERS_PER_TOKEN;
-  if (request.purpose === 'short') return shortSummaryText(facts, budget);
+  if (request.purpose === 'short') {
+    // The short summary describes what the compaction summarised: the summary just made arrives
+    // as the previous summary, and the transcript holds the kept messages, which stay visible.
+    const summarised =
+      parts.previousSummary === undefined
+        ? conversationFacts(parts.transcript)
+        : previousSummaryFacts(parts.previousSummary);
+    return shortSummaryText(summarised, budget);
+  }
+  const facts = withRequestedFocus(
+    withDerivedSteps(summaryFacts(parts)),
+    request.customInstructions,
+    parts.transcript,
+  );
   return renderSummary(facts, sectionSet(request.purpose), budget);
 }

@@ -1,15 +1,18 @@
 // Reads a previous summary back into facts, so the offline summariser can merge repeated
 // compactions. It understands its own layout exactly and any other Markdown summary with the
 // reference headings loosely; text it cannot place is kept as notes, and every file path it
-// mentions (including `<read-files>` / `<modified-files>` blocks) is kept.
+// mentions (including `<read-files>` / `<modified-files>` blocks) is kept. The turn-context
+// heading of a split-turn compaction starts the turn-prefix part: a heading, never an item.
+import { TURN_CONTEXT_HEADING } from '@strata/session';
 import { filePathsIn } from './file-paths';
 import {
   LATEST_REQUEST_LEAD,
   OFFLINE_SUMMARY_LABEL,
   PENDING_QUESTION_HEADING,
+  REQUESTED_FOCUS_HEADING,
   criticalContextHeadings,
 } from './render-summary';
-import { type SummaryFacts, sortedPaths } from './summary-facts';
+import { type SummaryFacts, firstLine, sortedPaths } from './summary-facts';
 
 interface Section {
   readonly heading: string;
@@ -17,6 +20,8 @@ interface Section {
 }
 
 const fenceLine = /^(`{3,})\s*$/;
+/** The heading a split-turn compaction puts before its turn-prefix part, read as a section. */
+const TURN_CONTEXT_SECTION = '## Turn Context';
 
 /** Splits Markdown on `##`/`###` headings outside fenced blocks; fenced blocks stay one line each. */
 function sectionsOf(text: string): Section[] {
@@ -33,6 +38,8 @@ function sectionsOf(text: string): Section[] {
       current.lines.push(`\u0000${body.join('\n')}`);
     } else if (/^#{2,3} /.test(line)) {
       sections.push({ heading: line.trim(), lines: [] });
+    } else if (line.trim() === TURN_CONTEXT_HEADING) {
+      sections.push({ heading: TURN_CONTEXT_SECTION, lines: [] });
     } else if (line.trim().length > 0 && line.trim() !== OFFLINE_SUMMARY_LABEL) {
       current.lines.push(line);
     }
@@ -98,6 +105,7 @@ function emptyLists(): ListFacts {
     filesMentioned: [],
     errors: [],
     notes: [],
+    focusMatches: [],
   };
 }
 
@@ -109,19 +117,45 @@ function headingName(heading: string): string {
     .toLowerCase();
 }
 
+/**
+ * The summary without its Requested Focus sections (each is the last section of its part): a
+ * focus belongs to the request that asked for it.
+ */
+function withoutRequestedFocus(summary: string): string {
+  const kept: string[] = [];
+  let skipping = false;
+  for (const line of summary.split('\n')) {
+    if (line.trim() === REQUESTED_FOCUS_HEADING) skipping = true;
+    else if (line.trim() === TURN_CONTEXT_HEADING) skipping = false;
+    if (!skipping) kept.push(line);
+  }
+  return kept.join('\n');
+}
+
 export function previousSummaryFacts(summary: string): SummaryFacts {
   const facts = emptyLists();
   let latestRequest: string | undefined;
   let pendingQuestion: string | undefined;
-  const withoutTags = summary.replace(/<(read-files|modified-files)>[\s\S]*?<\/\1>/g, '');
+  const withoutTags = withoutRequestedFocus(
+    summary.replace(/<(read-files|modified-files)>[\s\S]*?<\/\1>/g, ''),
+  );
   let top = '';
+  let inTurnContext = false;
   for (const section of sectionsOf(withoutTags)) {
     const name = headingName(section.heading);
     if (section.heading.startsWith('## ')) top = name;
+    if (section.heading === TURN_CONTEXT_SECTION) {
+      inTurnContext = true;
+      continue;
+    }
     const lines = section.lines;
     if (name === 'goal' || name === 'original request') {
       const verbatim = lines.filter(isFenced).map(fencedText).at(-1);
+      if (verbatim !== undefined && latestRequest !== undefined && verbatim !== latestRequest)
+        facts.earlierRequests.push(firstLine(latestRequest, 200));
       if (verbatim !== undefined) latestRequest = verbatim;
+      // The turn began with a user message after the history part's last assistant message.
+      if (verbatim !== undefined && inTurnContext) pendingQuestion = undefined;
       facts.earlierRequests.push(...items(lines.filter((line) => line.trim() !== LATEST_REQUEST_LEAD)));
     } else if (name === 'constraints & preferences') facts.constraints.push(...items(lines));
     else if (name === 'done') facts.done.push(...items(lines));
@@ -148,6 +182,7 @@ export function previousSummaryFacts(summary: string): SummaryFacts {
     ...facts,
     latestRequest,
     pendingQuestion,
+    requestedFocus: undefined,
     filesRead: sortedPaths(facts.filesRead),
     filesModified: sortedPaths(facts.filesModified),
     filesMentioned: sortedPaths(facts.filesMentioned),

@@ -9,6 +9,11 @@ export const OFFLINE_SUMMARY_LABEL =
 
 export const LATEST_REQUEST_LEAD = 'Latest request (word for word):';
 export const PENDING_QUESTION_HEADING = '### Pending question from the assistant (word for word)';
+export const REQUESTED_FOCUS_HEADING = '## Requested Focus';
+/** Says what the offline summariser did with custom instructions. */
+export const REQUESTED_FOCUS_NOTICE =
+  '_The offline summariser does not follow instructions. It keeps them word for word and lists the sentences and facts that share their words._';
+const NO_FOCUS_MATCH = '- (nothing in the conversation shares their words)';
 
 export const criticalContextHeadings = {
   filesRead: '### Files read',
@@ -18,7 +23,7 @@ export const criticalContextHeadings = {
   notes: '### Notes',
 } as const;
 
-export type ListName = Exclude<keyof SummaryFacts, 'latestRequest' | 'pendingQuestion'>;
+export type ListName = Exclude<keyof SummaryFacts, 'latestRequest' | 'pendingQuestion' | 'requestedFocus'>;
 
 /** Lists in the order they give way when the summary is over budget. */
 const trimOrder: readonly ListName[] = [
@@ -32,6 +37,7 @@ const trimOrder: readonly ListName[] = [
   'filesMentioned',
   'filesRead',
   'inProgress',
+  'focusMatches',
   'nextSteps',
   'filesModified',
 ];
@@ -110,7 +116,23 @@ function criticalContext(facts: SummaryFacts, omitted: Omitted, heading = '## Cr
   return lines;
 }
 
+function requestedFocus(facts: SummaryFacts, omitted: Omitted): string[][] {
+  if (facts.requestedFocus === undefined) return [];
+  return [
+    [
+      REQUESTED_FOCUS_HEADING,
+      REQUESTED_FOCUS_NOTICE,
+      fenced(facts.requestedFocus),
+      ...list(facts.focusMatches, omitted.focusMatches, '-', NO_FOCUS_MATCH),
+    ],
+  ];
+}
+
 function sections(facts: SummaryFacts, set: SectionSet, omitted: Omitted): string[][] {
+  return [...referenceSections(facts, set, omitted), ...requestedFocus(facts, omitted)];
+}
+
+function referenceSections(facts: SummaryFacts, set: SectionSet, omitted: Omitted): string[][] {
   const constraints = ['## Constraints & Preferences', ...list(facts.constraints, omitted.constraints)];
   const decisions = ['## Key Decisions', ...list(facts.decisions, omitted.decisions)];
   const nextSteps = ['## Next Steps', ...numbered(facts.nextSteps, omitted.nextSteps)];

@@ -1,5 +1,6 @@
 // The facts the offline summariser keeps, in one shape whether they come from a transcript or from
-// a previous summary, so that merging repeated compactions is a plain union.
+// a previous summary, so that merging repeated compactions (merge-facts.ts) is mostly a union;
+// and the Next Steps that follow from the other lists.
 
 export interface SummaryFacts {
   /** Earlier user requests, one line each, oldest first. */
@@ -18,12 +19,16 @@ export interface SummaryFacts {
   readonly filesRead: readonly string[];
   readonly filesModified: readonly string[];
   readonly filesMentioned: readonly string[];
-  /** Error lines seen in tool results, trimmed. */
+  /** Error lines seen in tool results, trimmed, each where it was last seen (the latest last). */
   readonly errors: readonly string[];
   /** A question the assistant ended on, word for word. */
   readonly pendingQuestion: string | undefined;
   /** Other context worth keeping (hook context lines, unrecognised parts of a previous summary). */
   readonly notes: readonly string[];
+  /** The caller's custom instructions, word for word; never carried into a later summary. */
+  readonly requestedFocus: string | undefined;
+  /** Facts and sentences that share words with the requested focus. */
+  readonly focusMatches: readonly string[];
 }
 
 export const emptyFacts: SummaryFacts = {
@@ -41,11 +46,18 @@ export const emptyFacts: SummaryFacts = {
   errors: [],
   pendingQuestion: undefined,
   notes: [],
+  requestedFocus: undefined,
+  focusMatches: [],
 };
 
 /** The items of `lists` in order, each once. */
 export function union(...lists: ReadonlyArray<readonly string[]>): string[] {
   return [...new Set(lists.flat())];
+}
+
+/** The items of `lists` each once, where it last occurs: the newest stays last. */
+export function unionLatest(...lists: ReadonlyArray<readonly string[]>): string[] {
+  return union([...lists.flat()].reverse()).reverse();
 }
 
 /** Sorted by UTF-16 code units (independent of the locale), without repeats. */
@@ -64,55 +76,29 @@ export function firstLine(text: string, limit: number): string {
   return clip(line.trim(), limit);
 }
 
+/** The Next Steps item of a conversation that ends with the user's request. */
+export const RESPOND_STEP = 'Respond to the latest request (see Goal).';
+const CONTINUE_STEP = 'Continue from the latest request (see Goal).';
+const COMPLETE_STEP = 'Complete the pending tool calls (see In Progress).';
+const RESOLVE_STEP = 'Resolve the blocked items (see Blocked).';
+const ANSWER_STEP = "Wait for the user's answer to the pending question (see Critical Context).";
+const derivedSteps = new Set([CONTINUE_STEP, COMPLETE_STEP, RESOLVE_STEP, ANSWER_STEP]);
+
 /**
- * Merges a previous summary's facts with those of the newer transcript: everything earlier is kept,
- * finished work leaves In Progress and Blocked, file lists accumulate (a file once modified is no
- * longer listed as only read), and the newer latest request, next steps and pending question win.
+ * Next Steps that agree with the other lists: pending calls, blocked items and a pending
+ * question each add their step only while they exist (a step read back from a previous summary
+ * is dropped once its list is empty); with nothing else, "continue".
  */
-export function mergeFacts(
-  previous: SummaryFacts,
-  current: SummaryFacts,
-  transcriptIsEmpty: boolean,
-): SummaryFacts {
-  const concerns = (item: string, action: string): boolean =>
-    item === action || item.startsWith(`${action} —`);
-  const nowDone = (item: string): boolean => current.done.some((action) => concerns(item, action));
-  const nowBlocked = (action: string): boolean => current.blocked.some((item) => concerns(item, action));
-  const done = union(
-    previous.done.filter((action) => !nowBlocked(action)),
-    current.done,
-  );
-  const filesModified = sortedPaths([...previous.filesModified, ...current.filesModified]);
-  const filesRead = sortedPaths([...previous.filesRead, ...current.filesRead]).filter(
-    (path) => !filesModified.includes(path),
-  );
-  const listed = new Set([...filesRead, ...filesModified]);
-  const olderLatest =
-    current.latestRequest !== undefined && previous.latestRequest !== undefined
-      ? [firstLine(previous.latestRequest, 200)]
-      : [];
-  return {
-    earlierRequests: union(previous.earlierRequests, olderLatest, current.earlierRequests),
-    latestRequest: current.latestRequest ?? previous.latestRequest,
-    constraints: union(previous.constraints, current.constraints),
-    done,
-    inProgress: union(
-      previous.inProgress.filter((item) => !nowDone(item)),
-      current.inProgress,
-    ),
-    blocked: union(
-      previous.blocked.filter((item) => !nowDone(item)),
-      current.blocked,
-    ),
-    decisions: union(previous.decisions, current.decisions),
-    nextSteps: transcriptIsEmpty ? previous.nextSteps : current.nextSteps,
-    filesRead,
-    filesModified,
-    filesMentioned: sortedPaths([...previous.filesMentioned, ...current.filesMentioned]).filter(
-      (path) => !listed.has(path),
-    ),
-    errors: union(previous.errors, current.errors),
-    pendingQuestion: transcriptIsEmpty ? previous.pendingQuestion : current.pendingQuestion,
-    notes: union(previous.notes, current.notes),
-  };
+export function withDerivedSteps(facts: SummaryFacts): SummaryFacts {
+  const kept = facts.nextSteps.filter((step) => !derivedSteps.has(step));
+  const respond = kept.filter((step) => step === RESPOND_STEP);
+  const extracted = kept.filter((step) => step !== RESPOND_STEP);
+  const steps = [
+    ...respond,
+    ...(facts.inProgress.length > 0 ? [COMPLETE_STEP] : []),
+    ...(facts.blocked.length > 0 ? [RESOLVE_STEP] : []),
+    ...(facts.pendingQuestion !== undefined ? [ANSWER_STEP] : []),
+    ...extracted,
+  ];
+  return { ...facts, nextSteps: steps.length > 0 ? steps : [CONTINUE_STEP] };
 }

@@ -32,6 +32,7 @@ import {
   startSessionResponse,
 } from './session-responses.schemas';
 import { TenantSessions } from '../../api/tenant-sessions.service';
+import { CompactionWaits } from '../../sagas/compaction-waits.service';
 
 const revisionText = (revision: bigint | null): string | null =>
   revision === null ? null : revision.toString();
@@ -43,6 +44,7 @@ export class SessionCommandsController {
   constructor(
     private readonly sessions: TenantSessions,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly waits: CompactionWaits,
   ) {}
 
   @Post()
@@ -88,7 +90,13 @@ export class SessionCommandsController {
           context,
         ),
     );
-    return { ...result, revision: revisionText(result.revision) };
+    const { eventIds, ...answer } = result;
+    const appended = eventIds.flatMap((eventId, index) => {
+      const entry = body.entries[index];
+      return entry === undefined ? [] : [{ eventId, entry }];
+    });
+    const compaction = await this.waits.askedBy(sessionId, principal.tenant, appended);
+    return { ...answer, revision: revisionText(result.revision), compaction: compaction ?? null };
   }
 
   @Post(':sessionId/compact')
@@ -195,7 +203,10 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
       '`expectedRevision` / `expectedLeafId` make it conditional (409 when the session moved). ' +
       'An `idempotencyKey` used before with the same entries writes nothing and answers the first ' +
       'answer (its entry ids, leaf and revision); with other entries it answers 409 ' +
-      '(`reason: idempotency_mismatch`) and writes nothing.',
+      '(`reason: idempotency_mismatch`) and writes nothing. `compaction` names the automatic ' +
+      'compaction the append asked for (an answer over the threshold that ends the turn, a prompt ' +
+      'after one, or a context overflow): before appending again, read the context with ' +
+      '`waitForCompaction` (docs/agent-hosts.md).',
     pathParameters: sessionPath,
     body: { schema: appendEntriesBody },
     responses: {
@@ -214,8 +225,11 @@ export const sessionCommandOperations: readonly ApiOperation[] = [
     summary: 'Compact the session',
     description:
       'Runs one compaction attempt and answers its single outcome (completed, skipped, cancelled or failed). ' +
+      'A context that fits in `compaction.keepRecentTokens` is skipped (`nothing_to_summarize`) unless ' +
+      '`force` is true: then the last turn alone is kept (in a session of one turn, its last answer with the ' +
+      'tool results it needs), never a tool result without its call, and `CompactionStarted` records `force: true`. ' +
       'An `attemptId` that ended answers its recorded outcome (`redelivered: true`); one used for another ' +
-      'trigger, other instructions or a branch summary answers 409 (`reason: idempotency_mismatch`).',
+      'trigger, other instructions, another `force` or a branch summary answers 409 (`reason: idempotency_mismatch`).',
     pathParameters: sessionPath,
     body: { schema: compactBody },
     responses: { 200: { description: 'The outcome of the attempt', schema: compactionResponse } },

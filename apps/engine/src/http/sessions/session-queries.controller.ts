@@ -31,6 +31,8 @@ import {
 } from './session-responses.schemas';
 import { auditAttemptView, catalogSessionView, contextView, treeView } from './session-views.mapper';
 import { TenantSessions } from '../../api/tenant-sessions.service';
+import { invalidInput } from '../../api/problem/api-errors';
+import { CompactionWaits, MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
 
 export const DEFAULT_ENTRY_PAGE = 100;
 const sessionPath = { sessionId: sessionIdParameter };
@@ -42,6 +44,7 @@ export class SessionQueriesController {
     private readonly sessions: TenantSessions,
     private readonly readModels: ReadModels,
     @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
+    private readonly waits: CompactionWaits,
   ) {}
 
   @Get('sessions')
@@ -79,6 +82,11 @@ export class SessionQueriesController {
     @Req() request: IncomingMessage,
   ) {
     const query = parseQuery(request, contextQuery);
+    if (query.waitForCompaction !== undefined && query.asOf !== undefined) {
+      throw invalidInput('the query is not valid', [
+        { path: 'query.waitForCompaction', message: 'a context as of a position does not wait' },
+      ]);
+    }
     const sessionId = await this.ownedSession(principal, sessionIdText);
     this.readModels.requireNotSetAside(sessionId, ['context']);
     const { context } = this.readModels.projections;
@@ -87,8 +95,13 @@ export class SessionQueriesController {
       const projected = await context.contextAsOf(sessionId, asOf, query.leaf);
       return contextView(projected, query.format, this.templates.context, asOf);
     }
+    if (query.waitForCompaction === undefined) {
+      const projected = await context.contextAt(sessionId, query.leaf);
+      return contextView(projected, query.format, this.templates.context, undefined);
+    }
+    const compactionWait = await this.waits.waitUntilSettled(sessionId, query.waitForCompaction);
     const projected = await context.contextAt(sessionId, query.leaf);
-    return contextView(projected, query.format, this.templates.context, undefined);
+    return { ...contextView(projected, query.format, this.templates.context, undefined), compactionWait };
   }
 
   @Get('sessions/:sessionId/tree')
@@ -186,7 +199,12 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
     summary: 'The context sent to the model',
     description:
       'At the current leaf by default, at `leaf`, or as it was once the event at global position `asOf` was recorded. ' +
-      '`format=llm` converts the messages to user / assistant / toolResult messages for a provider.',
+      '`format=llm` converts the messages to user / assistant / toolResult messages for a provider. ' +
+      'In both formats an answer that failed before the model said anything (`stopReason: "error"`, no content), ' +
+      'such as the one overflow recovery retries, is left out; it stays in the entries. ' +
+      `\`waitForCompaction=<ms>\` (0 to ${MAX_COMPACTION_WAIT_MS}) first waits until no compaction attempt of the ` +
+      'session is open and the engine has reacted to all its events (so a compaction an append just asked ' +
+      'for has run), at most that long; `compactionWait` says whether it settled or timed out.',
     pathParameters: sessionPath,
     query: contextQuery,
     responses: { 200: { description: 'The context', schema: contextResponse } },

@@ -17,6 +17,7 @@ import {
   requestSchema,
   responseSchema,
 } from '../../api/openapi/api-schemas';
+import { MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
 
 export const MAX_ENTRIES_PER_APPEND = 10_000;
 export const MAX_SESSION_PAGE = 500;
@@ -84,18 +85,26 @@ export const compactBody = requestSchema(
     customInstructions: customInstructionsSchema
       .optional()
       .describe(
-        `appended to the summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters); ` +
-          "recorded on the attempt's CompactionStarted and shown in the audit",
+        `appended to the summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters), ` +
+          "recorded on the attempt's CompactionStarted and shown in the audit; the offline summariser " +
+          'does not follow them: it quotes them in a Requested Focus section with the facts that share their words',
       ),
     trigger: z
       .enum(compactionTriggers)
       .optional()
       .describe('manual by default; threshold or overflow when the agent runtime reports them'),
+    force: z
+      .boolean()
+      .optional()
+      .describe(
+        'compact even when the context fits in compaction.keepRecentTokens: keep the last turn only ' +
+          '(or the end of the only turn) instead of answering skipped: nothing_to_summarize',
+      ),
     attemptId: identifier
       .optional()
       .describe(
         'names the attempt within the session; a repeated id returns its recorded outcome, ' +
-          'with another trigger or other instructions it answers 409',
+          'with another trigger, other instructions or another force it answers 409',
       ),
   }),
 );
@@ -108,8 +117,9 @@ export const navigateBody = requestSchema(
     customInstructions: customInstructionsSchema
       .optional()
       .describe(
-        `replace the branch-summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters); ` +
-          "recorded on the attempt's BranchSummaryStarted (or, for a summary declined, on the LeafMoved)",
+        `replace the branch-summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters), ` +
+          "recorded on the attempt's BranchSummaryStarted (or, for a summary declined, on the LeafMoved); " +
+          'the offline summariser quotes them in a Requested Focus section instead of following them',
       ),
     attemptId: identifier
       .optional()
@@ -150,6 +160,16 @@ export const contextQuery = z.strictObject({
   asOf: decimalString
     .optional()
     .describe('the global position: the context as it was once this event was recorded'),
+  waitForCompaction: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_COMPACTION_WAIT_MS)
+    .optional()
+    .describe(
+      `wait up to this many milliseconds (at most ${MAX_COMPACTION_WAIT_MS}) until no compaction of the ` +
+        'session is under way or about to start, then answer; `compactionWait` says how it ended (not with `asOf`)',
+    ),
 });
 
 export const entriesQuery = z.strictObject({

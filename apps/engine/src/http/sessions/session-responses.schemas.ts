@@ -55,6 +55,13 @@ export const appendEntriesResponse = responseSchema(
     leafId: z.string().nullable(),
     revision,
     alreadyAppended: z.boolean(),
+    compaction: z
+      .object({ attemptId: z.string(), trigger: z.enum(['threshold', 'overflow']) })
+      .nullable()
+      .describe(
+        'the automatic compaction this append asked for (null: none); wait for it with ' +
+          '`GET /sessions/{id}/context?waitForCompaction=<ms>` before the next append',
+      ),
   }),
 );
 
@@ -75,6 +82,21 @@ export const contextResponse = responseSchema(
     revision: decimalString,
     position: decimalString,
     asOf: decimalString.nullable(),
+    compactionWait: z
+      .object({
+        outcome: z
+          .enum(['settled', 'timed_out'])
+          .describe(
+            '`settled`: no compaction attempt is open and the engine has reacted to every event of the ' +
+              'session; `timed_out`: the wait ended first, and the context may be compacted shortly',
+          ),
+        waitedMs: z.number().int(),
+        attemptIds: z
+          .array(z.string())
+          .describe('the compaction attempts seen open while waiting; when timed out, those still open'),
+      })
+      .optional()
+      .describe('how the wait asked for with `waitForCompaction` ended (only then present)'),
   }),
   'The context built for a leaf; `format=llm` converts the messages for a provider.',
 );

@@ -15,6 +15,8 @@ export interface AppendEntriesOptions {
 export interface AppendEntriesResult {
   readonly sessionId: string;
   readonly entryIds: readonly string[];
+  /** The store ids of the `EntryAppended` events, one per entry (what the sagas derive ids from). */
+  readonly eventIds: readonly string[];
   readonly leafId: string | null;
   readonly revision: bigint | null;
   /** True when the batch of this idempotency key was already written (nothing was written now). */

@@ -7,7 +7,7 @@
 // with `IdempotencyMismatchError` when they are not.
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
+import { derivedEventId, sessionIdSeed, type EarlierHandling } from '@strata/event-store';
 import { textsToCount, type SessionEntry } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
@@ -68,6 +68,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     return {
       sessionId,
       entryIds: entries.map((entry) => entry.id),
+      eventIds: written.eventIds,
       leafId: written.state.status === 'active' ? written.state.leafId : null,
       revision: written.revision,
       alreadyAppended: false,
@@ -93,6 +94,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     return {
       sessionId,
       entryIds: appended.map((entry) => entry.id),
+      eventIds: written.map((_, index) => derivedEventId(earlier.idSeed, index)),
       leafId: appended[appended.length - 1]?.id ?? null,
       revision: written[written.length - 1]?.revision ?? earlier.revision,
       alreadyAppended: true,

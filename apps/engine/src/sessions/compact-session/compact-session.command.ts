@@ -11,12 +11,19 @@ export interface CompactSessionOptions {
   /** `manual` by default. */
   readonly trigger?: CompactionTrigger;
   /**
+   * Compact even when the context fits in `compaction.keepRecentTokens`, keeping less (the last
+   * turn, or the end of the only turn) instead of skipping `nothing_to_summarize`.
+   */
+  readonly force?: boolean;
+  /**
    * Names the attempt. A saga derives it from the triggering event (`attemptIdFromTrigger`), so
    * a redelivered trigger returns the recorded outcome and writes nothing; fresh by default.
    */
   readonly attemptId?: string;
   /** When another engine runs the attempt: wait for its outcome (default) or leave it (sagas). */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
+  /** The leaf a saga's check point saw; the attempt ends skipped as stale when the leaf moved on. */
+  readonly atLeafId?: string | null;
 }
 
 export class CompactSessionCommand extends Command<CompactionResult> {

@@ -15,10 +15,12 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       attemptId: options.attemptId ?? newAttemptId(),
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+      ...(options.force === true ? { force: true } : {}),
       context,
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
         : {}),
+      ...(options.atLeafId !== undefined ? { atLeafId: options.atLeafId } : {}),
     });
   }
 }
