@@ -112,4 +112,19 @@ describe('summariser candidates from the settings', () => {
       OFFLINE_SUMMARIZER_NAME,
     ]);
   });
+
+  it('describe the remote endpoint given with an auth header, left out while its variable is unset', () => {
+    const settings = parseEngineSettings({
+      compaction: {
+        remoteEndpoint: { url: 'http://127.0.0.1:9/s', authHeader: { name: 'x-token', valueEnv: 'TOKEN' } },
+      },
+    });
+    expect(describeSummarizerCandidates(settings, {})).toEqual([
+      'remote endpoint http://127.0.0.1:9/s (compaction.remoteEndpoint) (left out: TOKEN is not set)',
+      OFFLINE_SUMMARIZER_NAME,
+    ]);
+    expect(describeSummarizerCandidates(settings, { TOKEN: 't' })[0]).toBe(
+      'remote endpoint http://127.0.0.1:9/s (compaction.remoteEndpoint)',
+    );
+  });
 });
