@@ -246,7 +246,17 @@ describe('given a compaction whose summariser is slow', () => {
         durationMs: 1_000 * navigator.calls.length,
         tokensBefore: started?.['tokensBefore'],
         estimatedTokensAfter: started?.['tokensBefore'],
+        summaryCalls: expect.any(Array),
       });
+      // Both rounds' calls are listed, each with its own usage and duration; the usage above is their sum.
+      const skipped = (await lastData('CompactionSkipped')) as { summaryCalls: unknown[] };
+      const eachCall: unknown = expect.objectContaining({
+        summarizer: 'scripted',
+        model: 'scripted',
+        usage: expect.objectContaining({ input: callUsage.input }),
+        durationMs: expect.any(Number),
+      });
+      expect(skipped.summaryCalls).toEqual(navigator.calls.map(() => eachCall));
       expect((await engine.load(sessionId)).entries.some((entry) => entry.type === 'compaction')).toBe(false);
     });
   });

@@ -25,6 +25,15 @@ const sessionId = builder.header.id;
 /** Each summariser call takes this long on the engine's clock. */
 const CALL_MILLIS = 1_200;
 const callUsage = { input: 2_000, output: 150, cacheRead: 0, cacheWrite: 0, totalTokens: 2_150 };
+/** The one summary call of a branch summary, as its outcome records it. */
+const branchCall = {
+  purpose: 'branch',
+  summarizer: 'scripted',
+  retry: 0,
+  model: 'scripted',
+  usage: callUsage,
+  durationMs: CALL_MILLIS,
+};
 
 describe('navigation', () => {
   let engine: EngineHarness;
@@ -85,6 +94,7 @@ describe('navigation', () => {
         model: 'scripted',
         usage: callUsage,
         durationMs: CALL_MILLIS,
+        summaryCalls: [branchCall],
       });
       const [request] = summarizer.requestsFor('branch');
       expect(request?.prompt).toContain('[User]: Try Go instead');
@@ -192,6 +202,7 @@ describe('navigation', () => {
           model: 'scripted',
           usage: callUsage,
           durationMs: CALL_MILLIS,
+          summaryCalls: [branchCall],
         });
         const loaded = await engine.load(sessionId);
         expect(loaded.entries.some((entry) => entry.type === 'branch_summary')).toBe(false);

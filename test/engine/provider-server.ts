@@ -7,6 +7,8 @@ export interface ProviderReply {
   readonly status: number;
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Wait this long before answering (a slow provider). */
+  readonly delayMs?: number;
 }
 
 export interface ReceivedRequest {
@@ -60,8 +62,13 @@ export class ProviderServer {
       const script = this.scripts.get(path) ?? [];
       const reply =
         script.length > 1 ? script.shift()! : (script[0] ?? { status: 404, body: { error: 'unscripted' } });
-      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      response.end(JSON.stringify(reply.body));
+      const answer = (): void => {
+        if (response.destroyed) return;
+        response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        response.end(JSON.stringify(reply.body));
+      };
+      if (reply.delayMs === undefined) answer();
+      else setTimeout(answer, reply.delayMs).unref();
     });
   }
 }

@@ -5,12 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import type { EventStore, RecordedEvent } from '@strata/event-store';
 import type { ProjectionStorage } from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
-import type { SessionEntry, SessionHeader } from '@strata/session';
+import { sessionStreamName, type SessionEntry, type SessionHeader } from '@strata/session';
 import { session } from '@strata/testing';
 import { loadEngineConfig, type EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { createEngineApplication } from '../../apps/engine/src/engine-application';
+import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 
 export const ALPHA_KEY = 'alpha-key-0123456789abcdef';
@@ -30,6 +32,8 @@ export interface HttpHarnessOptions {
   readonly port?: number;
   /** Projection storage to use instead of the tables beside the store (the caller closes it). */
   readonly projectionStorage?: ProjectionStorage;
+  /** The variables the settings' summarisers read their keys and auth values from (none by default). */
+  readonly summarizerEnvironment?: Readonly<Record<string, string>>;
 }
 
 export interface ApiResponse {
@@ -74,7 +78,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
     directory,
   );
   const app = await createEngineApplication(config, {
-    environment: {},
+    environment: options.summarizerEnvironment ?? {},
     settings: { tokenizer: 'chars4', ...options.settings },
     ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
     ...(options.projectionStorage !== undefined ? { projectionStorage: options.projectionStorage } : {}),
@@ -179,4 +183,29 @@ export async function compactOne(
   const body = result.body as { outcome: string; entry: { id: string } };
   if (body.outcome !== 'completed') throw new Error(`compaction ${result.text}`);
   return body.entry.id;
+}
+
+/** The events of a session's stream as the engine's store holds them (metadata included). */
+export async function storedEventsOf(
+  engine: HttpHarness,
+  sessionId: string,
+  type?: string,
+): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for await (const event of engine.app.get<EventStore>(EVENT_STORE).readStream(sessionStreamName(sessionId)))
+    if (type === undefined || event.type === type) events.push(event);
+  return events;
+}
+
+/**
+ * A user turn whose answer reports a context of 8,500 tokens, attached under `parentId`: over
+ * the threshold of an engine with a 10,000-token window and 2,000 reserved, so the sagas compact.
+ */
+export function turnOverThreshold(sessionId: string, parentId: string): SessionEntry[] {
+  const next = session({ sessionId, idPrefix: 'n' })
+    .user('Next step')
+    .assistant('Answer.', {
+      usage: { input: 8400, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 8500 },
+    });
+  return next.entries.map((entry, index) => (index === 0 ? { ...entry, parentId } : entry));
 }

@@ -1,7 +1,8 @@
 // End to end in headless Chromium: the audit viewer served by a running engine (SQLite store,
 // the offline summariser, two tenants by API key) seeded from both pi fixture files. A user gives
 // the key, opens a session, unfolds a side branch of the tree, selects an entry, compares the
-// contexts across a compaction and sees a compaction made through the API arrive live.
+// contexts across a compaction, reads who asked for a summary and with which instructions, and
+// sees a compaction made through the API arrive live.
 // Screenshots of each step go to test-artifacts/ui/.
 import { readFileSync } from 'node:fs';
 import { OFFLINE_SUMMARIZER_NAME } from '@strata/summarizer';
@@ -13,6 +14,7 @@ import {
   startHttpEngine,
   type HttpHarness,
 } from '../http/http-harness';
+import { hashApiKey } from '../../apps/engine/src/tenancy/api-keys';
 import { describeWithChromium, eventually, openBrowser, type BrowserSession } from './browser';
 
 interface TreeAnswer {
@@ -25,6 +27,11 @@ const SEEDING_TIMEOUT_MS = 300_000;
 
 /** Entries left behind by the navigation that makes the side branch. */
 const SIDE_BRANCH_LENGTH = 30;
+
+const BRANCH_INSTRUCTIONS = 'Only what was tried on the side branch, and why it was left.';
+const COMPACTION_INSTRUCTIONS = 'Keep every file name and the failing test.';
+/** How the audit names tenant alpha's key, configured without a name. */
+const ALPHA_ACTOR = `key:${hashApiKey(ALPHA_KEY).slice(0, 12)}`;
 
 async function importFixture(engine: HttpHarness, name: string, key: string): Promise<string> {
   const answer = await engine.request('POST', '/sessions/import', {
@@ -67,7 +74,7 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       branchTargetId = target.id;
       sideBranchHeadId = sideHead.id;
       const navigated = await engine.request('POST', `/sessions/${sessionId}/navigate`, {
-        body: { targetId: branchTargetId, summarize: true },
+        body: { targetId: branchTargetId, summarize: true, customInstructions: BRANCH_INSTRUCTIONS },
         key: ALPHA_KEY,
       });
       expect(navigated.body).toMatchObject({
@@ -165,6 +172,19 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       expect(await context.locator('.context-row').count()).toBeGreaterThan(0);
     });
 
+    it('shows who asked for the branch summary and the instructions it was given', async () => {
+      const { page } = browser;
+      await page.locator('#tab-timeline').click();
+      const summary = page.locator('.timeline-item[data-kind="branch_summary"][data-outcome="completed"]');
+      await summary.waitFor();
+      expect(await summary.locator('[data-field="instructions"] .instructions-text').textContent()).toBe(
+        BRANCH_INSTRUCTIONS,
+      );
+      expect(await summary.locator('[data-figure="actor"] .figure-value').textContent()).toBe(ALPHA_ACTOR);
+      await summary.scrollIntoViewIfNeeded();
+      await browser.screenshot('05a-branch-summary-instructions');
+    });
+
     it('compares the contexts before and after a compaction side by side', async () => {
       const { page } = browser;
       await page.locator('#tab-timeline').click();
@@ -194,7 +214,7 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       expect(await page.locator('[data-side="before"] .context-row.mark-summarised').count()).toBeGreaterThan(
         0,
       );
-      await browser.screenshot('05-compare-compaction');
+      await browser.screenshot('05b-compare-compaction');
     });
 
     it('shows a compaction made through the API as it happens, without a reload', async () => {
@@ -206,8 +226,9 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
         (value) => expect(value).toBe('live'),
       );
       const compacted = await engine.request('POST', `/sessions/${sessionId}/compact`, {
-        body: {},
+        body: { customInstructions: COMPACTION_INSTRUCTIONS },
         key: ALPHA_KEY,
+        headers: { 'x-strata-actor': 'reviewer@example.com' },
       });
       const result = compacted.body as { outcome: string; entry: { id: string } };
       expect(result.outcome).toBe('completed');
@@ -217,6 +238,17 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       expect(await fresh.getAttribute('data-outcome')).toBe('completed');
       expect(await fresh.locator('[data-figure="model"] .figure-value').textContent()).toBe(
         OFFLINE_SUMMARIZER_NAME,
+      );
+      expect(await fresh.locator('[data-field="instructions"] .instructions-text').textContent()).toBe(
+        COMPACTION_INSTRUCTIONS,
+      );
+      expect(await fresh.locator('[data-figure="actor"] .figure-value').textContent()).toBe(
+        `${ALPHA_ACTOR} for reviewer@example.com`,
+      );
+      const historyCall = fresh.locator('.summary-call[data-purpose="history"]');
+      expect(await historyCall.count()).toBe(1);
+      expect(await historyCall.textContent()).toMatch(
+        new RegExp(`^history · ${OFFLINE_SUMMARIZER_NAME} → ${OFFLINE_SUMMARIZER_NAME} · `),
       );
       expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
       await eventually(

@@ -135,6 +135,20 @@ describe('summarising over candidate summarisers', () => {
       ]);
     });
 
+    it('times every attempt on the given clock: each failure, and the answer with its retry count', async () => {
+      first.script(textReply(503, 'unavailable'), ok('second time'));
+      let clock = 1_000;
+      const ticking = (): number => (clock += 7);
+      const failures: AttemptFailure[] = [];
+      const outcome = await summarizeWithCandidates([endpoint(first, 'a')], request, {
+        sleep: recordingSleep().sleep,
+        now: ticking,
+        onAttemptFailed: (failure) => failures.push(failure),
+      });
+      expect(failures).toEqual([expect.objectContaining({ summarizer: 'a', attempt: 0, durationMs: 7 })]);
+      expect(outcome).toMatchObject({ attempts: 2, attempt: 1, durationMs: 7 });
+    });
+
     it('does not retry at all when retries are disabled', async () => {
       first.script(textReply(500, 'oops'));
       second.script(ok('fallback'));

@@ -38,6 +38,8 @@ export interface AttemptFailure {
   readonly attempt: number;
   readonly error: SummarizerError;
   readonly next: AfterFailure;
+  /** How long the failed attempt took, on the `now` clock (the backoff after it not included). */
+  readonly durationMs: number;
 }
 
 export interface RunCandidatesOptions {
@@ -47,6 +49,8 @@ export interface RunCandidatesOptions {
   readonly sleep?: Sleep;
   /** Told about every failed attempt and what follows it (for logs and events). */
   readonly onAttemptFailed?: (failure: AttemptFailure) => void;
+  /** The clock attempts are timed with, in milliseconds; `Date.now` by default. */
+  readonly now?: () => number;
 }
 
 export interface CandidateOutcome {
@@ -57,6 +61,10 @@ export interface CandidateOutcome {
   readonly candidateIndex: number;
   /** Attempts made over all candidates, the successful one included. */
   readonly attempts: number;
+  /** 0 when the candidate answered at its first attempt, else the retries it took. */
+  readonly attempt: number;
+  /** How long the successful attempt took, on the `now` clock. */
+  readonly durationMs: number;
 }
 
 function abortReason(signal: AbortSignal | undefined): Error {
@@ -122,6 +130,7 @@ export async function summarizeWithCandidates(
   const { signal } = options;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const sleep = options.sleep ?? timerSleep;
+  const now = options.now ?? Date.now;
   const distinct = distinctCandidates(candidates);
   let attempts = 0;
   let lastError: SummarizerError | undefined;
@@ -131,9 +140,11 @@ export async function summarizeWithCandidates(
       if (isAborted(signal)) throw abortedError(summarizer.name, signal?.reason);
       attempts += 1;
       let error: SummarizerError;
+      const startedAt = now();
+      const elapsed = (): number => Math.max(0, now() - startedAt);
       try {
         const result = await summarizer.summarize(request, signal);
-        return { result, summarizer, candidateIndex, attempts };
+        return { result, summarizer, candidateIndex, attempts, attempt, durationMs: elapsed() };
       } catch (thrown) {
         error = toSummarizerError(thrown, summarizer.name, signal);
       }
@@ -141,7 +152,7 @@ export async function summarizeWithCandidates(
       if (isAborted(signal)) throw abortedError(summarizer.name, error);
       lastError = error;
       const next = afterFailure(error, attempt, candidateIndex === distinct.length - 1, policy);
-      options.onAttemptFailed?.({ summarizer: summarizer.name, attempt, error, next });
+      options.onAttemptFailed?.({ summarizer: summarizer.name, attempt, error, next, durationMs: elapsed() });
       if (next.action !== 'retry') break;
       try {
         await sleep(next.delayMs, signal);

@@ -1,5 +1,5 @@
-// Sessions as one tenant sees them: commands are built with the tenant's context (so what they
-// write is sealed with the tenant), and a session of another tenant is not found.
+// Sessions as one tenant sees them: commands are built with the principal's context (so what they
+// write is sealed with the tenant and the key's actor), and a session of another tenant is not found.
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, type Command } from '@nestjs/cqrs';
 import { ApiError } from './problem/api-errors';
@@ -35,11 +35,17 @@ export class TenantSessions {
     }
   }
 
-  /** Builds the command for the principal's tenant and runs it. */
+  /** Builds the command for the principal (its tenant, its actor and who it acts for) and runs it. */
   execute<Result>(
     principal: TenantPrincipal,
     command: (context: CommandContext) => Command<Result>,
   ): Promise<Result> {
-    return this.commands.execute(command({ tenant: principal.tenant }));
+    return this.commands.execute(command(commandContextOf(principal)));
   }
+}
+
+/** The context of commands run for the principal. */
+export function commandContextOf(principal: TenantPrincipal): CommandContext {
+  const { tenant, actor, onBehalfOf } = principal;
+  return { tenant, actor, ...(onBehalfOf !== undefined ? { onBehalfOf } : {}) };
 }

@@ -1,5 +1,7 @@
-// The HTTP edge of tenancy: authenticates the API key of each request to a tenant, refuses
-// writes with a read-only key, and hands the principal to handlers (`@Principal()`).
+// The HTTP edge of tenancy: authenticates the API key of each request to a tenant and an actor,
+// refuses writes with a read-only key, reads who the caller acts for (`X-Strata-Actor`, checked:
+// at most ON_BEHALF_OF_MAX_LENGTH printable ASCII characters), and hands the principal to
+// handlers (`@Principal()`).
 import {
   createParamDecorator,
   Inject,
@@ -8,7 +10,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { forbidden, unauthorized } from './problem/api-errors';
+import { forbidden, invalidInput, unauthorized } from './problem/api-errors';
 import { TenantDirectory, type TenantPrincipal } from '../tenancy/tenant-directory';
 
 const PRINCIPAL = Symbol('strata.principal');
@@ -22,7 +24,30 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Authenticates a request; throws the `unauthorized` or `forbidden` problem. */
+/** The header naming who the caller acts for (the end user behind a service). */
+export const ON_BEHALF_OF_HEADER = 'x-strata-actor';
+export const ON_BEHALF_OF_MAX_LENGTH = 256;
+const PRINTABLE_ASCII = /^[\x20-\x7E]+$/;
+
+/** The `X-Strata-Actor` of the request (absent or blank: none); throws `validation` when unusable. */
+export function onBehalfOfOf(request: IncomingMessage): string | undefined {
+  const value = header(request, ON_BEHALF_OF_HEADER)?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (value.length > ON_BEHALF_OF_MAX_LENGTH || !PRINTABLE_ASCII.test(value)) {
+    throw invalidInput('X-Strata-Actor is not valid', [
+      {
+        path: `header.${ON_BEHALF_OF_HEADER}`,
+        message: `must be at most ${ON_BEHALF_OF_MAX_LENGTH} printable ASCII characters (percent-encode others)`,
+      },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * Authenticates a request; throws the `unauthorized` or `forbidden` problem, or `validation` for
+ * an unusable `X-Strata-Actor`.
+ */
 export function principalOf(directory: TenantDirectory, request: IncomingMessage): TenantPrincipal {
   const authentication = directory.authenticate({
     authorization: header(request, 'authorization'),
@@ -46,7 +71,8 @@ export function principalOf(directory: TenantDirectory, request: IncomingMessage
   if (principal.access === 'read_only' && !readMethods.has(request.method ?? 'GET')) {
     throw forbidden('this API key is read-only');
   }
-  return principal;
+  const onBehalfOf = onBehalfOfOf(request);
+  return onBehalfOf === undefined ? principal : { ...principal, onBehalfOf };
 }
 
 /**

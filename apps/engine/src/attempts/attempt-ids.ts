@@ -41,3 +41,20 @@ export function attemptOutcomeSeed(sessionId: string, attemptId: string, kind: A
     attemptId,
   );
 }
+
+/**
+ * The correlation id of every event of attempt `attemptId` of the session (its start, its
+ * entry, its outcome, however many appends they take): the id of the attempt's start event.
+ */
+export function attemptCorrelationId(sessionId: string, attemptId: string, kind: AttemptKind): string {
+  return derivedEventId(attemptStartSeeds(sessionId, attemptId, kind).idSeed, 0);
+}
+
+/** The audit metadata of a write of the attempt: its correlation id (the causation id follows it). */
+export function attemptMetadata(
+  sessionId: string,
+  attemptId: string,
+  kind: AttemptKind,
+): Readonly<Record<string, string>> {
+  return { correlationId: attemptCorrelationId(sessionId, attemptId, kind) };
+}

@@ -3,6 +3,7 @@ import { InMemoryEventStore, loadSession, type EventStore } from '@strata/event-
 import { session } from '@strata/testing';
 import { EngineModule } from '../sessions/engine.module';
 import { SessionStreams } from '../session-streams/session-streams.service';
+import { attemptCorrelationId } from './attempt-ids';
 import { InterruptedAttempts } from './interrupted-attempts.service';
 import { RunningAttempts } from './running-attempts.service';
 
@@ -108,6 +109,23 @@ describe('given a store holding attempts a stopped engine left open', () => {
       data: { attemptId: 'open-branch', error, durationMs: 5_000 },
     });
     expect(loaded.state.getAttempt('ended')?.outcome?.type).toBe('CompactionSkipped');
+    await engine.close();
+  });
+
+  it("records each ending with its attempt's correlation id (the id of the start the engine writes)", async () => {
+    const store = await storeWithOpenAttempts();
+    const engine = await engineOver(store);
+    const correlations = new Map<string, unknown>();
+    for await (const recorded of store.readStream('session-crashed')) {
+      if (recorded.type === 'CompactionFailed' || recorded.type === 'BranchSummaryFailed') {
+        const { attemptId } = recorded.data as { attemptId: string };
+        correlations.set(attemptId, recorded.metadata['correlationId']);
+      }
+    }
+    expect(Object.fromEntries(correlations)).toEqual({
+      'open-compaction': attemptCorrelationId('crashed', 'open-compaction', 'compaction'),
+      'open-branch': attemptCorrelationId('crashed', 'open-branch', 'branch_summary'),
+    });
     await engine.close();
   });
 

@@ -24,7 +24,8 @@ import { describeError } from '../shared/attempt-errors';
 import type { Clock } from '../shared/clock';
 import { engineOfMetadata, type EngineIdentity } from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY, EVENT_STORE } from '../shared/injection-tokens';
-import { RunningAttempts } from './running-attempts.service';
+import { attemptMetadata } from './attempt-ids';
+import { RunningAttempts, type AttemptKind } from './running-attempts.service';
 
 /** Whether the engine ends interrupted attempts at start-up (a boolean; true by default). */
 export const RECOVER_INTERRUPTED_ATTEMPTS = Symbol('RECOVER_INTERRUPTED_ATTEMPTS');
@@ -50,6 +51,12 @@ const endTypes: readonly SessionEventType[] = [
   'BranchSummaryCancelled',
   'BranchSummaryFailed',
 ];
+
+/** An attempt started and not ended, in its session. */
+interface OpenAttempt {
+  readonly attemptId: string;
+  readonly kind: AttemptKind;
+}
 
 /** Whether a start event opens an automatic compaction or an attempt a caller asked for. */
 function kindOf(event: SessionEvent): 'requested' | 'automatic' {
@@ -106,7 +113,7 @@ export class InterruptedAttempts implements OnModuleInit {
     const ended: InterruptedAttempt[] = [];
     for (const [sessionId, attemptIds] of await this.sessionsWithOpenAttempts(which)) {
       const running = new Set(this.running.runningIds(sessionId));
-      for (const attemptId of attemptIds) {
+      for (const { attemptId, kind } of attemptIds) {
         if (running.has(attemptId)) continue;
         const written = await this.streams.execute(
           sessionId,
@@ -115,7 +122,10 @@ export class InterruptedAttempts implements OnModuleInit {
             const attempt = state.getAttempt(attemptId);
             return attempt === undefined || attempt.outcome !== null ? [] : [this.failure(attempt)];
           },
-          { idSeed: sessionIdSeed(sessionId, 'interrupted', attemptId) },
+          {
+            idSeed: sessionIdSeed(sessionId, 'interrupted', attemptId),
+            metadata: attemptMetadata(sessionId, attemptId, kind),
+          },
         );
         const attempt = written.events.length > 0 ? written.state : undefined;
         if (attempt?.status === 'active') {
@@ -128,8 +138,10 @@ export class InterruptedAttempts implements OnModuleInit {
   }
 
   /** Attempt ids started and not ended, by session, from one filtered pass over the log. */
-  private async sessionsWithOpenAttempts(which: 'requested' | 'automatic'): Promise<Map<string, string[]>> {
-    const open = new Map<string, string>();
+  private async sessionsWithOpenAttempts(
+    which: 'requested' | 'automatic',
+  ): Promise<Map<string, OpenAttempt[]>> {
+    const open = new Map<string, { readonly sessionId: string; readonly kind: AttemptKind }>();
     const filter = { streamPrefixes: [SESSION_STREAM_PREFIX], eventTypes: [...startTypes, ...endTypes] };
     for await (const recorded of this.store.readAll({ filter })) {
       const event = parseStoredSessionEvent(recorded);
@@ -137,12 +149,17 @@ export class InterruptedAttempts implements OnModuleInit {
       const sessionId = recorded.streamId.slice(SESSION_STREAM_PREFIX.length);
       const key = `${sessionId}\u0000${event.data.attemptId}`;
       if (!startTypes.includes(event.type)) open.delete(key);
-      else if (this.isOwnStart(recorded.metadata) && kindOf(event) === which) open.set(key, sessionId);
+      else if (this.isOwnStart(recorded.metadata) && kindOf(event) === which) {
+        open.set(key, {
+          sessionId,
+          kind: event.type === 'CompactionStarted' ? 'compaction' : 'branch_summary',
+        });
+      }
     }
-    const bySession = new Map<string, string[]>();
-    for (const [key, sessionId] of open) {
+    const bySession = new Map<string, OpenAttempt[]>();
+    for (const [key, { sessionId, kind }] of open) {
       const attemptId = key.slice(sessionId.length + 1);
-      bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), attemptId]);
+      bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), { attemptId, kind }]);
     }
     return bySession;
   }

@@ -16,6 +16,7 @@ import type { PreparedTokenCounter } from '@strata/tokenizer';
 import type { EngineTemplates } from '../shared/engine-templates';
 import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
+import type { SummaryCallLog } from '../summarizers/summary-calls';
 
 export interface BranchSummaryOptions {
   readonly contextWindow: number;
@@ -23,11 +24,14 @@ export interface BranchSummaryOptions {
   /** Replaces the branch-summary instructions. */
   readonly customInstructions?: string;
   readonly signal: AbortSignal;
+  /** The attempt's log of summary calls. */
+  readonly calls?: SummaryCallLog;
 }
 
 export interface GeneratedBranchSummary {
   readonly summary: string;
   readonly details: FileLists;
+  /** The model that wrote it, as its provider reported it. */
   readonly model?: string;
   readonly usage?: Usage;
 }
@@ -61,11 +65,14 @@ export class BranchSummaries {
     });
     const details = computeFileLists(input.fileOperations);
     if (plan.kind === 'no-content') return { summary: plan.summary, details };
-    const answer = await this.runner.summarize(plan.request, { signal: options.signal });
+    const answer = await this.runner.summarize(plan.request, {
+      signal: options.signal,
+      ...(options.calls !== undefined ? { calls: options.calls } : {}),
+    });
     return {
       summary: assembleBranchSummary(answer.text, details, this.templates.summary),
       details,
-      model: answer.summarizer,
+      model: answer.model,
       ...(answer.usage !== undefined ? { usage: answer.usage } : {}),
     };
   }

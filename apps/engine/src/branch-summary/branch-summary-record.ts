@@ -2,7 +2,14 @@
 // is attached at the destination only while the leaf is still the one navigation started from;
 // otherwise the attempt ends skipped as stale and nothing is attached (recording what the
 // summariser spent on it all the same).
-import type { BranchSummaryEntry, FileLists, SessionCommand, SessionState, Usage } from '@strata/session';
+import type {
+  BranchSummaryEntry,
+  FileLists,
+  SessionCommand,
+  SessionState,
+  SummaryCallsRecord,
+  Usage,
+} from '@strata/session';
 import { newEntryId } from '../shared/entry-ids';
 
 /** A branch summary ready to be written, whoever produced it. */
@@ -23,6 +30,8 @@ export interface RecordBranchSummaryInput {
   readonly newLeafId: string | null;
   readonly timestamp: string;
   readonly durationMs: number;
+  /** The summary calls the attempt made. */
+  readonly calls?: SummaryCallsRecord;
 }
 
 export const STALE_SUMMARY_REASON = 'stale';
@@ -40,6 +49,7 @@ export function recordBranchSummaryPlan(
     ...(draft.model !== undefined ? { model: draft.model } : {}),
     ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
     durationMs: input.durationMs,
+    ...input.calls,
   };
   return (state) => {
     if (state.status !== 'active') return [];

@@ -6,7 +6,10 @@
 // the summariser answered, its model and usage. An abort ends it `BranchSummaryCancelled` and
 // the leaf stays put; a leaf that moved while the summary was made ends it skipped (`stale`),
 // so a summary is never attached to the wrong branch. Without a summary the move is persisted
-// as `LeafMoved` (defect 22). The summary's `fromId` names the abandoned leaf (defect 21). An
+// as `LeafMoved` (defect 22); when a summary was asked for and declined (`branchSummary.enabled`
+// off, or nothing to summarise), the move records why and the instructions given (`summaryDeclined`,
+// `customInstructions`), and a summary attempt records its instructions on its start. The
+// summary's `fromId` names the abandoned leaf (defect 21). An
 // attempt id that ended returns its recorded outcome; the same id with another target, other
 // instructions or no summary asked for is an idempotency mismatch (attempt-requests.ts).
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -21,7 +24,7 @@ import {
   type SkipBranchSummary,
 } from '@strata/session';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
-import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
+import { attemptMetadata, attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
 import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
@@ -31,9 +34,11 @@ import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { isoTimestamp, type Clock } from '../shared/clock';
+import { writeContextOf, type CommandContext } from '../shared/command-context';
 import { ENGINE_METADATA_KEY, type EngineIdentity } from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS } from '../shared/injection-tokens';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { SummaryCallLog } from '../summarizers/summary-calls';
 import { BranchSummaries } from './branch-summaries.service';
 import { recordBranchSummaryPlan, type BranchSummaryDraft } from './branch-summary-record';
 import { navigationTarget, type NavigationTarget } from './navigation-target';
@@ -46,6 +51,8 @@ export interface NavigateRequest {
   readonly customInstructions?: string;
   /** Names the branch-summary attempt; an attempt that already ended is not run again. */
   readonly attemptId: string;
+  /** Who the navigation runs for: its events record the actor (the engine when absent). */
+  readonly context?: CommandContext;
 }
 
 interface Navigation {
@@ -59,7 +66,16 @@ const ABORTED = 'aborted';
 const NEVER_ABORTED = new AbortController().signal;
 
 /** How an attempt that attached no summary ends, besides its reason or error. */
-type Ending = Pick<SkipBranchSummary['data'], 'durationMs' | 'model' | 'usage'>;
+type Ending = Pick<
+  SkipBranchSummary['data'],
+  'durationMs' | 'model' | 'usage' | 'summaryCalls' | 'summaryCallsOmitted'
+>;
+
+/** A summary attempt under way: when it started, and the summary calls it has made. */
+interface AttemptRun {
+  readonly startedAt: number;
+  readonly calls: SummaryCallLog;
+}
 
 @Injectable()
 export class NavigationService {
@@ -151,6 +167,7 @@ export class NavigationService {
       return this.moveLeaf(navigation, 'nothing_to_summarize');
     }
     const startedAt = this.clock.now();
+    const run: AttemptRun = { startedAt, calls: new SummaryCallLog() };
     await this.streams.execute(
       sessionId,
       {
@@ -161,12 +178,17 @@ export class NavigationService {
           oldLeafId: preparation.oldLeafId,
           ...(this.runner.intendedSummarizer !== undefined ? { model: this.runner.intendedSummarizer } : {}),
           startedAt,
+          ...instructionsOf(request),
         },
       },
       {
         idSeed: attemptStartSeeds(sessionId, attemptId, 'branch_summary').idSeed,
         requestDigest: attemptRequestOf(request).requestDigest,
-        metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+        metadata: {
+          [ENGINE_METADATA_KEY]: this.identity.id,
+          ...attemptMetadata(sessionId, attemptId, 'branch_summary'),
+        },
+        ...writeContextOf(request.context ?? {}),
       },
     );
     try {
@@ -182,9 +204,8 @@ export class NavigationService {
               contextWindow: contextWindowOf(settings, sessionModelOf(state.currentPath())),
               reserveTokens: settings.branchSummary.reserveTokens,
               signal,
-              ...(request.customInstructions !== undefined
-                ? { customInstructions: request.customInstructions }
-                : {}),
+              calls: run.calls,
+              ...instructionsOf(request),
             })),
             fromExtension: false,
           };
@@ -195,32 +216,32 @@ export class NavigationService {
         };
         return await this.endAttempt(
           navigation,
-          cancelSummary(attemptId, ABORTED, { ...this.ending(startedAt), ...spent }),
+          cancelSummary(attemptId, ABORTED, { ...this.ending(run), ...spent }),
         );
       }
-      return await this.record(navigation, draft, startedAt);
+      return await this.record(navigation, draft, run);
     } catch (error) {
       if (isAbort(error, signal)) {
-        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED, this.ending(startedAt)));
+        return this.endAttempt(navigation, cancelSummary(attemptId, ABORTED, this.ending(run)));
       }
       this.logger.warn(`branch summary ${attemptId} of ${sessionId} failed: ${describeError(error)}`);
       return this.endAttempt(navigation, {
         type: 'FailBranchSummary',
-        data: { attemptId, error: attemptErrorOf(error), ...this.ending(startedAt) },
+        data: { attemptId, error: attemptErrorOf(error), ...this.ending(run) },
       });
     }
   }
 
-  /** The duration of an attempt started at `startedAt`, on the engine's clock. */
-  private ending(startedAt: number): Ending {
-    return { durationMs: Math.max(0, this.clock.now() - startedAt) };
+  /** The duration of a running attempt on the engine's clock, and the summary calls it made. */
+  private ending(run: AttemptRun): Ending {
+    return { durationMs: Math.max(0, this.clock.now() - run.startedAt), ...run.calls.fields() };
   }
 
   /** Appends the summary at the destination while the leaf is still where navigation began. */
   private async record(
     navigation: Navigation,
     draft: BranchSummaryDraft,
-    startedAt: number,
+    run: AttemptRun,
   ): Promise<NavigationResult> {
     const { request, target, preparation } = navigation;
     const { attemptId } = request;
@@ -230,7 +251,8 @@ export class NavigationService {
       oldLeafId: preparation.oldLeafId,
       newLeafId: target.newLeafId,
       timestamp: isoTimestamp(this.clock),
-      durationMs: this.ending(startedAt).durationMs,
+      durationMs: this.ending(run).durationMs,
+      calls: run.calls.fields(),
     });
     const result = await this.endAttempt(navigation, plan);
     if (result.outcome === 'navigated' && result.summary && result.redelivered !== true) {
@@ -256,6 +278,8 @@ export class NavigationService {
     try {
       const written = await this.streams.execute(sessionId, plan, {
         idSeed: attemptOutcomeSeed(sessionId, attemptId, 'branch_summary'),
+        metadata: attemptMetadata(sessionId, attemptId, 'branch_summary'),
+        ...writeContextOf(navigation.request.context ?? {}),
       });
       state = written.state;
       redelivered = written.alreadyHandled;
@@ -278,10 +302,13 @@ export class NavigationService {
     declined: 'disabled' | 'nothing_to_summarize' | undefined,
   ): Promise<NavigationResult> {
     const { request, target, preparation } = navigation;
-    const written = await this.streams.execute(request.sessionId, {
-      type: 'MoveLeaf',
-      data: { leafId: target.newLeafId },
-    });
+    // A summary asked for and declined is recorded on the move, with the instructions given for it.
+    const asked = declined !== undefined ? { summaryDeclined: declined, ...instructionsOf(request) } : {};
+    const written = await this.streams.execute(
+      request.sessionId,
+      { type: 'MoveLeaf', data: { leafId: target.newLeafId, ...asked } },
+      writeContextOf(request.context ?? {}),
+    );
     const leafId = written.state.status === 'active' ? written.state.leafId : target.newLeafId;
     await this.hooks.notify('session_tree', {
       sessionId: request.sessionId,
@@ -328,6 +355,10 @@ function attemptRequestOf(request: NavigateRequest): AttemptRequest {
     kind: 'branch_summary',
     requestDigest: attemptDigestOf('branch_summary', fields),
   };
+}
+
+function instructionsOf(request: NavigateRequest): { customInstructions?: string } {
+  return request.customInstructions !== undefined ? { customInstructions: request.customInstructions } : {};
 }
 
 function cancelSummary(attemptId: string, reason: string, ending: Ending): SessionCommand {

@@ -10,6 +10,7 @@ import {
   type SessionEntry,
 } from '@strata/session';
 import { SessionHooks } from '../hooks/session-hooks.service';
+import type { SummaryCallLog } from '../summarizers/summary-calls';
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { CompactionSummaries } from './compaction-summaries.service';
@@ -36,6 +37,7 @@ export class CompactionProducer {
     path: readonly SessionEntry[],
     settings: EngineSettings,
     signal: AbortSignal,
+    calls: SummaryCallLog,
   ): Promise<ProducedCompaction> {
     const { sessionId, attemptId, trigger, customInstructions } = request;
     const before = await this.hooks.session_before_compact({
@@ -65,6 +67,7 @@ export class CompactionProducer {
       reserveTokens: settings.compaction.reserveTokens,
       contextWindow: contextWindowOf(settings, sessionModelOf(path)),
       signal,
+      calls,
       ...(customInstructions !== undefined ? { customInstructions } : {}),
       ...(compacting?.prompt !== undefined ? { hookPrompt: compacting.prompt } : {}),
       ...(compacting?.context !== undefined ? { hookContext: compacting.context } : {}),

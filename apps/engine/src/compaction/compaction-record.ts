@@ -9,6 +9,7 @@ import {
   type PreparedAgainst,
   type SessionCommand,
   type SessionState,
+  type SummaryCallsRecord,
   type TokenCounter,
   type Usage,
 } from '@strata/session';
@@ -31,6 +32,8 @@ export interface CompactionDraft {
 export interface RecordCompactionInput {
   readonly attemptId: string;
   readonly draft: CompactionDraft;
+  /** The summary calls the attempt made. */
+  readonly calls?: SummaryCallsRecord;
   readonly preparedAgainst: PreparedAgainst;
   readonly timestamp: string;
   readonly durationMs: number;
@@ -77,6 +80,7 @@ export function recordCompactionPlan(
           ...(draft.usage !== undefined ? { usage: draft.usage } : {}),
           durationMs: input.durationMs,
           estimatedTokensAfter,
+          ...input.calls,
         },
       },
     ];

@@ -10,6 +10,7 @@ import {
   type Usage,
 } from '@strata/session';
 import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
+import type { CommandContext } from '../shared/command-context';
 
 /** One compaction attempt to run. */
 export interface CompactRequest {
@@ -24,8 +25,11 @@ export interface CompactRequest {
    * default), or `leave` it to that engine (`AttemptRunningElsewhereError`; sagas).
    */
   readonly whenRunningElsewhere?: WhenRunningElsewhere;
-  /** The tenant the attempt is for (its share of the summary slots); `default` when absent. */
-  readonly tenant?: string;
+  /**
+   * Who the attempt runs for: the tenant (its share of the summary slots; `default` when absent)
+   * and the actor its events record (the engine when absent: a saga's attempt).
+   */
+  readonly context?: CommandContext;
   /**
    * The leaf the automatic check point saw (a saga's view): when the session's leaf is another
    * one by the time the attempt prepares, it ends skipped as stale without a summary.

@@ -21,6 +21,7 @@ import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
 import type { EngineTemplates } from '../shared/engine-templates';
 import { SummaryRunner, type SummaryAnswer } from '../summarizers/summary-runner.service';
 import { addUsage } from '../summarizers/summary-request-adapter';
+import type { SummaryCallLog } from '../summarizers/summary-calls';
 
 export interface CompactionSummaryOptions {
   readonly reserveTokens: number;
@@ -30,6 +31,8 @@ export interface CompactionSummaryOptions {
   readonly hookPrompt?: string;
   readonly hookContext?: readonly string[];
   readonly signal: AbortSignal;
+  /** The attempt's log of summary calls. */
+  readonly calls?: SummaryCallLog;
 }
 
 export interface GeneratedCompactionSummary {
@@ -37,8 +40,9 @@ export interface GeneratedCompactionSummary {
   readonly summary: string;
   readonly shortSummary?: string;
   readonly details: FileLists;
-  /** The summariser that wrote the main part. */
+  /** The model that wrote the main part, as its provider reported it. */
   readonly model?: string;
+  /** What every call spent, added up (each call's own usage is in the attempt's call log). */
   readonly usage?: Usage;
 }
 
@@ -72,7 +76,7 @@ export class CompactionSummaries {
     );
     const updatesPreviousSummary = preparation.previousSummary !== undefined;
     const [history, turnPrefix] = await this.inParallel(
-      options.signal,
+      options,
       [plan.history.kind === 'generate' ? plan.history.request : undefined, plan.turnPrefix],
       updatesPreviousSummary,
     );
@@ -85,7 +89,7 @@ export class CompactionSummaries {
         : await this.shortSummary(preparation, merged, options, inputTokenBudget);
     const shortSummary = history?.shortSummary ?? short?.text;
     const details = computeFileLists(preparation.fileOperations);
-    const model = history?.summarizer ?? turnPrefix?.summarizer ?? short?.summarizer;
+    const model = history?.model ?? turnPrefix?.model ?? short?.model;
     const usage = addUsage([history?.usage, turnPrefix?.usage, short?.usage]);
     return {
       summary: assembleCompactionSummary(historyText, turnPrefix?.text, details, this.templates.summary),
@@ -98,17 +102,18 @@ export class CompactionSummaries {
 
   /** Runs the requests together; the first failure aborts the others. */
   private async inParallel(
-    signal: AbortSignal,
+    options: CompactionSummaryOptions,
     requests: readonly (SummaryRequest | undefined)[],
     updatesPreviousSummary: boolean,
   ): Promise<(SummaryAnswer | undefined)[]> {
     const siblings = new AbortController();
-    const combined = AbortSignal.any([signal, siblings.signal]);
+    const combined = AbortSignal.any([options.signal, siblings.signal]);
+    const calls = options.calls !== undefined ? { calls: options.calls } : {};
     return Promise.all(
       requests.map(async (request) => {
         if (request === undefined) return undefined;
         try {
-          return await this.runner.summarize(request, { signal: combined, updatesPreviousSummary });
+          return await this.runner.summarize(request, { signal: combined, updatesPreviousSummary, ...calls });
         } catch (error) {
           siblings.abort(error);
           throw error;
@@ -132,7 +137,10 @@ export class CompactionSummaries {
       }),
     );
     try {
-      return await this.runner.summarize(request, { signal: options.signal });
+      return await this.runner.summarize(request, {
+        signal: options.signal,
+        ...(options.calls !== undefined ? { calls: options.calls } : {}),
+      });
     } catch (error) {
       if (options.signal.aborted || !isSummarizerError(error) || error.kind === 'aborted') throw error;
       this.logger.warn(`short summary left out: ${error.message}`);

@@ -26,13 +26,13 @@ import {
   type Usage,
 } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
-import { attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
+import { attemptMetadata, attemptOutcomeSeed, attemptStartSeeds } from '../attempts/attempt-ids';
 import { attemptDigestOf, requireSameAttempt, type AttemptRequest } from '../attempts/attempt-requests';
 import { AttemptRunningElsewhereError, outcomeFromElsewhere } from '../attempts/attempts-elsewhere';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { AutoCompactionEndEvent, AutoCompactionReason } from '../hooks/session-hook.types';
-import { SessionStreams } from '../session-streams/session-streams.service';
+import { SessionStreams, type SessionWriteOptions } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { resolveSessionSettings } from '../settings/session-settings';
 import { attemptErrorOf, describeError, isAbort } from '../shared/attempt-errors';
@@ -46,10 +46,11 @@ import {
 import { CLOCK, ENGINE_IDENTITY, ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { addUsage } from '../summarizers/summary-request-adapter';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { SummaryCallLog } from '../summarizers/summary-calls';
 import { CompactionProducer } from './compaction-producer.service';
 import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 import { SummarySlots } from './summary-slots.service';
-import { DEFAULT_TENANT } from '../shared/command-context';
+import { DEFAULT_TENANT, writeContextOf } from '../shared/command-context';
 import {
   ABORTED_REASON,
   DISABLED_REASON,
@@ -64,14 +65,20 @@ export type { CompactRequest };
 /** How many times a manual attempt prepares before it gives up as stale (an automatic one: once). */
 const MANUAL_PREPARATION_ROUNDS = 2;
 
-/** What an attempt's summarisers spent so far: the latest model, the usage of every round added up. */
+/**
+ * What an attempt's summarisers spent so far: the latest model (as its provider reported it), the
+ * usage of every round added up; each call's own model and usage are in the attempt's call log.
+ */
 interface Spent {
   readonly model?: string;
   readonly usage?: Usage;
 }
 
 /** How an attempt that did not compact ends, besides its reason or error. */
-type Ending = Pick<SkipCompaction['data'], 'durationMs' | 'model' | 'usage'>;
+type Ending = Pick<
+  SkipCompaction['data'],
+  'durationMs' | 'model' | 'usage' | 'summaryCalls' | 'summaryCallsOmitted'
+>;
 
 @Injectable()
 export class CompactionService {
@@ -168,7 +175,12 @@ export class CompactionService {
     let state = loaded;
     let started = alreadyStarted;
     let spent: Spent = {};
-    const ending = (): Ending => ({ durationMs: Math.max(0, this.clock.now() - startedAt), ...spent });
+    const calls = new SummaryCallLog();
+    const ending = (): Ending => ({
+      durationMs: Math.max(0, this.clock.now() - startedAt),
+      ...spent,
+      ...calls.fields(),
+    });
     try {
       for (let round = 1; ; round += 1) {
         const path = withPrunedOutputs(state.currentPath(), state.prunedResults());
@@ -205,6 +217,9 @@ export class CompactionService {
                     : {}),
                   startedAt,
                   ...(request.force === true ? { force: true as const } : {}),
+                  ...(request.customInstructions !== undefined
+                    ? { customInstructions: request.customInstructions }
+                    : {}),
                 },
               },
             ];
@@ -220,12 +235,12 @@ export class CompactionService {
           started = true;
         }
         const produce = (): ReturnType<CompactionProducer['produce']> =>
-          this.producer.produce(request, preparation, path, settings, signal);
+          this.producer.produce(request, preparation, path, settings, signal, calls);
         // An automatic attempt, recorded as started, waits for a summary slot (summary-slots.ts).
         const produced =
           trigger === 'manual'
             ? await produce()
-            : await this.slots.run(request.tenant ?? DEFAULT_TENANT, produce);
+            : await this.slots.run(request.context?.tenant ?? DEFAULT_TENANT, produce);
         if (produced.kind === 'cancelled') {
           return await this.end(request, [cancel(attemptId, produced.reason, ending())], true);
         }
@@ -236,6 +251,7 @@ export class CompactionService {
         const record = {
           attemptId,
           draft: { ...produced.draft, ...(spent.usage !== undefined ? { usage: spent.usage } : {}) },
+          calls: calls.fields(),
           preparedAgainst: {
             leafId: current.leafId,
             firstKeptEntryId: produced.draft.firstKeptEntryId,
@@ -251,7 +267,7 @@ export class CompactionService {
         const written = await this.streams.execute(
           sessionId,
           recordCompactionPlan({ ...record, counter: this.counter }),
-          { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') },
+          this.outcomeWrite(request),
         );
         if (written.events.length > 0 || written.alreadyHandled) {
           return this.endedResult(request, written.state, written.alreadyHandled);
@@ -274,14 +290,12 @@ export class CompactionService {
     commands: readonly SessionCommand[],
     started: boolean,
   ): Promise<CompactionResult> {
-    const { sessionId, attemptId } = request;
+    const { sessionId } = request;
     try {
       const written = await this.streams.execute(
         sessionId,
         commands,
-        started
-          ? { idSeed: attemptOutcomeSeed(sessionId, attemptId, 'compaction') }
-          : this.startWrite(request),
+        started ? this.outcomeWrite(request) : this.startWrite(request),
       );
       return this.endedResult(request, written.state, written.alreadyHandled);
     } catch (error) {
@@ -348,17 +362,33 @@ export class CompactionService {
     return this.endedResult(request, state, true);
   }
 
-  /** How the attempt's first event is written: seeded by session and attempt, with the request's digest and this engine's id. */
-  private startWrite(request: CompactRequest): {
-    idSeed: string;
-    requestDigest: string;
-    metadata: Readonly<Record<string, unknown>>;
-  } {
+  /**
+   * How the attempt's first event is written: seeded by session and attempt, with the request's
+   * digest, this engine's id and the attempt's correlation id (attempt-ids.ts), for the request's
+   * context (its tenant and actor).
+   */
+  private startWrite(request: CompactRequest): SessionWriteOptions {
     const { idSeed } = attemptStartSeeds(request.sessionId, request.attemptId, 'compaction');
     return {
       idSeed,
       requestDigest: attemptRequestOf(request).requestDigest,
-      metadata: { [ENGINE_METADATA_KEY]: this.identity.id },
+      metadata: {
+        [ENGINE_METADATA_KEY]: this.identity.id,
+        ...attemptMetadata(request.sessionId, request.attemptId, 'compaction'),
+      },
+      ...writeContextOf(request.context ?? {}),
+    };
+  }
+
+  /**
+   * How the attempt's outcome is written: seeded by session and attempt, with the attempt's
+   * correlation id, for the request's context.
+   */
+  private outcomeWrite(request: CompactRequest): SessionWriteOptions {
+    return {
+      idSeed: attemptOutcomeSeed(request.sessionId, request.attemptId, 'compaction'),
+      metadata: attemptMetadata(request.sessionId, request.attemptId, 'compaction'),
+      ...writeContextOf(request.context ?? {}),
     };
   }
 

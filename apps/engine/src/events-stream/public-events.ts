@@ -142,6 +142,12 @@ async function draftsOf(
           cause: 'leaf_moved',
           newLeafId: event.data.leafId,
           oldLeafId: event.data.previousLeafId,
+          ...(event.data.summaryDeclined !== undefined
+            ? { summaryDeclined: event.data.summaryDeclined }
+            : {}),
+          ...(event.data.customInstructions !== undefined
+            ? { customInstructions: event.data.customInstructions }
+            : {}),
         })),
       ];
     case 'ToolOutputsPruned':

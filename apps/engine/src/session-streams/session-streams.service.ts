@@ -35,7 +35,13 @@ import {
   type SessionEvent,
   type SessionState,
 } from '@strata/session';
-import { DEFAULT_TENANT, TenantMismatchError, tenantOfMetadata } from '../shared/command-context';
+import {
+  DEFAULT_TENANT,
+  TenantMismatchError,
+  actorMetadataOf,
+  tenantOfMetadata,
+  type WriteContext,
+} from '../shared/command-context';
 import { EVENT_STORE } from '../shared/injection-tokens';
 import { DEFAULT_MAX_SESSION_ENTRIES } from '../shared/session-size';
 
@@ -75,7 +81,7 @@ export const sessionPlanDecider: Decider<SessionPlan, SessionEvent, SessionState
 
 export type SessionWrite = CommandHandled<SessionEvent, SessionState>;
 
-export interface SessionWriteOptions {
+export interface SessionWriteOptions extends WriteContext {
   /** New event ids derive from it; a stream already holding its first id is left alone. */
   readonly idSeed?: string;
   /** Seeds the engine gave the same write before `idSeed` was scoped by session (stores written then). */
@@ -84,10 +90,12 @@ export interface SessionWriteOptions {
   readonly requestDigest?: string;
   /** The writer's view: the stream's last revision must equal it (no retry when it does not). */
   readonly expectedRevision?: bigint;
-  /** Audit metadata of the new events (actor, correlation and causation ids); actor `strata-engine` by default. */
+  /**
+   * More audit metadata of the new events (correlation and causation ids, the engine's id). The
+   * actor and who it acts for come from the write context (`ENGINE_ACTOR` when it names none);
+   * the tenant is sealed by `appenderFor`.
+   */
   readonly metadata?: Readonly<Record<string, unknown>>;
-  /** The tenant the write is for (a command's context); see `appenderFor`. */
-  readonly tenant?: string;
 }
 
 /**
@@ -116,9 +124,6 @@ function appenderFor(options: SessionWriteOptions): StreamAppender {
     return sealingAppender({ ...request, events });
   };
 }
-
-/** The actor recorded on events the engine writes unless the caller names another. */
-export const ENGINE_ACTOR = 'strata-engine';
 
 /** How much of the folded sessions `SessionStreams` keeps between commands. */
 export interface SessionFoldBounds {
@@ -193,7 +198,7 @@ export class SessionStreams {
       ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),
       ...(options.formerIdSeeds !== undefined ? { formerIdSeeds: options.formerIdSeeds } : {}),
       ...(options.requestDigest !== undefined ? { requestDigest: options.requestDigest } : {}),
-      metadata: { actor: ENGINE_ACTOR, ...options.metadata },
+      metadata: { ...options.metadata, ...actorMetadataOf(options) },
       appender: appenderFor(options),
       ...(this.folded !== undefined ? { cache: this.folded } : {}),
     });

@@ -15,6 +15,17 @@ const environmentVariableName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
 
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** Where a remote summariser is and how it is called (the `remote` candidate and `compaction.remoteEndpoint`). */
+const remoteSummarizerFields = {
+  url: httpUrl,
+  /** A header sent with every request; its value is read from the environment variable `valueEnv`. */
+  authHeader: z.strictObject({ name: z.string().min(1), valueEnv: environmentVariableName }).optional(),
+  /** Per-request timeout; five minutes by default. */
+  timeoutMs: milliseconds.optional(),
+};
+
 const compactionFields = {
   enabled: z.boolean(),
   reserveTokens: tokens,
@@ -33,8 +44,11 @@ export const compactionSettingsSchema = z.strictObject({
   reserveTokens: compactionFields.reserveTokens.default(DEFAULT_COMPACTION_SETTINGS.reserveTokens),
   keepRecentTokens: compactionFields.keepRecentTokens.default(DEFAULT_COMPACTION_SETTINGS.keepRecentTokens),
   autoContinue: compactionFields.autoContinue.default(DEFAULT_COMPACTION_SETTINGS.autoContinue),
-  /** POST `{systemPrompt, prompt}` → `{summary}`; tried before the configured candidates. */
-  remoteEndpoint: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * POST `{systemPrompt, prompt}` → `{summary, shortSummary?, model?, usage?}`; tried before the
+   * configured candidates. Its URL, or `{url, authHeader?, timeoutMs?}` as a `remote` candidate has.
+   */
+  remoteEndpoint: z.union([httpUrl, z.strictObject(remoteSummarizerFields)]).optional(),
 });
 
 export const branchSummarySettingsSchema = z.strictObject({
@@ -50,13 +64,7 @@ export const pruningSettingsSchema = z.strictObject({
 
 const offlineCandidateSchema = z.strictObject({ provider: z.literal('offline') });
 
-const remoteCandidateSchema = z.strictObject({
-  provider: z.literal('remote'),
-  url: z.url({ protocol: /^https?$/ }),
-  /** A header sent with every request; its value is read from the environment variable `valueEnv`. */
-  authHeader: z.strictObject({ name: z.string().min(1), valueEnv: environmentVariableName }).optional(),
-  timeoutMs: milliseconds.optional(),
-});
+const remoteCandidateSchema = z.strictObject({ provider: z.literal('remote'), ...remoteSummarizerFields });
 
 const anthropicCandidateSchema = z.strictObject({
   provider: z.literal('anthropic'),

@@ -1,4 +1,4 @@
-import { OFFLINE_SUMMARIZER_NAME } from '@strata/summarizer';
+import { OFFLINE_SUMMARIZER_NAME, RemoteEndpointSummarizer } from '@strata/summarizer';
 import { parseEngineSettings } from '../settings/engine-settings';
 import { buildSummarizerCandidates, describeSummarizerCandidates } from './summarizer-candidates';
 
@@ -34,6 +34,43 @@ describe('summariser candidates from the settings', () => {
       'openai-compatible:local@127.0.0.1:8080',
       OFFLINE_SUMMARIZER_NAME,
     ]);
+  });
+
+  it('take the remote endpoint with an auth header and a timeout, as a remote candidate, and keep two remotes apart', () => {
+    const settings = parseEngineSettings({
+      compaction: {
+        remoteEndpoint: {
+          url: 'http://127.0.0.1:9/summarize?token=secret',
+          authHeader: { name: 'Authorization', valueEnv: 'REMOTE_TOKEN' },
+          timeoutMs: 5,
+        },
+      },
+      summarizer: { candidates: [{ provider: 'remote', url: 'http://127.0.0.1:9/other' }] },
+    });
+    const candidates = buildSummarizerCandidates(settings, { REMOTE_TOKEN: 'Bearer t' });
+    expect(candidates.map((candidate) => candidate.name)).toEqual([
+      'remote-endpoint',
+      'remote:127.0.0.1:9/other',
+    ]);
+    expect(candidates[0]).toBeInstanceOf(RemoteEndpointSummarizer);
+    expect(candidates[0]).toMatchObject({
+      timeoutMs: 5,
+      options: { authHeader: { name: 'Authorization', value: 'Bearer t' } },
+    });
+  });
+
+  it('leave out a remote endpoint whose auth header variable is unset, with a warning', () => {
+    const warnings: string[] = [];
+    const settings = parseEngineSettings({
+      compaction: {
+        remoteEndpoint: { url: 'http://127.0.0.1:9/s', authHeader: { name: 'x-token', valueEnv: 'MISSING' } },
+      },
+    });
+    const names = buildSummarizerCandidates(settings, {}, (message) => warnings.push(message)).map(
+      (candidate) => candidate.name,
+    );
+    expect(names).toEqual([OFFLINE_SUMMARIZER_NAME]);
+    expect(warnings).toEqual([expect.stringContaining('MISSING is not set')]);
   });
 
   it('leave out a provider whose key variable is unset, with a warning naming it', () => {
@@ -74,5 +111,20 @@ describe('summariser candidates from the settings', () => {
       'openai-compatible:local at http://127.0.0.1:8080/v1',
       OFFLINE_SUMMARIZER_NAME,
     ]);
+  });
+
+  it('describe the remote endpoint given with an auth header, left out while its variable is unset', () => {
+    const settings = parseEngineSettings({
+      compaction: {
+        remoteEndpoint: { url: 'http://127.0.0.1:9/s', authHeader: { name: 'x-token', valueEnv: 'TOKEN' } },
+      },
+    });
+    expect(describeSummarizerCandidates(settings, {})).toEqual([
+      'remote endpoint http://127.0.0.1:9/s (compaction.remoteEndpoint) (left out: TOKEN is not set)',
+      OFFLINE_SUMMARIZER_NAME,
+    ]);
+    expect(describeSummarizerCandidates(settings, { TOKEN: 't' })[0]).toBe(
+      'remote endpoint http://127.0.0.1:9/s (compaction.remoteEndpoint)',
+    );
   });
 });

@@ -1,7 +1,8 @@
 // Builds the ordered summariser candidates from the settings (reference §5.5): the remote
-// endpoint of `compaction.remoteEndpoint` first when set, then `summarizer.candidates` in
-// order. A provider whose API key variable is unset is left out with a warning, as the
-// reference skips candidates without a key.
+// endpoint of `compaction.remoteEndpoint` first when set (a URL, or a URL with an auth header and
+// a timeout, as a `remote` candidate), then `summarizer.candidates` in order. A provider whose
+// API key (or auth header) variable is unset is left out with a warning, as the reference skips
+// candidates without a key.
 import {
   AnthropicSummarizer,
   OFFLINE_SUMMARIZER_NAME,
@@ -13,6 +14,21 @@ import {
 import type { EngineSettings, SummarizerCandidateSettings } from '../settings/engine-settings.schema';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+type RemoteSettings = Omit<Extract<SummarizerCandidateSettings, { provider: 'remote' }>, 'provider'>;
+type Secret = (variable: string, what: string) => string | undefined;
+
+/** The name of `compaction.remoteEndpoint` (what the audit records of it). */
+export const REMOTE_ENDPOINT_NAME = 'remote-endpoint';
+
+/**
+ * A `remote` candidate's name: `remote:` and the host and path of its URL (never its query or
+ * credentials), so that two remote summarisers, or one and the remote endpoint, stay apart.
+ */
+function remoteCandidateName(url: string): string {
+  const { host, pathname } = new URL(url);
+  return `remote:${host}${pathname}`;
+}
 
 /** The environment variable a candidate reads its key or header from, if it needs one. */
 function secretVariableOf(candidate: SummarizerCandidateSettings): string | undefined {
@@ -62,8 +78,14 @@ export function describeSummarizerCandidates(
   environment: Environment,
 ): string[] {
   const described: string[] = [];
-  if (settings.compaction.remoteEndpoint !== undefined)
-    described.push(`remote endpoint ${settings.compaction.remoteEndpoint} (compaction.remoteEndpoint)`);
+  const remote = remoteEndpointOf(settings);
+  if (remote !== undefined) {
+    const variable = remote.authHeader?.valueEnv;
+    const leftOut = variable !== undefined && isUnset(environment, variable);
+    described.push(
+      `remote endpoint ${remote.url} (compaction.remoteEndpoint)${leftOut ? ` (left out: ${variable} is not set)` : ''}`,
+    );
+  }
   for (const candidate of settings.summarizer.candidates) {
     const variable = secretVariableOf(candidate);
     const leftOut = variable !== undefined && isUnset(environment, variable);
@@ -74,33 +96,42 @@ export function describeSummarizerCandidates(
   return described;
 }
 
-function candidateOf(
-  candidate: SummarizerCandidateSettings,
-  environment: Environment,
-  warn: (message: string) => void,
-): Summarizer | undefined {
-  const secret = (variable: string, what: string): string | undefined => {
+/** `compaction.remoteEndpoint` as a remote summariser's settings; undefined when not set. */
+function remoteEndpointOf(settings: Pick<EngineSettings, 'compaction'>): RemoteSettings | undefined {
+  const { remoteEndpoint } = settings.compaction;
+  if (remoteEndpoint === undefined) return undefined;
+  return typeof remoteEndpoint === 'string' ? { url: remoteEndpoint } : remoteEndpoint;
+}
+
+function secretsOf(environment: Environment, warn: (message: string) => void): Secret {
+  return (variable, what) => {
     if (isUnset(environment, variable)) {
       warn(`${what}: environment variable ${variable} is not set; this summariser is left out`);
       return undefined;
     }
     return environment[variable];
   };
+}
+
+/** A remote summariser (a `remote` candidate or the remote endpoint); left out when its auth value is unset. */
+function remoteSummarizerOf(remote: RemoteSettings, name: string, secret: Secret): Summarizer | undefined {
+  const { authHeader } = remote;
+  const value = authHeader ? secret(authHeader.valueEnv, `remote summariser ${remote.url}`) : undefined;
+  if (authHeader && value === undefined) return undefined;
+  return new RemoteEndpointSummarizer({
+    url: remote.url,
+    name,
+    ...(authHeader && value !== undefined ? { authHeader: { name: authHeader.name, value } } : {}),
+    ...(remote.timeoutMs !== undefined ? { timeoutMs: remote.timeoutMs } : {}),
+  });
+}
+
+function candidateOf(candidate: SummarizerCandidateSettings, secret: Secret): Summarizer | undefined {
   switch (candidate.provider) {
     case 'offline':
       return new OfflineExtractiveSummarizer();
-    case 'remote': {
-      const { authHeader } = candidate;
-      const value = authHeader
-        ? secret(authHeader.valueEnv, `remote summariser ${candidate.url}`)
-        : undefined;
-      if (authHeader && value === undefined) return undefined;
-      return new RemoteEndpointSummarizer({
-        url: candidate.url,
-        ...(authHeader && value !== undefined ? { authHeader: { name: authHeader.name, value } } : {}),
-        ...(candidate.timeoutMs !== undefined ? { timeoutMs: candidate.timeoutMs } : {}),
-      });
-    }
+    case 'remote':
+      return remoteSummarizerOf(candidate, remoteCandidateName(candidate.url), secret);
     case 'anthropic': {
       const apiKey = secret(candidate.apiKeyEnv, `anthropic summariser ${candidate.model}`);
       if (apiKey === undefined) return undefined;
@@ -135,11 +166,14 @@ export function buildSummarizerCandidates(
   warn: (message: string) => void = () => undefined,
 ): Summarizer[] {
   const candidates: Summarizer[] = [];
-  if (settings.compaction.remoteEndpoint !== undefined) {
-    candidates.push(new RemoteEndpointSummarizer({ url: settings.compaction.remoteEndpoint }));
+  const secret = secretsOf(environment, warn);
+  const remote = remoteEndpointOf(settings);
+  if (remote !== undefined) {
+    const summarizer = remoteSummarizerOf(remote, REMOTE_ENDPOINT_NAME, secret);
+    if (summarizer) candidates.push(summarizer);
   }
   for (const candidate of settings.summarizer.candidates) {
-    const summarizer = candidateOf(candidate, environment, warn);
+    const summarizer = candidateOf(candidate, secret);
     if (summarizer) candidates.push(summarizer);
   }
   return candidates;

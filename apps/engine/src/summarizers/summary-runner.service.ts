@@ -1,17 +1,22 @@
 // Sends one domain summary request to the summariser candidates (retries, backoff, fallback and
 // abort as in reference §5.5, through @strata/summarizer's candidate loop) and returns the text
-// with who answered and what it cost.
+// with who answered (the candidate, and the model its provider reported) and what it cost. Every
+// try, answered or failed, is timed on the engine's clock and written to the attempt's call log.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { summarizeWithCandidates, type Summarizer } from '@strata/summarizer';
 import type { SummaryRequest, Usage } from '@strata/session';
 import type { EngineSettings } from '../settings/engine-settings.schema';
-import { ENGINE_SETTINGS, SUMMARIZER_CANDIDATES } from '../shared/injection-tokens';
+import type { Clock } from '../shared/clock';
+import { CLOCK, ENGINE_SETTINGS, SUMMARIZER_CANDIDATES } from '../shared/injection-tokens';
+import { recordedModelName, type SummaryCallLog } from './summary-calls';
 import { toPortRequest, toSessionUsage } from './summary-request-adapter';
 
 export interface SummaryAnswer {
   readonly text: string;
-  /** The `name` of the summariser that answered. */
+  /** The `name` of the summariser (the candidate) that answered. */
   readonly summarizer: string;
+  /** The model that answered, as its provider reported it. */
+  readonly model: string;
   readonly usage?: Usage;
   /** A short summary the summariser returned alongside (the remote endpoint may). */
   readonly shortSummary?: string;
@@ -21,6 +26,8 @@ export interface SummaryOptions {
   readonly signal: AbortSignal;
   /** A history request that merges into a previous summary. */
   readonly updatesPreviousSummary?: boolean;
+  /** The attempt's log: told of every try, answered or failed. */
+  readonly calls?: SummaryCallLog;
 }
 
 @Injectable()
@@ -30,6 +37,7 @@ export class SummaryRunner {
   constructor(
     @Inject(SUMMARIZER_CANDIDATES) private readonly candidates: readonly Summarizer[],
     @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The first candidate's name: the model an attempt expects to use. */
@@ -45,18 +53,37 @@ export class SummaryRunner {
       {
         signal: options.signal,
         retry: this.settings.summarizer.retry,
-        onAttemptFailed: (failure) =>
+        now: () => this.clock.now(),
+        onAttemptFailed: (failure) => {
           this.logger.warn(
             `${request.purpose} summary by ${failure.summarizer} failed (attempt ${failure.attempt + 1}, ` +
               `${failure.error.code}): ${failure.error.message}; next: ${failure.next.action}`,
-          ),
+          );
+          options.calls?.record({
+            purpose: request.purpose,
+            summarizer: failure.summarizer,
+            retry: failure.attempt,
+            durationMs: failure.durationMs,
+            error: { message: failure.error.message, code: failure.error.code },
+          });
+        },
       },
     );
     const { result, summarizer } = outcome;
+    const usage = result.usage !== undefined ? toSessionUsage(result.usage) : undefined;
+    options.calls?.record({
+      purpose: request.purpose,
+      summarizer: summarizer.name,
+      retry: outcome.attempt,
+      model: result.model,
+      ...(usage !== undefined ? { usage } : {}),
+      durationMs: outcome.durationMs,
+    });
     return {
       text: result.text,
       summarizer: summarizer.name,
-      ...(result.usage !== undefined ? { usage: toSessionUsage(result.usage) } : {}),
+      model: recordedModelName(result.model),
+      ...(usage !== undefined ? { usage } : {}),
       ...(result.shortSummary !== undefined ? { shortSummary: result.shortSummary } : {}),
     };
   }

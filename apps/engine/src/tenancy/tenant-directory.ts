@@ -1,15 +1,20 @@
 // Who is calling: the API key presented (`Authorization: Bearer <key>` or `x-api-key`) looked up
-// by its SHA-256 digest among the configured keys. With no key configured the engine is
-// single-tenant: every caller is tenant `default` with full access, and keys are ignored.
+// by its SHA-256 digest among the configured keys, which gives the tenant, the access and the
+// actor the audit records (the key's name). With no key configured the engine is single-tenant:
+// every caller is tenant `default` with full access, audited as `anonymous`, and keys are ignored.
 import { timingSafeEqual } from 'node:crypto';
-import { DEFAULT_TENANT } from '../shared/command-context';
-import { hashApiKey, type ApiKeyAccess, type ApiKeyRecord } from './api-keys';
+import { ANONYMOUS_ACTOR, DEFAULT_TENANT } from '../shared/command-context';
+import { actorOfKey, hashApiKey, type ApiKeyAccess, type ApiKeyRecord } from './api-keys';
 
 export { DEFAULT_TENANT };
 
 export interface TenantPrincipal {
   readonly tenant: string;
   readonly access: ApiKeyAccess;
+  /** The key's name (`actorOfKey`): the actor of every event written on the caller's behalf. */
+  readonly actor: string;
+  /** Who the caller says it acts for (`X-Strata-Actor`), recorded beside the actor. */
+  readonly onBehalfOf?: string;
 }
 
 export type Authentication =
@@ -25,7 +30,11 @@ export interface PresentedCredentials {
   readonly apiKey?: string | undefined;
 }
 
-const singleTenantPrincipal: TenantPrincipal = { tenant: DEFAULT_TENANT, access: 'read_write' };
+const singleTenantPrincipal: TenantPrincipal = {
+  tenant: DEFAULT_TENANT,
+  access: 'read_write',
+  actor: ANONYMOUS_ACTOR,
+};
 
 function bearerToken(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;
@@ -63,6 +72,9 @@ export class TenantDirectory {
     if (record === undefined || !timingSafeEqual(Buffer.from(record.keyHash), Buffer.from(digest))) {
       return { kind: 'unknown_key' };
     }
-    return { kind: 'authenticated', principal: { tenant: record.tenant, access: record.access } };
+    return {
+      kind: 'authenticated',
+      principal: { tenant: record.tenant, access: record.access, actor: actorOfKey(record) },
+    };
   }
 }

@@ -52,6 +52,8 @@ export interface PrepareSessionImportOptions {
 export interface WriteSessionImportOptions {
   /** Who imports: written into each event's metadata. */
   readonly actor?: string;
+  /** More audit metadata of each event (who the importer acts for); `actor` and `tenant` win over it. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
   readonly tenant?: string;
   readonly onProgress?: (progress: ImportProgress) => void;
   /** Events between two `prepared` reports; `PROGRESS_INTERVAL` by default. */
@@ -152,6 +154,7 @@ export async function writeSessionImport(
   const progressInterval = options.progressInterval ?? PROGRESS_INTERVAL;
   options.onProgress?.({ kind: 'parsed', sessionId, entryCount: prepared.entries.length });
   const metadata = {
+    ...options.metadata,
     [EVENT_ORIGIN_KEY]: IMPORT_ORIGIN,
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),

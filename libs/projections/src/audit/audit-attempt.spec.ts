@@ -55,8 +55,54 @@ describe('the audit document', () => {
           oldLeafId: null,
           newLeafId: null,
           continuation: null,
+          customInstructions: null,
+          actor: null,
+          onBehalfOf: null,
+          summaryCalls: [],
+          summaryCallsOmitted: 0,
           startPosition: 5n,
           position: 5n,
+        });
+    });
+
+    it("keeps the instructions a start records and who started it (the start's actor and on-behalf-of)", () => {
+      const withInstructions: SessionEvent = {
+        type: 'CompactionStarted',
+        data: {
+          attemptId: 'a1',
+          trigger: 'manual',
+          preparedAtLeafId: 'e9',
+          tokensBefore: 1_000,
+          startedAt,
+          customInstructions: 'keep the file names',
+        },
+      };
+      const branchWithInstructions: SessionEvent = {
+        type: 'BranchSummaryStarted',
+        data: {
+          attemptId: 'b1',
+          targetId: 'e3',
+          oldLeafId: 'e9',
+          startedAt,
+          customInstructions: 'only the failures',
+        },
+      };
+      spec
+        .given()
+        .when(projected(withInstructions, 0, { actor: 'agent-host', onBehalfOf: 'user-42' }))
+        .thenMatches({
+          customInstructions: 'keep the file names',
+          actor: 'agent-host',
+          onBehalfOf: 'user-42',
+        });
+      spec
+        .given()
+        .when(projected(branchWithInstructions, 0, { actor: 'strata-engine' }))
+        .thenMatches({
+          kind: 'branch_summary',
+          customInstructions: 'only the failures',
+          actor: 'strata-engine',
+          onBehalfOf: null,
         });
     });
 
@@ -75,6 +121,65 @@ describe('the audit document', () => {
 
   describe('given a started compaction', () => {
     const history = [projected(compactionStarted, 0, { recordedAt: at(0) })];
+
+    it('lists the summary calls of the outcome, failed tries and answers, each with its own usage', () => {
+      spec
+        .given(history)
+        .when(
+          projected(
+            {
+              type: 'CompactionFailed',
+              data: {
+                attemptId: 'a1',
+                error: { message: 'all failed', code: 'server_error' },
+                summaryCalls: [
+                  {
+                    purpose: 'history',
+                    summarizer: 'remote-endpoint',
+                    retry: 0,
+                    durationMs: 12,
+                    error: { message: 'Remote compaction failed (503)', code: 'server_error' },
+                  },
+                  {
+                    purpose: 'turn-prefix',
+                    summarizer: 'openai:gpt',
+                    retry: 1,
+                    model: 'gpt-2026-01',
+                    usage: { input: 900, output: 80, cacheRead: 0, cacheWrite: 0, totalTokens: 980 },
+                    durationMs: 340,
+                  },
+                ],
+                summaryCallsOmitted: 2,
+              },
+            },
+            1,
+          ),
+        )
+        .thenMatches({
+          outcome: 'failed',
+          summaryCalls: [
+            {
+              purpose: 'history',
+              summarizer: 'remote-endpoint',
+              retry: 0,
+              model: null,
+              usage: null,
+              durationMs: 12,
+              error: { message: 'Remote compaction failed (503)', code: 'server_error' },
+            },
+            {
+              purpose: 'turn-prefix',
+              summarizer: 'openai:gpt',
+              retry: 1,
+              model: 'gpt-2026-01',
+              usage: { input: 900, output: 80, totalTokens: 980, cost: null },
+              durationMs: 340,
+              error: null,
+            },
+          ],
+          summaryCallsOmitted: 2,
+        });
+    });
 
     it('records a completion with the engine-measured duration, the estimate after and the summariser usage', () => {
       spec

@@ -6,9 +6,11 @@ import { z } from 'zod';
 import {
   compactionTriggerSchema,
   continuationReasonSchema,
+  summaryPurposes,
   type CompactionTrigger,
   type ContinuationReason,
   type SessionEventType,
+  type SummaryPurpose,
 } from '@strata/session';
 import type { ProjectionDocument } from '../documents/document-projection';
 
@@ -25,6 +27,21 @@ export interface AuditUsage {
   readonly output: number;
   readonly totalTokens: number | null;
   readonly cost: number | null;
+}
+
+/** One request sent to a summariser candidate during the attempt (the outcome's `summaryCalls`). */
+export interface AuditSummaryCall {
+  readonly purpose: SummaryPurpose;
+  /** The candidate tried, by its configured name. */
+  readonly summarizer: string;
+  /** 0 for its first try at the request, then its retries. */
+  readonly retry: number;
+  /** The model as the provider reported it; null for a failed try. */
+  readonly model: string | null;
+  readonly usage: AuditUsage | null;
+  readonly durationMs: number;
+  /** Why the try failed; null for an answer. */
+  readonly error: { readonly message: string; readonly code: string | null } | null;
 }
 
 export interface AuditAttempt extends ProjectionDocument {
@@ -64,12 +81,38 @@ export interface AuditAttempt extends ProjectionDocument {
   readonly newLeafId: string | null;
   /** A continuation requested after this compaction. */
   readonly continuation: ContinuationReason | null;
+  /** What the request asked the summary to focus on, as recorded on the start; null when nothing. */
+  readonly customInstructions: string | null;
+  /** Who started the attempt (the start event's actor: an API key's name, `strata-engine` for a saga). */
+  readonly actor: string | null;
+  /** Who that caller acted for (`X-Strata-Actor`), when it said. */
+  readonly onBehalfOf: string | null;
+  /** Every summary request of the attempt, answered or failed, in order (the latest when there were more). */
+  readonly summaryCalls: readonly AuditSummaryCall[];
+  /** Calls made beyond those listed. */
+  readonly summaryCallsOmitted: number;
   /** The global position of the start event (the audit's order). */
   readonly startPosition: bigint;
 }
 
 const nullableText = z.string().nullable();
 const nullableCount = z.number().nullable();
+const storedUsageSchema = z.object({
+  input: z.number(),
+  output: z.number(),
+  totalTokens: nullableCount,
+  cost: nullableCount,
+});
+const storedErrorSchema = z.object({ message: z.string(), code: nullableText });
+const storedSummaryCallSchema = z.object({
+  purpose: z.enum(summaryPurposes),
+  summarizer: z.string(),
+  retry: z.number(),
+  model: nullableText,
+  usage: storedUsageSchema.nullable(),
+  durationMs: z.number(),
+  error: storedErrorSchema.nullable(),
+});
 
 /** The stored form of an audit document (its positions are kept beside it). */
 export const storedAuditAttemptSchema = z.object({
@@ -80,13 +123,11 @@ export const storedAuditAttemptSchema = z.object({
   trigger: compactionTriggerSchema.nullable(),
   outcome: z.enum(auditOutcomes),
   reason: nullableText,
-  error: z.object({ message: z.string(), code: nullableText }).nullable(),
+  error: storedErrorSchema.nullable(),
   model: nullableText,
   tokensBefore: nullableCount,
   estimatedTokensAfter: nullableCount,
-  usage: z
-    .object({ input: z.number(), output: z.number(), totalTokens: nullableCount, cost: nullableCount })
-    .nullable(),
+  usage: storedUsageSchema.nullable(),
   durationMs: nullableCount,
   startedAt: z.string(),
   startRecordedAt: z.string(),
@@ -98,6 +139,12 @@ export const storedAuditAttemptSchema = z.object({
   oldLeafId: nullableText,
   newLeafId: nullableText,
   continuation: continuationReasonSchema.nullable(),
+  // Documents stored before these fields existed read as null (a replay fills them in).
+  customInstructions: nullableText.default(null),
+  actor: nullableText.default(null),
+  onBehalfOf: nullableText.default(null),
+  summaryCalls: z.array(storedSummaryCallSchema).default([]),
+  summaryCallsOmitted: z.number().default(0),
 }) satisfies z.ZodType<Omit<AuditAttempt, 'position' | 'startPosition'>>;
 
 export const auditEventTypes: readonly SessionEventType[] = [

@@ -1,8 +1,9 @@
-// The audit's pure `evolve` (STYLE.md habit 8): a start event creates the attempt, the first
-// outcome of its kind ends it with the facts it carries (outcomes stored before they carried
-// them keep what the start recorded, and the duration between the store's records), a
+// The audit's pure `evolve` (STYLE.md habit 8): a start event creates the attempt (with its
+// instructions and who started it, from the start's metadata), the first outcome of its kind
+// ends it with the facts it carries (its summary calls among them; outcomes stored before they
+// carried them keep what the start recorded, and the duration between the store's records), a
 // continuation request marks it; and the document each event belongs to.
-import { boundedUsage, type CompactionTrigger, type Usage } from '@strata/session';
+import { boundedUsage, type CompactionTrigger, type SummaryCall, type Usage } from '@strata/session';
 import type { DocumentProjectionDefinition } from '../documents/document-projection';
 import type { ProjectedEvent } from '../runner/projected-event';
 import {
@@ -10,6 +11,7 @@ import {
   auditEventTypes,
   type AuditAttempt,
   type AuditAttemptKind,
+  type AuditSummaryCall,
   type AuditUsage,
 } from './audit-attempt';
 
@@ -34,8 +36,22 @@ function usageOf(recorded: Usage): AuditUsage {
   };
 }
 
+function summaryCallOf(call: SummaryCall): AuditSummaryCall {
+  return {
+    purpose: call.purpose,
+    summarizer: call.summarizer,
+    retry: call.retry,
+    model: call.model ?? null,
+    usage: call.usage !== undefined ? usageOf(call.usage) : null,
+    durationMs: call.durationMs,
+    error: call.error !== undefined ? errorOf(call.error) : null,
+  };
+}
+
 /** What a terminal event may carry about its attempt, whichever kind and outcome. */
 interface OutcomeFacts {
+  readonly summaryCalls?: readonly SummaryCall[];
+  readonly summaryCallsOmitted?: number;
   readonly trigger?: CompactionTrigger;
   readonly model?: string;
   readonly usage?: Usage;
@@ -57,6 +73,8 @@ function factsOf(data: OutcomeFacts): Partial<AuditAttempt> {
     ...(data.estimatedTokensAfter !== undefined ? { estimatedTokensAfter: data.estimatedTokensAfter } : {}),
     ...(data.targetId !== undefined ? { targetId: data.targetId } : {}),
     ...(data.oldLeafId !== undefined ? { oldLeafId: data.oldLeafId } : {}),
+    ...(data.summaryCalls !== undefined ? { summaryCalls: data.summaryCalls.map(summaryCallOf) } : {}),
+    ...(data.summaryCallsOmitted !== undefined ? { summaryCallsOmitted: data.summaryCallsOmitted } : {}),
   };
 }
 
@@ -84,6 +102,11 @@ function started(projected: ProjectedEvent, fields: StartFields): AuditAttempt {
     oldLeafId: null,
     newLeafId: null,
     continuation: null,
+    customInstructions: null,
+    actor: projected.actor ?? null,
+    onBehalfOf: projected.onBehalfOf ?? null,
+    summaryCalls: [],
+    summaryCallsOmitted: 0,
     startPosition: projected.position,
     position: projected.position,
     ...fields,
@@ -130,6 +153,7 @@ export function evolveAuditAttempt(
         preparedAtLeafId: data.preparedAtLeafId,
         firstKeptEntryId: data.firstKeptEntryId ?? null,
         startedAt: isoOfMillis(data.startedAt),
+        customInstructions: data.customInstructions ?? null,
       });
     }
     case 'BranchSummaryStarted': {
@@ -142,6 +166,7 @@ export function evolveAuditAttempt(
         targetId: data.targetId,
         oldLeafId: data.oldLeafId,
         startedAt: isoOfMillis(data.startedAt),
+        customInstructions: data.customInstructions ?? null,
       });
     }
     case 'CompactionCompleted':

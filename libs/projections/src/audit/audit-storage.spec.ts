@@ -1,8 +1,10 @@
 import { InvalidProjectionQueryError } from '../documents/paging';
 import { sqliteProjectionStorage } from '../storage/projection-storage';
 import type { AuditAttempt } from './audit-attempt';
+import Database from 'better-sqlite3';
 import type { AuditStorage } from './audit-storage';
 import { InMemoryAuditStorage } from './in-memory-audit-storage';
+import { SqliteAuditStorage } from './sqlite-audit-storage';
 
 function attempt(
   sessionId: string,
@@ -34,6 +36,11 @@ function attempt(
     oldLeafId: null,
     newLeafId: null,
     continuation: null,
+    customInstructions: null,
+    actor: null,
+    onBehalfOf: null,
+    summaryCalls: [],
+    summaryCallsOmitted: 0,
     startPosition,
     position: startPosition + 1n,
     ...fields,
@@ -42,7 +49,34 @@ function attempt(
 
 const attempts = [
   attempt('s1', 'a1', 10n),
-  attempt('s1', 'a2', 20n, { outcome: 'failed', error: { message: 'boom', code: null } }),
+  attempt('s1', 'a2', 20n, {
+    outcome: 'failed',
+    error: { message: 'boom', code: null },
+    customInstructions: 'keep the file names',
+    actor: 'agent-host',
+    onBehalfOf: 'user-42',
+    summaryCalls: [
+      {
+        purpose: 'history',
+        summarizer: 'remote-endpoint',
+        retry: 0,
+        model: null,
+        usage: null,
+        durationMs: 30,
+        error: { message: 'down', code: 'server_error' },
+      },
+      {
+        purpose: 'history',
+        summarizer: 'openai-compatible:m@h',
+        retry: 0,
+        model: 'fake-summarizer-1-2026',
+        usage: { input: 10, output: 2, totalTokens: 12, cost: null },
+        durationMs: 40,
+        error: null,
+      },
+    ],
+    summaryCallsOmitted: 3,
+  }),
   attempt('s2', 'b1', 30n, { kind: 'branch_summary', trigger: null, outcome: 'skipped', reason: 'empty' }),
   attempt('s3', 'a1', 40n, { tenant: 'globex' }),
 ];
@@ -127,5 +161,25 @@ describe.each(storages)('audit storage %s', (_name, create) => {
         InvalidProjectionQueryError,
       );
     });
+  });
+});
+
+describe('a document stored in SQLite before the instructions, the actor and the calls were recorded', () => {
+  it('reads them as null and none', async () => {
+    const database = new Database(':memory:');
+    const storage = new SqliteAuditStorage(database);
+    await storage.save(new Map([['s1/a1', attempt('s1', 'a1', 10n)]]));
+    const row = database.prepare('SELECT document FROM projection_audit_attempts').get() as {
+      document: string;
+    };
+    const {
+      customInstructions: _i,
+      actor: _a,
+      onBehalfOf: _o,
+      ...older
+    } = JSON.parse(row.document) as Record<string, unknown>;
+    database.prepare('UPDATE projection_audit_attempts SET document = ?').run(JSON.stringify(older));
+    expect(await storage.load('s1/a1')).toEqual(attempt('s1', 'a1', 10n));
+    database.close();
   });
 });

@@ -26,6 +26,10 @@ export interface ProjectedEvent {
   readonly recordedAt: string;
   /** `metadata.tenant`, else `default`. */
   readonly tenant: string;
+  /** `metadata.actor` (who wrote it: an API key's name, the engine), when it records one. */
+  readonly actor?: string;
+  /** `metadata.onBehalfOf` (who the writer acted for), when it records one. */
+  readonly onBehalfOf?: string;
   readonly event: SessionEvent;
 }
 
@@ -62,6 +66,15 @@ export function sessionIdOfStream(streamId: string): string | undefined {
 export function tenantOf(metadata: Readonly<Record<string, unknown>>): string {
   const tenant = metadata['tenant'];
   return typeof tenant === 'string' && tenant !== '' ? tenant : DEFAULT_TENANT;
+}
+
+/** `{ [key]: value }` when the metadata holds a non-empty string there, else nothing. */
+function textOf<Key extends 'actor' | 'onBehalfOf'>(
+  metadata: Readonly<Record<string, unknown>>,
+  key: Key,
+): Partial<Record<Key, string>> {
+  const value = metadata[key];
+  return typeof value === 'string' && value !== '' ? ({ [key]: value } as Record<Key, string>) : {};
 }
 
 function invalid(
@@ -109,6 +122,8 @@ export function readProjectedEvent(recorded: RecordedEvent): ReadProjectedEventR
       position: recorded.position,
       recordedAt: recorded.createdAt,
       tenant: tenantOf(recorded.metadata),
+      ...textOf(recorded.metadata, 'actor'),
+      ...textOf(recorded.metadata, 'onBehalfOf'),
       event: candidate as SessionEvent,
     },
   };

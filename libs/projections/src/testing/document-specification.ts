@@ -11,6 +11,8 @@ export interface ProjectedEventOptions {
   readonly revision?: bigint;
   readonly position?: bigint;
   readonly recordedAt?: string;
+  readonly actor?: string;
+  readonly onBehalfOf?: string;
 }
 
 /** A projected event; revision and position default to the given sequence number. */
@@ -28,6 +30,8 @@ export function projected(
     position: options.position ?? BigInt(sequence + 1),
     recordedAt: options.recordedAt ?? new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)).toISOString(),
     tenant: options.tenant ?? 'acme',
+    ...(options.actor !== undefined ? { actor: options.actor } : {}),
+    ...(options.onBehalfOf !== undefined ? { onBehalfOf: options.onBehalfOf } : {}),
     event,
   };
 }

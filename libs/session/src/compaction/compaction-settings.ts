@@ -9,8 +9,6 @@ export interface CompactionSettings {
   readonly keepRecentTokens: number;
   /** Whether a threshold compaction is followed by a synthetic "continue" prompt. */
   readonly autoContinue: boolean;
-  /** When set, summaries are requested from this endpoint instead of a model provider. */
-  readonly remoteEndpoint?: string;
 }
 
 export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {

@@ -7,7 +7,7 @@
 import { identifierProblem } from '../entries/identifiers';
 import type { Usage } from '../entries/messages';
 import { isBoundedUsage, MAX_COST_FIGURE, MAX_TOKEN_FIGURE } from '../entries/usage-bounds';
-import { isCount, isTime, requireEntryFields } from './decide-entries';
+import { isCount, isTime, recordedInstructions, requireEntryFields } from './decide-entries';
 import type {
   CancelBranchSummary,
   CancelCompaction,
@@ -20,9 +20,17 @@ import type {
   SkipCompaction,
   StartBranchSummary,
   StartCompaction,
+  SummaryCallsRecord,
 } from './session-commands';
 import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
-import type { AttemptError, SessionEvent } from './session-events';
+import {
+  MAX_SUMMARY_CALLS,
+  MAX_SUMMARY_CALL_ERROR_LENGTH,
+  MAX_SUMMARY_CALL_NAME_LENGTH,
+  type AttemptError,
+  type SessionEvent,
+  type SummaryCall,
+} from './session-events';
 import type {
   ActiveSessionState,
   BranchSummaryAttempt,
@@ -106,9 +114,55 @@ function summariserFields(model: string | undefined, usage: Usage | undefined) {
   return { ...(model !== undefined ? { model } : {}), ...(usage !== undefined ? { usage } : {}) };
 }
 
+function requireBoundedText(name: string, value: string | undefined, bound: number): void {
+  if (value !== undefined && value.length > bound) {
+    throw invalid(`${name} must be at most ${bound} characters`, { length: value.length });
+  }
+}
+
+/** The summary calls as an outcome records them, each checked (bounded names, figures and errors). */
+function summaryCallsFields(record: SummaryCallsRecord): {
+  summaryCalls?: SummaryCall[];
+  summaryCallsOmitted?: number;
+} {
+  const { summaryCalls, summaryCallsOmitted } = record;
+  if (summaryCalls !== undefined && summaryCalls.length > MAX_SUMMARY_CALLS) {
+    throw invalid(`an outcome lists at most ${MAX_SUMMARY_CALLS} summary calls`, {
+      count: summaryCalls.length,
+    });
+  }
+  for (const call of summaryCalls ?? []) {
+    requireBoundedText('a summary call summarizer', call.summarizer, MAX_SUMMARY_CALL_NAME_LENGTH);
+    requireBoundedText('a summary call model', call.model, MAX_SUMMARY_CALL_NAME_LENGTH);
+    requireBoundedText('a summary call error', call.error?.message, MAX_SUMMARY_CALL_ERROR_LENGTH);
+    requireCount('retry', call.retry);
+    requireTime('durationMs', call.durationMs);
+    requireBoundedUsage(call.usage);
+  }
+  if (summaryCallsOmitted !== undefined) requireCount('summaryCallsOmitted', summaryCallsOmitted);
+  return {
+    ...(summaryCalls !== undefined && summaryCalls.length > 0
+      ? { summaryCalls: summaryCalls.map(recordedCall) }
+      : {}),
+    ...(summaryCallsOmitted !== undefined && summaryCallsOmitted > 0 ? { summaryCallsOmitted } : {}),
+  };
+}
+
+function recordedCall(call: SummaryCall): SummaryCall {
+  const { purpose, summarizer, retry, model, usage, durationMs, error } = call;
+  return {
+    purpose,
+    summarizer,
+    retry,
+    ...summariserFields(model, usage),
+    durationMs,
+    ...(error !== undefined ? { error: recordedError(error) } : {}),
+  };
+}
+
 type CompactionEnding = Pick<
   SkipCompaction['data'],
-  'durationMs' | 'model' | 'usage' | 'estimatedTokensAfter'
+  'durationMs' | 'model' | 'usage' | 'estimatedTokensAfter' | 'summaryCalls' | 'summaryCallsOmitted'
 >;
 
 /** The outcome fields of a compaction that did not compact: the context stays as it was unless told. */
@@ -124,10 +178,14 @@ function compactionEndingFields(attempt: CompactionAttempt, ending: CompactionEn
     durationMs: ending.durationMs,
     tokensBefore,
     estimatedTokensAfter,
+    ...summaryCallsFields(ending),
   };
 }
 
-type BranchSummaryEnding = Pick<SkipBranchSummary['data'], 'durationMs' | 'model' | 'usage'>;
+type BranchSummaryEnding = Pick<
+  SkipBranchSummary['data'],
+  'durationMs' | 'model' | 'usage' | 'summaryCalls' | 'summaryCallsOmitted'
+>;
 
 /** The outcome fields of a branch summary: its navigation, summariser and duration. */
 function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: BranchSummaryEnding) {
@@ -139,12 +197,14 @@ function branchSummaryEndingFields(attempt: BranchSummaryAttempt, ending: Branch
     oldLeafId,
     ...summariserFields(ending.model ?? attempt.started.model, ending.usage),
     durationMs: ending.durationMs,
+    ...summaryCallsFields(ending),
   };
 }
 
 export function startCompaction(command: StartCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, trigger, preparedAtLeafId, firstKeptEntryId, tokensBefore, model, startedAt, force } =
     command.data;
+  const instructions = recordedInstructions(command.data.customInstructions);
   requireAttemptId(attemptId);
   if (alreadyStarted(state, attemptId, 'compaction')) return [];
   requireEntryOrNull(state, preparedAtLeafId, 'prepared-at leaf');
@@ -160,6 +220,7 @@ export function startCompaction(command: StartCompaction, state: ActiveSessionSt
     ...(model !== undefined ? { model } : {}),
     startedAt,
     ...(force === true ? { force } : {}),
+    ...instructions,
   };
   return [{ type: 'CompactionStarted', data }];
 }
@@ -168,6 +229,7 @@ export function startCompaction(command: StartCompaction, state: ActiveSessionSt
 export function recordCompaction(command: RecordCompaction, state: ActiveSessionState): SessionEvent[] {
   const { attemptId, entry, model, usage, durationMs, estimatedTokensAfter } = command.data;
   const attempt = openAttempt(state, attemptId, 'compaction');
+  const calls = summaryCallsFields(command.data);
   requireEntryFields(entry);
   if (state.hasEntry(entry.id))
     throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
@@ -206,6 +268,7 @@ export function recordCompaction(command: RecordCompaction, state: ActiveSession
         durationMs,
         tokensBefore: entry.tokensBefore,
         estimatedTokensAfter,
+        ...calls,
       },
     },
   ];
@@ -241,20 +304,34 @@ export function startBranchSummary(command: StartBranchSummary, state: ActiveSes
   requireEntryOrNull(state, targetId, 'navigation target');
   requireEntryOrNull(state, oldLeafId, 'old leaf');
   requireTime('startedAt', startedAt);
-  const data = { attemptId, targetId, oldLeafId, ...(model !== undefined ? { model } : {}), startedAt };
+  const instructions = recordedInstructions(command.data.customInstructions);
+  const data = {
+    attemptId,
+    targetId,
+    oldLeafId,
+    ...(model !== undefined ? { model } : {}),
+    startedAt,
+    ...instructions,
+  };
   return [{ type: 'BranchSummaryStarted', data }];
 }
 
 /** Moves the leaf to the summary's parent if needed, appends the summary, ends the attempt. */
 export function recordBranchSummary(command: RecordBranchSummary, state: ActiveSessionState): SessionEvent[] {
-  const { attemptId, entry, model, usage, durationMs } = command.data;
+  const { attemptId, entry, model, usage, durationMs, summaryCalls, summaryCallsOmitted } = command.data;
   const attempt = openAttempt(state, attemptId, 'branch_summary');
   requireEntryFields(entry);
   if (state.hasEntry(entry.id))
     throw alreadyExists(`entry ${entry.id} already exists`, { entryId: entry.id });
   requireEntryOrNull(state, entry.parentId, 'branch summary parent');
   if (entry.fromId !== 'root') requireEntryOrNull(state, entry.fromId, 'branch summary origin');
-  const fields = branchSummaryEndingFields(attempt, { model, usage, durationMs });
+  const fields = branchSummaryEndingFields(attempt, {
+    model,
+    usage,
+    durationMs,
+    ...(summaryCalls !== undefined ? { summaryCalls } : {}),
+    ...(summaryCallsOmitted !== undefined ? { summaryCallsOmitted } : {}),
+  });
   const newLeafId = entry.parentId;
   const events: SessionEvent[] = [];
   if (state.leafId !== newLeafId) {

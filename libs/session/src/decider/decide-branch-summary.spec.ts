@@ -40,6 +40,14 @@ describe('a session where the user navigates with a summary', () => {
       .then([branchStarted]);
   });
 
+  it("records the navigation's instructions on the start", () => {
+    const data = { ...branchStarted.data, customInstructions: 'only the failures' };
+    spec
+      .given(startedChain)
+      .when({ type: 'StartBranchSummary', data })
+      .then([{ type: 'BranchSummaryStarted', data }]);
+  });
+
   it('refuses an unknown target or old leaf', () => {
     spec
       .given(startedChain)

@@ -1,9 +1,15 @@
 import { DeciderSpecification } from '@strata/testing';
 import { sessionDecider } from './decide';
 import { appended, compaction, startedChain, toolResult, user } from './decider-spec-data';
-import { autoContinueMessage, type SessionCommand } from './session-commands';
+import { autoContinueMessage, type RecordCompaction, type SessionCommand } from './session-commands';
 import { SessionDomainError, type SessionErrorCode } from './session-domain-error';
-import type { SessionEvent } from './session-events';
+import {
+  MAX_CUSTOM_INSTRUCTIONS_LENGTH,
+  MAX_SUMMARY_CALLS,
+  MAX_SUMMARY_CALL_NAME_LENGTH,
+  type SessionEvent,
+  type SummaryCall,
+} from './session-events';
 
 const spec = DeciderSpecification.for(sessionDecider);
 const withCode = (code: SessionErrorCode) => (error: SessionDomainError) => error.code === code;
@@ -84,6 +90,21 @@ describe('a session without attempts', () => {
       .thenThrows(SessionDomainError, withCode('not_found'));
   });
 
+  it('records the instructions the request gave on the start, and refuses them over the bound', () => {
+    const data = { ...compactionStarted().data, customInstructions: 'keep the file names' };
+    spec
+      .given(startedChain)
+      .when({ type: 'StartCompaction', data })
+      .then([{ type: 'CompactionStarted', data }]);
+    spec
+      .given(startedChain)
+      .when({
+        type: 'StartCompaction',
+        data: { ...data, customInstructions: 'x'.repeat(MAX_CUSTOM_INSTRUCTIONS_LENGTH + 1) },
+      })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
   it('refuses to end an attempt that never started', () => {
     spec.given(startedChain).when(recordCompaction()).thenThrows(SessionDomainError, withCode('not_found'));
     spec
@@ -116,6 +137,48 @@ describe('a session with an open compaction attempt', () => {
       .given(compactionOpen)
       .when(recordCompaction())
       .then([appended(compaction('k1', 't2', 'u2')), compactionCompleted()]);
+  });
+
+  it('records the summary calls with the completed outcome, and refuses more than it lists or unbounded names', () => {
+    const calls: SummaryCall[] = [
+      {
+        purpose: 'history',
+        summarizer: 'remote-endpoint',
+        retry: 0,
+        durationMs: 30,
+        error: { message: 'Remote compaction failed (503 Service Unavailable)', code: 'server_error' },
+      },
+      {
+        purpose: 'history',
+        summarizer: 'openai-compatible:m@127.0.0.1',
+        retry: 0,
+        model: 'fake-summarizer-1-2026',
+        usage: { input: 800, output: 60, cacheRead: 0, cacheWrite: 0, totalTokens: 860 },
+        durationMs: 45,
+      },
+    ];
+    const withCalls = (summaryCalls: readonly SummaryCall[]): SessionCommand => ({
+      type: 'RecordCompaction',
+      data: { ...recordCompaction().data, summaryCalls } as RecordCompaction['data'],
+    });
+    spec
+      .given(compactionOpen)
+      .when(withCalls(calls))
+      .then([
+        appended(compaction('k1', 't2', 'u2')),
+        {
+          type: 'CompactionCompleted',
+          data: { ...compactionCompleted().data, summaryCalls: calls },
+        } as SessionEvent,
+      ]);
+    spec
+      .given(compactionOpen)
+      .when(withCalls(Array.from({ length: MAX_SUMMARY_CALLS + 1 }, () => calls[0]!)))
+      .thenThrows(SessionDomainError, withCode('invalid'));
+    spec
+      .given(compactionOpen)
+      .when(withCalls([{ ...calls[1]!, model: 'm'.repeat(MAX_SUMMARY_CALL_NAME_LENGTH + 1) }]))
+      .thenThrows(SessionDomainError, withCode('invalid'));
   });
 
   it('refuses a compaction that is not a child of the current leaf', () => {

@@ -137,6 +137,30 @@ describe('a session with a chain of entries', () => {
       .then([{ type: 'LeafMoved', data: { leafId: null, previousLeafId: 't2' } }]);
   });
 
+  it('records on the move a branch summary asked for and declined, with the instructions given', () => {
+    spec
+      .given(startedChain)
+      .when({
+        type: 'MoveLeaf',
+        data: { leafId: 'a1', summaryDeclined: 'disabled', customInstructions: 'only the failures' },
+      })
+      .then([
+        {
+          type: 'LeafMoved',
+          data: {
+            leafId: 'a1',
+            previousLeafId: 't2',
+            summaryDeclined: 'disabled',
+            customInstructions: 'only the failures',
+          },
+        },
+      ]);
+    spec
+      .given(startedChain)
+      .when({ type: 'MoveLeaf', data: { leafId: 'a1', customInstructions: 'only the failures' } })
+      .thenThrows(SessionDomainError, withCode('invalid'));
+  });
+
   it('treats a move to the current leaf as a no-op', () => {
     spec
       .given(startedChain)

@@ -4,11 +4,12 @@ import { CURRENT_SESSION_VERSION, type SessionEntry } from '../entries/entries';
 import { describeFieldProblem, entryFieldProblems, headerFieldProblems } from '../entries/entry-rules';
 import type { AppendEntries, MoveLeaf, RecordPruning, SetLabel, StartSession } from './session-commands';
 import { alreadyExists, conflict, invalid, notFound } from './session-domain-error';
-import type {
-  EntryAppendedEvent,
-  LeafMovedEvent,
-  SessionStartedEvent,
-  ToolOutputsPrunedEvent,
+import {
+  MAX_CUSTOM_INSTRUCTIONS_LENGTH,
+  type EntryAppendedEvent,
+  type LeafMovedEvent,
+  type SessionStartedEvent,
+  type ToolOutputsPrunedEvent,
 } from './session-events';
 import type { ActiveSessionState, SessionState } from './session-state';
 
@@ -91,19 +92,41 @@ export function appendEntries(command: AppendEntries, state: ActiveSessionState)
   return entries.map((entry) => ({ type: 'EntryAppended', data: { entry } }));
 }
 
+/**
+ * Moves the leaf (nothing when it is there already). A navigation that asked for a branch summary
+ * and gets none records why on the move, with the instructions it gave.
+ */
 export function moveLeaf(command: MoveLeaf, state: ActiveSessionState): LeafMovedEvent[] {
-  const { leafId } = command.data;
+  const { leafId, summaryDeclined, customInstructions } = command.data;
   if (leafId === state.leafId) return [];
   if (leafId !== null && !state.hasEntry(leafId)) {
     throw notFound(`entry ${leafId} not found`, { entryId: leafId });
   }
-  return [{ type: 'LeafMoved', data: { leafId, previousLeafId: state.leafId } }];
+  if (customInstructions !== undefined && summaryDeclined === undefined) {
+    throw invalid('a leaf move records instructions only for a summary it declined');
+  }
+  const declined =
+    summaryDeclined !== undefined ? { summaryDeclined, ...recordedInstructions(customInstructions) } : {};
+  return [{ type: 'LeafMoved', data: { leafId, previousLeafId: state.leafId, ...declined } }];
 }
 
 export function setLabel(command: SetLabel, state: ActiveSessionState): EntryAppendedEvent[] {
   const { entry } = command.data;
   checkNewEntries(state, [entry]);
   return [{ type: 'EntryAppended', data: { entry } }];
+}
+
+/** The instructions as a start records them (absent when not given); refuses them over the bound. */
+export function recordedInstructions(customInstructions: string | undefined): {
+  customInstructions?: string;
+} {
+  if (customInstructions === undefined) return {};
+  if (customInstructions.length > MAX_CUSTOM_INSTRUCTIONS_LENGTH) {
+    throw invalid(`customInstructions must be at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters`, {
+      length: customInstructions.length,
+    });
+  }
+  return { customInstructions };
 }
 
 /** A time or duration in milliseconds: finite, non-negative, and exact (at most 2^53 - 1). */

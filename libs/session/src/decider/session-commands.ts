@@ -9,7 +9,14 @@ import type {
   SessionHeader,
 } from '../entries/entries';
 import type { Usage, UserMessage } from '../entries/messages';
-import type { AttemptError, CompactionTrigger, ContinuationReason, PrunedToolOutput } from './session-events';
+import type {
+  AttemptError,
+  CompactionTrigger,
+  ContinuationReason,
+  PrunedToolOutput,
+  SummaryCall,
+  SummaryDeclinedReason,
+} from './session-events';
 
 type CommandOf<Type extends string, Data> = { readonly type: Type; readonly data: Readonly<Data> };
 
@@ -24,7 +31,16 @@ export type AppendEntries = CommandOf<
   }
 >;
 
-export type MoveLeaf = CommandOf<'MoveLeaf', { leafId: string | null }>;
+export type MoveLeaf = CommandOf<
+  'MoveLeaf',
+  {
+    leafId: string | null;
+    /** A navigation that asked for a branch summary and gets none: why (recorded on the move). */
+    summaryDeclined?: SummaryDeclinedReason;
+    /** The instructions given for that summary (only with `summaryDeclined`). */
+    customInstructions?: string;
+  }
+>;
 
 export type SetLabel = CommandOf<'SetLabel', { entry: LabelEntry }>;
 
@@ -49,9 +65,17 @@ export type StartCompaction = CommandOf<
     tokensBefore: number;
     model?: string;
     startedAt: number;
+    /** What the request asked the summary to focus on (at most MAX_CUSTOM_INSTRUCTIONS_LENGTH). */
+    customInstructions?: string;
     force?: true;
   }
 >;
+
+/** The summary calls an attempt made (at most MAX_SUMMARY_CALLS listed, the latest), and how many more. */
+export interface SummaryCallsRecord {
+  summaryCalls?: readonly SummaryCall[];
+  summaryCallsOmitted?: number;
+}
 
 export type RecordCompaction = CommandOf<
   'RecordCompaction',
@@ -62,14 +86,14 @@ export type RecordCompaction = CommandOf<
     usage?: Usage;
     durationMs: number;
     estimatedTokensAfter: number;
-  }
+  } & SummaryCallsRecord
 >;
 
 /**
  * What the caller knows when an attempt ends without compacting. The trigger and the tokens
  * before come from the attempt's start; the model recorded at start stands unless one is given.
  */
-interface CompactionEnding {
+interface CompactionEnding extends SummaryCallsRecord {
   /** Measured by the caller's clock since the attempt started. */
   durationMs: number;
   model?: string;
@@ -94,7 +118,15 @@ export type FailCompaction = CommandOf<
 
 export type StartBranchSummary = CommandOf<
   'StartBranchSummary',
-  { attemptId: string; targetId: string; oldLeafId: string | null; model?: string; startedAt: number }
+  {
+    attemptId: string;
+    targetId: string;
+    oldLeafId: string | null;
+    model?: string;
+    startedAt: number;
+    /** The navigation's instructions for the summary (at most MAX_CUSTOM_INSTRUCTIONS_LENGTH). */
+    customInstructions?: string;
+  }
 >;
 
 export type RecordBranchSummary = CommandOf<
@@ -106,14 +138,14 @@ export type RecordBranchSummary = CommandOf<
     model?: string;
     usage?: Usage;
     durationMs: number;
-  }
+  } & SummaryCallsRecord
 >;
 
 /**
  * What the caller knows when a branch summary ends without being attached. The navigation
  * (target, old leaf) comes from the attempt's start, and so does the model unless one is given.
  */
-interface BranchSummaryEnding {
+interface BranchSummaryEnding extends SummaryCallsRecord {
   /** Measured by the caller's clock since the attempt started. */
   durationMs: number;
   model?: string;

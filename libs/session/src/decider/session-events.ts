@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { recordedSessionEntrySchema, recordedSessionHeaderSchema } from '../entries/entries';
 import { usageSchema, userMessageSchema } from '../entries/messages';
+import type { SummaryPurpose } from '../compaction/summary-request';
 
 export const SESSION_STREAM_PREFIX = 'session-';
 
@@ -29,6 +30,56 @@ const millis = z.number().nonnegative();
 export const attemptErrorSchema = z.object({ message: z.string(), code: z.string().optional() });
 export type AttemptError = z.infer<typeof attemptErrorSchema>;
 
+/** The longest `customInstructions` an attempt records (and a request may give), in UTF-16 code units. */
+export const MAX_CUSTOM_INSTRUCTIONS_LENGTH = 10_000;
+/** What a compaction or navigation asked the summariser to focus on, as given. */
+export const customInstructionsSchema = z.string().max(MAX_CUSTOM_INSTRUCTIONS_LENGTH);
+
+/** Why a navigation that asked for a branch summary wrote none. */
+export const summaryDeclinedReasons = ['disabled', 'nothing_to_summarize'] as const;
+export const summaryDeclinedSchema = z.enum(summaryDeclinedReasons);
+export type SummaryDeclinedReason = z.infer<typeof summaryDeclinedSchema>;
+
+/** What a summary request was for (`SummaryPurpose` of the summary requests). */
+export const summaryPurposes = [
+  'history',
+  'turn-prefix',
+  'short-summary',
+  'branch',
+] as const satisfies readonly SummaryPurpose[];
+
+/** Summary calls an outcome lists at most; more are counted in `summaryCallsOmitted`. */
+export const MAX_SUMMARY_CALLS = 64;
+/** The longest summariser or model name, and error message, a summary call records. */
+export const MAX_SUMMARY_CALL_NAME_LENGTH = 256;
+export const MAX_SUMMARY_CALL_ERROR_LENGTH = 2_000;
+
+/**
+ * One request sent to one summariser candidate during an attempt: what it was for, which
+ * candidate (its configured name) and which try of it, how long it took, and either what the
+ * provider answered with (the model it reported, the usage) or why it failed.
+ */
+export const summaryCallSchema = z.object({
+  purpose: z.enum(summaryPurposes),
+  summarizer: z.string(),
+  /** 0 for the candidate's first try at this request, then 1, 2, … for its retries. */
+  retry: count,
+  /** The model as the provider reported it (an answered call). */
+  model: z.string().optional(),
+  usage: usageSchema.optional(),
+  durationMs: millis,
+  /** Why the try failed (a failed call). */
+  error: attemptErrorSchema.optional(),
+});
+export type SummaryCall = z.infer<typeof summaryCallSchema>;
+
+/** The summary calls an outcome records (optional: outcomes stored before them, or with no call). */
+const summaryCallFields = {
+  summaryCalls: z.array(summaryCallSchema).optional(),
+  /** Calls made beyond the MAX_SUMMARY_CALLS listed (the earliest are the ones left out). */
+  summaryCallsOmitted: count.optional(),
+};
+
 export const prunedToolOutputSchema = z.object({ entryId: id, tokens: count });
 export type PrunedToolOutput = z.infer<typeof prunedToolOutputSchema>;
 
@@ -44,7 +95,17 @@ export const entryAppendedSchema = z.object({
 
 export const leafMovedSchema = z.object({
   type: z.literal('LeafMoved'),
-  data: z.object({ leafId: id.nullable(), previousLeafId: id.nullable() }),
+  data: z.object({
+    leafId: id.nullable(),
+    previousLeafId: id.nullable(),
+    /**
+     * A navigation that asked for a branch summary and moved without one: why (`disabled`:
+     * `branchSummary.enabled` is off; `nothing_to_summarize`: the branch left holds nothing).
+     */
+    summaryDeclined: summaryDeclinedSchema.optional(),
+    /** The instructions that navigation gave for the summary it did not get. */
+    customInstructions: customInstructionsSchema.optional(),
+  }),
 });
 
 export const toolOutputsPrunedSchema = z.object({
@@ -70,6 +131,8 @@ export const compactionStartedSchema = z.object({
     /** "provider/modelId" of the summariser, when known at start. */
     model: z.string().optional(),
     startedAt: millis,
+    /** What the request asked the summary to focus on, as given (absent: nothing). */
+    customInstructions: customInstructionsSchema.optional(),
     /** The compaction was forced (issue 13.4): it keeps less when the keep budget would keep all. */
     force: z.literal(true).optional(),
   }),
@@ -87,6 +150,7 @@ export const compactionCompletedSchema = z.object({
     durationMs: millis,
     tokensBefore: count,
     estimatedTokensAfter: count,
+    ...summaryCallFields,
   }),
 });
 
@@ -106,6 +170,7 @@ const compactionOutcomeFields = {
   durationMs: millis.optional(),
   tokensBefore: count.optional(),
   estimatedTokensAfter: count.optional(),
+  ...summaryCallFields,
 };
 
 export const compactionSkippedSchema = z.object({
@@ -133,6 +198,8 @@ export const branchSummaryStartedSchema = z.object({
     oldLeafId: id.nullable(),
     model: z.string().optional(),
     startedAt: millis,
+    /** The instructions the navigation gave for the summary, as given (absent: none). */
+    customInstructions: customInstructionsSchema.optional(),
   }),
 });
 
@@ -149,6 +216,7 @@ const branchSummaryOutcomeFields = {
   model: z.string().optional(),
   usage: usageSchema.optional(),
   durationMs: millis.optional(),
+  ...summaryCallFields,
 };
 
 export const branchSummaryCompletedSchema = z.object({

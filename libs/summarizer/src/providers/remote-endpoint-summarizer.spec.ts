@@ -61,6 +61,33 @@ describe('the remote endpoint summariser', () => {
     });
   });
 
+  describe('given an endpoint that names its model and reports its usage', () => {
+    it('returns the model it names and the usage it reports', async () => {
+      server.script(
+        jsonReply(200, {
+          summary: 'Done.',
+          model: 'fake-summarizer-1-2026',
+          usage: { input: 812, output: 64 },
+        }),
+      );
+      const result = await summarizer().summarize(request);
+      expect(result).toEqual({
+        text: 'Done.',
+        model: 'fake-summarizer-1-2026',
+        usage: { input: 812, output: 64 },
+        stopReason: 'unreported',
+      });
+    });
+
+    it('ignores a model or a usage in another shape, and keeps the summary', async () => {
+      server.script(
+        jsonReply(200, { summary: 'Done.', model: 42, usage: { prompt_tokens: 812, completion_tokens: 64 } }),
+      );
+      const result = await summarizer().summarize(request);
+      expect(result).toEqual({ text: 'Done.', model: 'remote-endpoint', stopReason: 'unreported' });
+    });
+  });
+
   describe('given an endpoint that answers badly', () => {
     it('rejects a body without a string summary as missing_summary', async () => {
       server.script(jsonReply(200, { text: 'wrong field' }));

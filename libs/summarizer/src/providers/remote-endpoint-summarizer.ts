@@ -1,6 +1,8 @@
 // The `compaction.remoteEndpoint` provider (reference §5.4): POST `{systemPrompt, prompt}` as JSON,
-// read `{summary, shortSummary?}` back. Unlike the reference it can send an auth header and it
-// honours the caller's abort signal and a timeout (§11.1 defect 12 fixed).
+// read `{summary, shortSummary?, model?, usage?: {input, output}}` back. Unlike the reference it
+// can send an auth header and it honours the caller's abort signal and a timeout (§11.1 defect 12
+// fixed). The model the endpoint names is the result's model (the summariser's name when it names
+// none); optional fields it sends in another shape are ignored, never fatal.
 import { z } from 'zod';
 import { httpFailureError } from '../errors/http-failure';
 import { SummarizerError, timedOutError, toSummarizerError } from '../errors/summarizer-error';
@@ -19,9 +21,15 @@ export interface RemoteEndpointSummarizerOptions {
   readonly name?: string;
 }
 
+/** The longest model name taken from an endpoint's answer. */
+const MAX_MODEL_NAME_LENGTH = 200;
+const tokenCount = z.number().int().nonnegative();
+
 const remoteSummarySchema = z.looseObject({
   summary: z.string(),
   shortSummary: z.string().optional().catch(undefined),
+  model: z.string().min(1).max(MAX_MODEL_NAME_LENGTH).optional().catch(undefined),
+  usage: z.object({ input: tokenCount, output: tokenCount }).optional().catch(undefined),
 });
 
 /** Characters of an error body quoted in the error message. */
@@ -93,12 +101,14 @@ export class RemoteEndpointSummarizer implements Summarizer {
         cause: parsed.error,
       });
     }
+    const { summary, shortSummary, model, usage } = parsed.data;
     return acceptSummary({
       summarizer: this.name,
-      text: parsed.data.summary,
+      text: summary,
       end: 'unreported',
-      model: this.name,
-      ...(parsed.data.shortSummary === undefined ? {} : { shortSummary: parsed.data.shortSummary }),
+      model: model ?? this.name,
+      ...(usage === undefined ? {} : { usage: { input: usage.input, output: usage.output } }),
+      ...(shortSummary === undefined ? {} : { shortSummary }),
     });
   }
 }

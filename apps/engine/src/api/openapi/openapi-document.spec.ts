@@ -47,6 +47,21 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
+  it('offers X-Strata-Actor on every authenticated write, and on no read', () => {
+    const parameterNames = (method: string, path: string): string[] =>
+      (
+        (document.paths[path]?.[method] as { parameters: { name: string; in: string }[] }).parameters ?? []
+      ).flatMap((parameter) => (parameter.in === 'header' ? [parameter.name] : []));
+    for (const path of [
+      '/sessions',
+      '/sessions/{sessionId}/entries',
+      '/sessions/{sessionId}/compact',
+      '/sessions/import',
+    ])
+      expect(parameterNames('post', path)).toContain('X-Strata-Actor');
+    expect(parameterNames('get', '/sessions/{sessionId}')).not.toContain('X-Strata-Actor');
+  });
+
   it('lists the problems of each operation as problem+json, and needs no key only where public', () => {
     const get = document.paths['/sessions/{sessionId}']?.['get'] as {
       responses: Record<string, { content?: object }>;

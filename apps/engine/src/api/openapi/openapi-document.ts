@@ -1,6 +1,8 @@
 // The OpenAPI 3.1 document of the API, built from the operations' descriptions and the named
-// zod schemas (components), with the problem responses of the closed set.
+// zod schemas (components), with the problem responses of the closed set and, on every
+// authenticated write, the optional `X-Strata-Actor` header the audit records.
 import { z } from 'zod';
+import { ON_BEHALF_OF_MAX_LENGTH } from '../tenant.guard';
 import { PROBLEM_CONTENT_TYPE } from '../problem/problem-details';
 import { problemCodes, problemStatuses, problemTitles, type ProblemCode } from '../problem/api-errors';
 import type { ApiOperation } from './api-operation';
@@ -67,6 +69,25 @@ function schemaFor(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return withoutDialect(z.toJSONSchema(schema, { io, unrepresentable: 'any' }));
 }
 
+/** Whether the operation writes for an authenticated caller (and so records its actor). */
+function writesOnBehalf(operation: ApiOperation): boolean {
+  return operation.public !== true && operation.method !== 'get';
+}
+
+const onBehalfOfHeader: NonNullable<ApiOperation['headers']> = {
+  'X-Strata-Actor': {
+    schema: z
+      .string()
+      .max(ON_BEHALF_OF_MAX_LENGTH)
+      .regex(/^[\x20-\x7E]*$/),
+    description:
+      'Who the caller acts for (the end user behind a service), recorded as `onBehalfOf` in the ' +
+      "metadata of every event the request writes, beside the API key's name (`actor`), never " +
+      `instead of it. At most ${ON_BEHALF_OF_MAX_LENGTH} printable ASCII characters (percent-encode ` +
+      'others); blank is none; anything else answers 400.',
+  },
+};
+
 function parametersOf(operation: ApiOperation): JsonSchema[] {
   const parameters: JsonSchema[] = [];
   for (const [name, schema] of Object.entries(operation.pathParameters ?? {})) {
@@ -83,7 +104,8 @@ function parametersOf(operation: ApiOperation): JsonSchema[] {
       ...(field.description !== undefined ? { description: field.description } : {}),
     });
   }
-  for (const [name, header] of Object.entries(operation.headers ?? {})) {
+  const headers = { ...operation.headers, ...(writesOnBehalf(operation) ? onBehalfOfHeader : {}) };
+  for (const [name, header] of Object.entries(headers)) {
     parameters.push({
       name,
       in: 'header',
@@ -171,7 +193,8 @@ export function buildOpenApiDocument(
       description:
         'Event-sourced session engine for LLM agents. Revisions and positions are decimal strings. ' +
         'Every session belongs to the tenant of the API key that started or imported it; another ' +
-        "tenant's session answers 404.",
+        "tenant's session answers 404. Every event a request writes records the API key's name as " +
+        '`actor` (and `X-Strata-Actor` as `onBehalfOf`) in its sealed metadata.',
     },
     paths,
     components: {

@@ -28,9 +28,9 @@ import {
 } from '../../api/request/request-input';
 import { MAX_SESSION_PAGE, importQuery, sessionIdParameter } from './session-requests.schemas';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
-import { TenantSessions } from '../../api/tenant-sessions.service';
+import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
+import { actorMetadataOf } from '../../shared/command-context';
 
-export const IMPORT_ACTOR = 'strata-api';
 export const SESSION_FILE_MEDIA_TYPE = 'application/x-ndjson';
 
 function verificationView(sessionId: string, verification: StreamVerification) {
@@ -67,7 +67,7 @@ export class SessionFilesController {
     await this.sessions.requireAvailable(principal, prepared.header.id);
     const report = await writeSessionImport(this.store, prepared, {
       tenant: principal.tenant,
-      actor: IMPORT_ACTOR,
+      metadata: actorMetadataOf(commandContextOf(principal)),
     });
     response.statusCode = report.outcome === 'imported' ? 201 : 200;
     const { streamId: _streamId, ...rest } = report;

@@ -1,6 +1,8 @@
 // What clients send to the sessions endpoints: bodies, query strings and path parameters.
 import {
+  MAX_CUSTOM_INSTRUCTIONS_LENGTH,
   compactionTriggers,
+  customInstructionsSchema,
   identifierSchema,
   recordedSessionEntrySchema,
   recordedSessionHeaderSchema,
@@ -80,12 +82,12 @@ export const appendEntriesBody = requestSchema(
 export const compactBody = requestSchema(
   'CompactRequest',
   z.strictObject({
-    customInstructions: z
-      .string()
+    customInstructions: customInstructionsSchema
       .optional()
       .describe(
-        'appended to the summary instructions; the offline summariser does not follow them: it ' +
-          'quotes them in a Requested Focus section with the facts that share their words',
+        `appended to the summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters), ` +
+          "recorded on the attempt's CompactionStarted and shown in the audit; the offline summariser " +
+          'does not follow them: it quotes them in a Requested Focus section with the facts that share their words',
       ),
     trigger: z
       .enum(compactionTriggers)
@@ -112,12 +114,12 @@ export const navigateBody = requestSchema(
   z.strictObject({
     targetId: entryId,
     summarize: z.boolean().optional().describe('summarise the branch left behind'),
-    customInstructions: z
-      .string()
+    customInstructions: customInstructionsSchema
       .optional()
       .describe(
-        'replace the branch-summary instructions; the offline summariser quotes them in a ' +
-          'Requested Focus section instead of following them',
+        `replace the branch-summary instructions (at most ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters), ` +
+          "recorded on the attempt's BranchSummaryStarted (or, for a summary declined, on the LeafMoved); " +
+          'the offline summariser quotes them in a Requested Focus section instead of following them',
       ),
     attemptId: identifier
       .optional()

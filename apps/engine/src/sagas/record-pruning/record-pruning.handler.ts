@@ -1,7 +1,7 @@
 // Adapter: RecordPruning → the session decider through the generic command handler.
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { SessionStreams } from '../../session-streams/session-streams.service';
-import { tenantOf } from '../../shared/command-context';
+import { writeContextOf } from '../../shared/command-context';
 import { RecordPruningCommand, type RecordPruningResult } from './record-pruning.command';
 
 @CommandHandler(RecordPruningCommand)
@@ -22,7 +22,7 @@ export class RecordPruningHandler implements ICommandHandler<RecordPruningComman
         ...(options.causationEventId !== undefined
           ? { metadata: { causationId: options.causationEventId } }
           : {}),
-        ...tenantOf(context),
+        ...writeContextOf(context),
       },
     );
     return { recorded: written.events.length > 0 };

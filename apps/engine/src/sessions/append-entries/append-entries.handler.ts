@@ -15,7 +15,7 @@ import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '.
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
 import { SessionTooLargeError } from '../../shared/session-size';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
-import { tenantOf } from '../../shared/command-context';
+import { writeContextOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 
 /** What an append's idempotency key stands for: its entries (the preconditions are checks, not content). */
@@ -68,7 +68,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
       {
         ...keyed,
         ...(expectedRevision !== undefined ? { expectedRevision } : {}),
-        ...tenantOf(context),
+        ...writeContextOf(context),
       },
     );
     if (written.earlier !== undefined && idempotencyKey !== undefined) {

@@ -3,7 +3,6 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { newAttemptId } from '../../attempts/attempt-ids';
 import type { CompactionResult } from '../../compaction/compaction-result';
 import { CompactionService } from '../../compaction/compaction.service';
-import { tenantOf } from '../../shared/command-context';
 import { CompactSessionCommand } from './compact-session.command';
 
 @CommandHandler(CompactSessionCommand)
@@ -17,7 +16,7 @@ export class CompactSessionHandler implements ICommandHandler<CompactSessionComm
       trigger: options.trigger ?? 'manual',
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
       ...(options.force === true ? { force: true } : {}),
-      ...tenantOf(context),
+      context,
       ...(options.whenRunningElsewhere !== undefined
         ? { whenRunningElsewhere: options.whenRunningElsewhere }
         : {}),

@@ -9,10 +9,11 @@ import { NavigateSessionCommand } from './navigate-session.command';
 export class NavigateSessionHandler implements ICommandHandler<NavigateSessionCommand> {
   constructor(private readonly navigation: NavigationService) {}
 
-  execute({ sessionId, targetId, options }: NavigateSessionCommand): Promise<NavigationResult> {
+  execute({ sessionId, targetId, options, context }: NavigateSessionCommand): Promise<NavigationResult> {
     return this.navigation.navigate({
       sessionId,
       targetId,
+      context,
       summarize: options.summarize === true,
       attemptId: options.attemptId ?? newAttemptId(),
       ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),

@@ -11,7 +11,7 @@ import { newEntryId } from '../../shared/entry-ids';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { CLOCK } from '../../shared/injection-tokens';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
-import { tenantOf } from '../../shared/command-context';
+import { writeContextOf } from '../../shared/command-context';
 import { SetLabelCommand, type SetLabelResult } from './set-label.command';
 
 /** What a label's idempotency key stands for: its target and its label (none when cleared). */
@@ -49,7 +49,7 @@ export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
             requestDigest: labelDigestOf(targetId, label),
           }
         : {};
-    const written = await this.streams.execute(sessionId, plan, { ...keyed, ...tenantOf(context) });
+    const written = await this.streams.execute(sessionId, plan, { ...keyed, ...writeContextOf(context) });
     if (written.earlier !== undefined && key !== undefined) {
       return this.firstOutcome(sessionId, key, labelDigestOf(targetId, label), written.earlier);
     }

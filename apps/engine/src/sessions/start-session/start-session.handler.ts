@@ -11,7 +11,7 @@ import { CLOCK } from '../../shared/injection-tokens';
 import { isoTimestamp, type Clock } from '../../shared/clock';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { SessionStreams } from '../../session-streams/session-streams.service';
-import { tenantOf } from '../../shared/command-context';
+import { writeContextOf } from '../../shared/command-context';
 import { StartSessionCommand, type StartSessionResult } from './start-session.command';
 
 /** What a chosen session id stands for: the header fields the caller chose (not its timestamp). */
@@ -48,7 +48,7 @@ export class StartSessionHandler implements ICommandHandler<StartSessionCommand>
         idSeed: sessionIdSeed(sessionId, 'start-session'),
         formerIdSeeds: [`${sessionId}/start-session`],
         requestDigest: startDigestOf(header),
-        ...tenantOf(context),
+        ...writeContextOf(context),
       },
     );
     if (written.earlier !== undefined) return this.firstOutcome(sessionId, header, written.earlier);

@@ -105,6 +105,17 @@ export interface SessionContext {
 export type AttemptKind = 'compaction' | 'branch_summary';
 export type AttemptOutcome = 'pending' | 'completed' | 'skipped' | 'cancelled' | 'failed';
 
+/** One request the attempt sent to a summariser candidate, answered or failed. */
+export interface SummaryCall {
+  readonly purpose: string;
+  readonly summarizer: string;
+  readonly retry: number;
+  readonly model: string | null;
+  readonly usage: { readonly input: number; readonly output: number } | null;
+  readonly durationMs: number;
+  readonly error: { readonly message: string; readonly code: string | null } | null;
+}
+
 export interface AuditAttempt {
   readonly sessionId: string;
   readonly attemptId: string;
@@ -127,6 +138,13 @@ export interface AuditAttempt {
   readonly oldLeafId: string | null;
   readonly newLeafId: string | null;
   readonly continuation: string | null;
+  /** What the request asked the summary to focus on. */
+  readonly customInstructions: string | null;
+  /** Who started the attempt (an API key's name, `strata-engine` for a saga) and for whom. */
+  readonly actor: string | null;
+  readonly onBehalfOf: string | null;
+  readonly summaryCalls: readonly SummaryCall[];
+  readonly summaryCallsOmitted: number;
   readonly startPosition: string;
   readonly position: string;
 }

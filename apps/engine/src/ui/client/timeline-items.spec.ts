@@ -28,6 +28,11 @@ function attempt(attemptId: string, entryId: string | null, startedAt: string): 
     oldLeafId: null,
     newLeafId: null,
     continuation: null,
+    customInstructions: null,
+    actor: null,
+    onBehalfOf: null,
+    summaryCalls: [],
+    summaryCallsOmitted: 0,
     startPosition: '1',
     position: '2',
   };

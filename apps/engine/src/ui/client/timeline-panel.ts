@@ -1,10 +1,12 @@
 // The compaction and branch-summary timeline: every attempt the audit recorded (trigger,
-// outcome, tokens before and after, model, duration, usage, reason or error) joined with the
+// outcome, tokens before and after, model, duration, usage, who asked and the instructions
+// given, every summary call with its candidate, model, usage and duration or error, reason or
+// error) joined with the
 // entry it wrote (the summary and the file lists), and the compaction and branch-summary entries
 // that came in with an imported file, which have no recorded attempt. Oldest first. An imported
 // compaction's "tokens after" is measured the way the engine estimates it for its own attempts:
 // the tokens of the context built at the compaction entry (asked once per entry).
-import type { AuditAttempt, SessionEntry, SessionTree } from './api-types.js';
+import type { AuditAttempt, SessionEntry, SessionTree, SummaryCall } from './api-types.js';
 import { timelineItems, type TimelineItem } from './timeline-items.js';
 import { element, figure, replaceChildren } from './dom.js';
 import type { EntryCache } from './entry-cache.js';
@@ -32,6 +34,52 @@ function fileList(key: string, caption: string, files: readonly string[]): HTMLE
           files.map((file) => element('li', { className: 'mono', text: file })),
         ),
   ]);
+}
+
+/** One summary call as a line: what for, which candidate (and try), then the answer or the failure. */
+function summaryCallText(call: SummaryCall): string {
+  const tried = call.retry > 0 ? `${call.summarizer} (retry ${call.retry})` : call.summarizer;
+  const result =
+    call.error !== null
+      ? `failed${call.error.code !== null ? ` (${call.error.code})` : ''}: ${call.error.message}`
+      : [
+          call.model ?? '—',
+          call.usage !== null
+            ? `${formatCount(call.usage.input)} in / ${formatCount(call.usage.output)} out`
+            : undefined,
+        ]
+          .filter((part) => part !== undefined)
+          .join(' · ');
+  return `${call.purpose} · ${tried} → ${result} · ${formatDuration(call.durationMs)}`;
+}
+
+function summaryCallList(key: string, attempt: AuditAttempt): HTMLElement {
+  const failed = attempt.summaryCalls.filter((call) => call.error !== null).length;
+  const count = attempt.summaryCalls.length + attempt.summaryCallsOmitted;
+  return element('details', { className: 'summary-calls', dataset: { key } }, [
+    element('summary', {
+      text: `Summary calls (${count}${failed > 0 ? `, ${failed} failed` : ''})`,
+    }),
+    element(
+      'ol',
+      {},
+      attempt.summaryCalls.map((call) =>
+        element('li', {
+          className: `summary-call${call.error !== null ? ' is-failed' : ''}`,
+          dataset: { purpose: call.purpose },
+          text: summaryCallText(call),
+        }),
+      ),
+    ),
+    attempt.summaryCallsOmitted > 0 &&
+      element('p', { className: 'muted', text: `${attempt.summaryCallsOmitted} earlier calls not listed` }),
+  ]);
+}
+
+/** Who started the attempt, and for whom when the caller said. */
+function askedBy(attempt: AuditAttempt): string {
+  const actor = attempt.actor ?? '—';
+  return attempt.onBehalfOf !== null ? `${actor} for ${attempt.onBehalfOf}` : actor;
 }
 
 export class TimelinePanel {
@@ -161,8 +209,17 @@ export class TimelinePanel {
               ? `${formatCount(attempt.usage.input)} in / ${formatCount(attempt.usage.output)} out`
               : '—',
           ),
+          attempt !== undefined && figure('Asked by', askedBy(attempt), 'actor'),
         ]),
         problem !== undefined && element('p', { className: 'problem-text', text: problem }),
+        attempt?.customInstructions != null &&
+          element('div', { className: 'instructions', dataset: { field: 'instructions' } }, [
+            element('span', { className: 'figure-caption', text: 'Instructions' }),
+            element('p', { className: 'instructions-text', text: attempt.customInstructions }),
+          ]),
+        attempt !== undefined &&
+          attempt.summaryCalls.length > 0 &&
+          summaryCallList(`${item.key}:calls`, attempt),
         summary !== undefined &&
           element('details', { className: 'summary-text', dataset: { key: `${item.key}:summary` } }, [
             element('summary', { text: 'Summary' }),
