@@ -1,6 +1,7 @@
 // One session cannot grow past STRATA_MAX_SESSION_ENTRIES (issue 11): the engine's caches weigh
 // an entry by its text, and a session heavier than them would be read and folded whole on every
-// command. Appends that would pass the bound are refused whole, over real HTTP.
+// command. Appends and imports that would pass the bound are refused whole, over real HTTP.
+import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
 import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
 
@@ -41,6 +42,18 @@ describe('the bound on one session', () => {
 
     const entries = await engine.request('GET', `/sessions/${sessionId}/entries`);
     expect(entries.body).toMatchObject({ total: 3, leafId: builder.entries[2]!.id });
+  });
+
+  it('refuses an import heavier than the bound whole, and stores nothing of it', async () => {
+    const heavy = session({ sessionId: 'size-import' });
+    for (let turn = 0; turn < 4; turn += 1) heavy.user(`${turn}${'y'.repeat(20_000)}`);
+    const response = await engine.request('POST', '/sessions/import', {
+      rawBody: serializeSessionFile(heavy.header, heavy.entries),
+      contentType: 'application/x-ndjson',
+    });
+    expect(response.status).toBe(413);
+    expect(problemOf(response)).toMatchObject({ reason: 'session_too_large', weight: 40, maxWeight: 30 });
+    expect((await engine.request('GET', '/sessions/size-import')).status).toBe(404);
   });
 
   it('still takes small entries in other sessions', async () => {

@@ -7,7 +7,7 @@
 /** The default bound: as heavy as one cache's default bound (about 512 MB of text). */
 export const DEFAULT_MAX_SESSION_ENTRIES = 250_000;
 
-/** An append or import would make the session heavier than the engine's bound. Nothing was written. */
+/** An append or an HTTP import would make the session heavier than the engine's bound. Nothing was written. */
 export class SessionTooLargeError extends Error {
   override readonly name = 'SessionTooLargeError';
 

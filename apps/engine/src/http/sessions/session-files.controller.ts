@@ -10,7 +10,7 @@ import {
   type EventStore,
   type StreamVerification,
 } from '@strata/event-store';
-import { sessionStreamName } from '@strata/session';
+import { entryWeight, sessionStreamName } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { EngineConfig } from '../../config/engine-config';
@@ -30,6 +30,7 @@ import { MAX_SESSION_PAGE, importQuery, sessionIdParameter } from './session-req
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
+import { SessionTooLargeError } from '../../shared/session-size';
 
 export const SESSION_FILE_MEDIA_TYPE = 'application/x-ndjson';
 
@@ -65,6 +66,10 @@ export class SessionFilesController {
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
     const prepared = prepareSessionImport(file, { lenient: query.lenient });
     await this.sessions.requireAvailable(principal, prepared.header.id);
+    const weight = prepared.entries.reduce((total, entry) => total + entryWeight(entry), 0);
+    const { maxSessionEntries } = this.config.foldCache;
+    if (weight > maxSessionEntries)
+      throw new SessionTooLargeError(prepared.header.id, weight, maxSessionEntries);
     const report = await writeSessionImport(this.store, prepared, {
       tenant: principal.tenant,
       metadata: actorMetadataOf(commandContextOf(principal)),
