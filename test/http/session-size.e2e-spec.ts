@@ -44,6 +44,14 @@ describe('the bound on one session', () => {
     expect(entries.body).toMatchObject({ total: 3, leafId: builder.entries[2]!.id });
   });
 
+  it('refuses a label on a session at the bound too', async () => {
+    const response = await engine.request('POST', `/sessions/${sessionId}/labels`, {
+      body: { targetId: builder.entries[0]!.id, label: 'one more' },
+    });
+    expect(response.status).toBe(413);
+    expect(problemOf(response)).toMatchObject({ reason: 'session_too_large', weight: 31, maxWeight: 30 });
+  });
+
   it('refuses an import heavier than the bound whole, and stores nothing of it', async () => {
     const heavy = session({ sessionId: 'size-import' });
     for (let turn = 0; turn < 4; turn += 1) heavy.user(`${turn}${'y'.repeat(20_000)}`);

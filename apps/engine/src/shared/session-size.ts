@@ -2,7 +2,9 @@
 // weighs one, plus one per 2,048 characters of its text); a session heavier than a cache is not
 // kept by it, so every command on it would read and fold the whole stream again, holding the
 // event loop for seconds and the heap for the session's size. Appends and imports that would
-// take a session past `STRATA_MAX_SESSION_ENTRIES` are refused instead, whole.
+// take a session past `STRATA_MAX_SESSION_ENTRIES` are refused instead, whole (labels too: each
+// is small, but enough of them would make any session heavier than the caches).
+import type { SessionState } from '@strata/session';
 
 /** The default bound: as heavy as one cache's default bound (about 512 MB of text). */
 export const DEFAULT_MAX_SESSION_ENTRIES = 250_000;
@@ -22,4 +24,15 @@ export class SessionTooLargeError extends Error {
         'nothing was written: continue in a new session',
     );
   }
+}
+
+/** Throws `SessionTooLargeError` unless `state` can take entries weighing `addedWeight` more. */
+export function requireRoomFor(
+  sessionId: string,
+  state: SessionState,
+  addedWeight: number,
+  maxWeight: number,
+): void {
+  const weight = (state.status === 'active' ? state.weight : 0) + addedWeight;
+  if (weight > maxWeight) throw new SessionTooLargeError(sessionId, weight, maxWeight);
 }

@@ -13,7 +13,7 @@ import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { TOKEN_COUNTER } from '../../shared/injection-tokens';
-import { SessionTooLargeError } from '../../shared/session-size';
+import { requireRoomFor } from '../../shared/session-size';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { writeContextOf } from '../../shared/command-context';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
@@ -56,8 +56,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     const written = await this.streams.execute(
       sessionId,
       (state): SessionCommand[] => {
-        const weight = (state.status === 'active' ? state.weight : 0) + added;
-        if (weight > maxSessionEntries) throw new SessionTooLargeError(sessionId, weight, maxSessionEntries);
+        requireRoomFor(sessionId, state, added, maxSessionEntries);
         return [
           {
             type: 'AppendEntries',

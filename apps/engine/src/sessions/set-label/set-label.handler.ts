@@ -5,13 +5,14 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
-import type { LabelEntry, SessionCommand, SessionState } from '@strata/session';
+import { entryWeight, type LabelEntry, type SessionCommand, type SessionState } from '@strata/session';
 import { isoTimestamp, type Clock } from '../../shared/clock';
 import { newEntryId } from '../../shared/entry-ids';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { CLOCK } from '../../shared/injection-tokens';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { writeContextOf } from '../../shared/command-context';
+import { requireRoomFor } from '../../shared/session-size';
 import { SetLabelCommand, type SetLabelResult } from './set-label.command';
 
 /** What a label's idempotency key stands for: its target and its label (none when cleared). */
@@ -38,9 +39,11 @@ export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
       targetId,
       ...(label ? { label } : {}),
     });
-    const plan = (state: SessionState): SessionCommand[] => [
-      { type: 'SetLabel', data: { entry: labelEntry(state) } },
-    ];
+    const plan = (state: SessionState): SessionCommand[] => {
+      const entry = labelEntry(state);
+      requireRoomFor(sessionId, state, entryWeight(entry), this.streams.maxSessionEntries);
+      return [{ type: 'SetLabel', data: { entry } }];
+    };
     const keyed: SessionWriteOptions =
       key !== undefined && seed !== undefined
         ? {
