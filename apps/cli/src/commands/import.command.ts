@@ -1,5 +1,5 @@
-// `strata import`: pi session files (any version) into the event store, one stream per session,
-// atomically per file and idempotently. Every file is read and checked before anything is
+// `strata import`: pi session files (any version), Claude Code transcripts and Codex rollouts
+// into the event store, one stream per session, atomically per file and idempotently. Every file is read and checked before anything is
 // written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
 // progress and skipped lines go to stderr.
 import { readFileSync } from 'node:fs';
@@ -11,10 +11,10 @@ import {
   type ImportProgress,
   type PreparedSessionImport,
 } from '@strata/event-store';
-import { SessionImportConflictError } from '@strata/session';
+import { SessionImportConflictError, type SessionFileFormat } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
-import { parseCommandLine } from '../shared/options';
+import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
 
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';
@@ -29,9 +29,14 @@ function readBytes(path: string, cwd: string): Buffer {
   }
 }
 
-function prepare(path: string, io: CliIo, lenient: boolean): PreparedSessionImport {
+function prepare(
+  path: string,
+  io: CliIo,
+  lenient: boolean,
+  format: SessionFileFormat | 'auto',
+): PreparedSessionImport {
   try {
-    return prepareSessionImport(readBytes(path, io.cwd), { lenient });
+    return prepareSessionImport(readBytes(path, io.cwd), { lenient, format });
   } catch (error) {
     if (error instanceof SessionImportError) {
       throw new CliError(`${path}:${error.line}: ${error.reason} (${error.code}); nothing was imported`);
@@ -59,17 +64,33 @@ function progressPrinter(path: string, io: CliIo): (progress: ImportProgress) =>
 
 export const importCommand: CliCommand = {
   name: 'import',
-  summary: 'import pi session files into the event store (prints the session ids)',
-  usage: `strata import <file.jsonl>... ${storeOptionUsage} [--lenient]\n  ${storeOptionHelp}`,
+  summary: 'import pi session files, Claude Code transcripts or Codex rollouts (prints the session ids)',
+  usage:
+    `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--format pi|claude-code|codex|auto]\n` +
+    `  ${storeOptionHelp}\n` +
+    "  --format: the files' format; auto (the default) tells it from the lines. Claude Code and Codex\n" +
+    '    files are converted into entries that keep every original line (strata export --format original)\n' +
+    '  --lenient: skip (and report) bad lines of pi files instead of refusing the file',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
-      { store: { type: 'string' }, lenient: { type: 'boolean', default: false } },
+      {
+        store: { type: 'string' },
+        lenient: { type: 'boolean', default: false },
+        format: { type: 'string', default: 'auto' },
+      },
       true,
     );
     if (positionals.length === 0) throw new CliError('name at least one session file', 2);
-    const prepared = positionals.map((path) => ({ path, session: prepare(path, io, values.lenient) }));
+    const format = sessionFileFormatOption(values.format);
+    const prepared = positionals.map((path) => ({
+      path,
+      session: prepare(path, io, values.lenient, format),
+    }));
     for (const { path, session } of prepared) {
+      if (session.format !== undefined && session.format !== 'pi') {
+        io.stderr(`${path}: read as a ${session.format} transcript (${session.entries.length} entries)\n`);
+      }
       for (const problem of session.skipped) {
         io.stderr(`${path}:${problem.line}: skipped: ${problem.reason} (${problem.code})\n`);
       }

@@ -4,8 +4,10 @@
 // again writes nothing and no two sessions share an id. Nothing is written for a file with a
 // bad line unless the import is lenient.
 import {
+  detectSessionFileFormat,
   importDecider,
   parseSessionFile,
+  parseTranscriptFile,
   SessionFileError,
   sessionStreamName,
   type SessionEntry,
@@ -13,6 +15,7 @@ import {
   type SessionFileContent,
   type SessionHeader,
   type SessionFileProblem,
+  type SessionFileFormat,
   type SessionFileVersion,
 } from '@strata/session';
 import { derivedEventId } from '../command-handling/derived-event-id';
@@ -47,6 +50,12 @@ export interface PrepareSessionImportOptions {
   readonly lenient?: boolean;
   /** The session id when the header has none (for instance from the file name). */
   readonly sessionIdFallback?: string;
+  /**
+   * The file's format: `auto` (the default) tells it from the lines; `claude-code` and `codex`
+   * transcripts are converted into entries, each keeping its original lines. `lenient` applies
+   * to pi files only.
+   */
+  readonly format?: SessionFileFormat | 'auto';
 }
 
 export interface WriteSessionImportOptions {
@@ -80,6 +89,8 @@ export interface SessionImportReport {
   readonly skipped: readonly SessionFileProblem[];
   /** Lines imported with a repair (lenient only). */
   readonly repaired: readonly SessionFileProblem[];
+  /** The format the file was read in (pi unless it was a converted transcript). */
+  readonly format?: SessionFileFormat;
 }
 
 /** The id of an imported event: the same session and entry always give the same id. */
@@ -112,6 +123,38 @@ export interface PreparedSessionImport {
   readonly migrated: boolean;
   readonly skipped: readonly SessionFileProblem[];
   readonly repaired: readonly SessionFileProblem[];
+  /** The format the file was read in (pi unless it was a converted transcript). */
+  readonly format?: SessionFileFormat;
+}
+
+/**
+ * A Claude Code or Codex transcript converted into a v3 session (`sourceVersion` 3, `migrated`:
+ * it was converted); its references are checked as a pi file's are, naming the line.
+ */
+function prepareTranscriptImport(
+  text: SessionFileContent,
+  format: 'claude-code' | 'codex',
+  options: PrepareSessionImportOptions,
+): PreparedSessionImport {
+  let parsed: ReturnType<typeof parseTranscriptFile>;
+  try {
+    parsed = parseTranscriptFile(text, format, {
+      ...(options.sessionIdFallback !== undefined ? { sessionIdFallback: options.sessionIdFallback } : {}),
+    });
+  } catch (error) {
+    if (error instanceof SessionFileError) throw new SessionImportError(error.line, error.code, error.reason);
+    throw error;
+  }
+  const checked = checkEntryReferences(parsed.entries, parsed.entryLines, false);
+  return {
+    header: parsed.header,
+    entries: checked.entries,
+    sourceVersion: 3,
+    migrated: true,
+    skipped: [],
+    repaired: [],
+    format,
+  };
 }
 
 /**
@@ -124,6 +167,11 @@ export function prepareSessionImport(
   text: SessionFileContent,
   options: PrepareSessionImportOptions = {},
 ): PreparedSessionImport {
+  const format =
+    options.format === undefined || options.format === 'auto'
+      ? detectSessionFileFormat(text)
+      : options.format;
+  if (format !== 'pi') return prepareTranscriptImport(text, format, options);
   const parsed = parseFile(text, options);
   const checked = checkEntryReferences(
     parsed.entries,
@@ -188,6 +236,7 @@ export async function writeSessionImport(
     migrated: prepared.migrated,
     skipped: prepared.skipped,
     repaired: prepared.repaired,
+    ...(prepared.format !== undefined ? { format: prepared.format } : {}),
   };
 }
 

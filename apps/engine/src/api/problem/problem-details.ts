@@ -11,7 +11,7 @@ import {
 } from '@strata/event-store';
 import { ProcessorRunnerStoppedError } from '@strata/processing';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
-import { SessionDomainError, SessionImportConflictError } from '@strata/session';
+import { OriginalFileUnavailableError, SessionDomainError, SessionImportConflictError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { SessionTooLargeError } from '../../shared/session-size';
@@ -121,6 +121,9 @@ export function problemOf(error: unknown): MappedProblem {
   }
   if (error instanceof SessionImportError) {
     return problem('validation', error.message, { line: error.line, reason: error.code });
+  }
+  if (error instanceof OriginalFileUnavailableError) {
+    return problem('validation', error.message, { reason: 'no_original_file' });
   }
   if (error instanceof SettingsValidationError) {
     return problem('validation', `invalid settings in ${error.source}`, {

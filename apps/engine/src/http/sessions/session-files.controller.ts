@@ -3,6 +3,7 @@
 // verify the hash chain of one session or of every session of the tenant.
 import { Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import {
+  exportOriginalFile,
   exportSession,
   prepareSessionImport,
   verifyStream,
@@ -26,7 +27,7 @@ import {
   readJsonLinesBody,
   sessionFileMediaTypes,
 } from '../../api/request/request-input';
-import { MAX_SESSION_PAGE, importQuery, sessionIdParameter } from './session-requests.schemas';
+import { MAX_SESSION_PAGE, exportQuery, importQuery, sessionIdParameter } from './session-requests.schemas';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
@@ -64,7 +65,7 @@ export class SessionFilesController {
   ) {
     const query = parseQuery(request, importQuery);
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
-    const prepared = prepareSessionImport(file, { lenient: query.lenient });
+    const prepared = prepareSessionImport(file, { lenient: query.lenient, format: query.format ?? 'auto' });
     await this.sessions.requireAvailable(principal, prepared.header.id);
     const weight = prepared.entries.reduce((total, entry) => total + entryWeight(entry), 0);
     const { maxSessionEntries } = this.config.foldCache;
@@ -83,11 +84,16 @@ export class SessionFilesController {
   async exportFile(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
     @Res() response: ServerResponse,
   ): Promise<void> {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const query = parseQuery(request, exportQuery);
     await this.sessions.requireOwned(principal, sessionId);
-    const text = await exportSession(this.store, sessionId);
+    const text =
+      query.format === 'original'
+        ? (await exportOriginalFile(this.store, sessionId)).text
+        : await exportSession(this.store, sessionId);
     response.statusCode = 200;
     response.setHeader('Content-Type', `${SESSION_FILE_MEDIA_TYPE}; charset=utf-8`);
     response.setHeader(
@@ -141,10 +147,12 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     path: '/sessions/import',
     operationId: 'importSession',
     tag: 'files',
-    summary: 'Import a pi session file (JSON Lines, v1 to v3)',
+    summary: 'Import a pi session file (JSON Lines, v1 to v3), a Claude Code transcript or a Codex rollout',
     description:
       'Written in one atomic append; importing the same file again answers 200 `unchanged`. ' +
-      'A file whose session is stored with other content answers 409.',
+      'A file whose session is stored with other content answers 409. `format=auto` (the default) ' +
+      'tells the format from the lines; a Claude Code or Codex file is converted into entries that ' +
+      'keep every original line, so `GET /sessions/{id}/export?format=original` gives it back.',
     query: importQuery,
     body: {
       mediaTypes: sessionFileMediaTypes,
@@ -161,8 +169,12 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     path: '/sessions/{sessionId}/export',
     operationId: 'exportSession',
     tag: 'files',
-    summary: 'Export the session as a pi v3 file',
+    summary: 'Export the session as a pi v3 file, or as the transcript it was imported from',
+    description:
+      '`format=original` answers the Claude Code or Codex file the session was imported from, ' +
+      'byte for byte; 400 for a session that was not imported from one.',
     pathParameters: sessionPath,
+    query: exportQuery,
     responses: {
       200: { description: 'The session file', schema: z.string(), mediaType: SESSION_FILE_MEDIA_TYPE },
     },

@@ -179,7 +179,22 @@ export const entriesQuery = z.strictObject({
 });
 
 export const importQuery = z.strictObject({
-  lenient: booleanQuery.describe('skip bad lines instead of refusing the file'),
+  lenient: booleanQuery.describe('skip bad lines of a pi file instead of refusing the file'),
+  format: z
+    .enum(['pi', 'claude-code', 'codex', 'auto'])
+    .optional()
+    .describe(
+      "the file's format; auto (the default) tells it from the lines. Claude Code and Codex files are converted, every original line kept",
+    ),
+});
+
+export const exportQuery = z.strictObject({
+  format: z
+    .enum(['pi', 'original'])
+    .optional()
+    .describe(
+      'pi (the default): a pi v3 file; original: the Claude Code or Codex file the session was imported from, byte for byte',
+    ),
 });
 
 export const attemptsQuery = z.strictObject({

@@ -225,6 +225,10 @@ export const importResponse = responseSchema(
     migrated: z.boolean(),
     skipped: z.array(fileProblem),
     repaired: z.array(fileProblem),
+    format: z
+      .enum(['pi', 'claude-code', 'codex'])
+      .optional()
+      .describe('the format the file was read in, for a converted Claude Code or Codex transcript'),
   }),
 );
 

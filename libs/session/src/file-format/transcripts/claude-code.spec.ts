@@ -305,7 +305,7 @@ describe('Claude Code transcripts', () => {
         'claude-sonnet-4-5-20250929',
       ]);
       const context = buildSessionContext(parsed.entries, undefined);
-      expect(context.entryIds.some((id) => id.startsWith('b0000000'))).toBe(false);
+      expect(context.entryIds.some((id) => id?.startsWith('b0000000'))).toBe(false);
       expect(parsed.header).toMatchObject({
         id: '7d3b2f1e-5c4a-4e8b-9a61-2f0c8d9e1a01',
         cwd: '/home/dev/shop',
