@@ -39,7 +39,7 @@ describe('POST /sessions/import of Claude Code and Codex transcripts', () => {
       expect(context.status).toBe(200);
       const { messages } = context.body as { messages: ContextMessage[] };
       const calls = messages.flatMap((message) =>
-        message.role === 'assistant' && Array.isArray(message.content)
+        message.role === 'assistant' && typeof message.content === 'object'
           ? message.content.flatMap((block) => (block.type === 'toolCall' && block.id ? [block.id] : []))
           : [],
       );

@@ -29,7 +29,7 @@ interface PrintedMessage {
 /** Every tool call of the context and the results right after its answer, by call id. */
 function callsAndResults(messages: readonly PrintedMessage[]): { calls: string[]; results: string[] } {
   const calls = messages.flatMap((message) =>
-    message.role === 'assistant' && Array.isArray(message.content)
+    message.role === 'assistant' && typeof message.content === 'object'
       ? message.content.flatMap((block) =>
           block.type === 'toolCall' && block.id !== undefined ? [block.id] : [],
         )

@@ -11,7 +11,11 @@ import {
 } from '@strata/event-store';
 import { ProcessorRunnerStoppedError } from '@strata/processing';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
-import { OriginalFileUnavailableError, SessionDomainError, SessionImportConflictError } from '@strata/session';
+import {
+  OriginalFileUnavailableError,
+  SessionDomainError,
+  SessionImportConflictError,
+} from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { SessionTooLargeError } from '../../shared/session-size';

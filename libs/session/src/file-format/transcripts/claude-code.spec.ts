@@ -13,7 +13,12 @@ function line(value: Record<string, unknown>): string {
   return `${JSON.stringify(value)}\n`;
 }
 
-function user(uuid: string, parentUuid: string | null, content: unknown, extra: Record<string, unknown> = {}) {
+function user(
+  uuid: string,
+  parentUuid: string | null,
+  content: unknown,
+  extra: Record<string, unknown> = {},
+) {
   return line({
     type: 'user',
     sessionId: SESSION,
@@ -67,7 +72,12 @@ describe('Claude Code transcripts', () => {
           model: 'claude-sonnet-4-5',
           content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { path: 'a' } }],
           stop_reason: 'tool_use',
-          usage: { input_tokens: 3, output_tokens: 5, cache_read_input_tokens: 7, cache_creation_input_tokens: 11 },
+          usage: {
+            input_tokens: 3,
+            output_tokens: 5,
+            cache_read_input_tokens: 7,
+            cache_creation_input_tokens: 11,
+          },
         },
       }),
       user('r1', 'a3', [{ type: 'tool_result', tool_use_id: 't1', content: 'text of a' }]),
@@ -118,7 +128,9 @@ describe('Claude Code transcripts', () => {
       assistant('a1', 'u1', 'msg_1', [{ type: 'tool_use', id: 't1', name: 'Glob', input: {} }]),
       assistant('a2', 'a1', 'msg_1', [{ type: 'tool_use', id: 't2', name: 'Bash', input: { command: 'x' } }]),
       user('r2', 'a2', [{ type: 'tool_result', tool_use_id: 't2', content: 'boom', is_error: true }]),
-      user('r1', 'a1', [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'a.ts' }] }]),
+      user('r1', 'a1', [
+        { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'a.ts' }] },
+      ]),
       assistant('a3', 'r1', 'msg_2', [{ type: 'text', text: 'done' }]),
     ];
 
@@ -141,7 +153,11 @@ describe('Claude Code transcripts', () => {
         'toolResult',
         'assistant',
       ]);
-      expect(messageOf(entries[2])).toMatchObject({ toolName: 'Bash', isError: true, content: [{ text: 'boom' }] });
+      expect(messageOf(entries[2])).toMatchObject({
+        toolName: 'Bash',
+        isError: true,
+        content: [{ text: 'boom' }],
+      });
     });
   });
 
@@ -163,7 +179,9 @@ describe('Claude Code transcripts', () => {
     it('starts a tree of its own, off the main path', () => {
       const entries = convertAll([
         user('u1', null, 'delegate'),
-        assistant('a1', 'u1', 'msg_1', [{ type: 'tool_use', id: 'task', name: 'Task', input: { prompt: 'p' } }]),
+        assistant('a1', 'u1', 'msg_1', [
+          { type: 'tool_use', id: 'task', name: 'Task', input: { prompt: 'p' } },
+        ]),
         user('s1', null, 'p', { isSidechain: true }),
         assistant('s2', 's1', 'msg_s', [{ type: 'text', text: 'sub answer' }], { isSidechain: true }),
         user('r1', 'a1', [{ type: 'tool_result', tool_use_id: 'task', content: 'sub answer' }]),
@@ -234,7 +252,10 @@ describe('Claude Code transcripts', () => {
           isApiErrorMessage: true,
         }),
       ]);
-      expect(messageOf(failed)).toMatchObject({ stopReason: 'error', errorMessage: 'API Error: 529 Overloaded' });
+      expect(messageOf(failed)).toMatchObject({
+        stopReason: 'error',
+        errorMessage: 'API Error: 529 Overloaded',
+      });
     });
   });
 
@@ -249,12 +270,17 @@ describe('Claude Code transcripts', () => {
 
     it('names a tool call without an id', () => {
       expect(() =>
-        convertAll([user('u1', null, 'hi'), assistant('a1', 'u1', 'm', [{ type: 'tool_use', name: 'Read', input: {} }])]),
+        convertAll([
+          user('u1', null, 'hi'),
+          assistant('a1', 'u1', 'm', [{ type: 'tool_use', name: 'Read', input: {} }]),
+        ]),
       ).toThrow(/line 2: a Claude Code tool_use block: message\.content\.0\.id/);
     });
 
     it('names a line whose entry breaks the entry rules (a timestamp without a zone)', () => {
-      expect(() => convertAll([user('u1', null, 'hi', { timestamp: '2025-11-01 10:00' })])).toThrow(SessionFileError);
+      expect(() => convertAll([user('u1', null, 'hi', { timestamp: '2025-11-01 10:00' })])).toThrow(
+        SessionFileError,
+      );
       expect(() => convertAll([user('u1', null, 'hi', { timestamp: '2025-11-01 10:00' })])).toThrow(/line 1/);
     });
 
@@ -286,7 +312,9 @@ describe('Claude Code transcripts', () => {
         );
         const results = context.messages.filter((message) => message.role === 'toolResult');
         expect(calls.length).toBeGreaterThan(0);
-        expect(results.map((result) => result.toolCallId).sort()).toEqual(calls.map((call) => call.id).sort());
+        expect(results.map((result) => result.toolCallId).sort()).toEqual(
+          calls.map((call) => call.id).sort(),
+        );
       },
     );
 

@@ -81,21 +81,20 @@ function describeIssue(error: z.ZodError): string {
   return `${at}: ${issue?.message ?? 'invalid'}`;
 }
 
+/** Anthropic's stop reasons as pi names them; an unknown or missing one is read from the content. */
+const stopReasons: Readonly<Record<string, StopReason>> = {
+  tool_use: 'toolUse',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  refusal: 'stop',
+};
+
 function stopReasonOf(reason: string | undefined, hasToolCall: boolean): StopReason {
-  switch (reason) {
-    case 'tool_use':
-      return 'toolUse';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'length';
-    case 'end_turn':
-    case 'stop_sequence':
-    case 'pause_turn':
-    case 'refusal':
-      return 'stop';
-    default:
-      return hasToolCall ? 'toolUse' : 'stop';
-  }
+  const known = reason !== undefined && Object.hasOwn(stopReasons, reason) ? stopReasons[reason] : undefined;
+  return known ?? (hasToolCall ? 'toolUse' : 'stop');
 }
 
 function usageOf(usage: JsonObject | undefined): Usage | undefined {
@@ -146,7 +145,8 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
   private mainLeaf: string | null = null;
   private lastEntry: string | null = null;
   /** A compact boundary waiting for its summary: its entry and the tokens before it. */
-  private boundary: { readonly entryId: string; readonly uuid: string; readonly tokensBefore: number } | undefined;
+  private boundary:
+    { readonly entryId: string; readonly uuid: string; readonly tokensBefore: number } | undefined;
   private open: OpenAnswer | undefined;
 
   protected checkRecord(record: TranscriptRecord): void {
@@ -159,10 +159,16 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
     if (!line.success) return fail(`a Claude Code ${value.type} line: ${describeIssue(line.error)}`);
     for (const [index, block] of blocksOf(value).entries()) {
       const schema =
-        block.type === 'tool_use' ? toolUseSchema : block.type === 'tool_result' ? toolResultSchema : undefined;
+        block.type === 'tool_use'
+          ? toolUseSchema
+          : block.type === 'tool_result'
+            ? toolResultSchema
+            : undefined;
       const checked = schema?.safeParse(block);
       if (checked !== undefined && !checked.success) {
-        fail(`a Claude Code ${block.type} block: message.content.${index}.${describeIssue(checked.error)}`);
+        fail(
+          `a Claude Code ${String(block.type)} block: message.content.${index}.${describeIssue(checked.error)}`,
+        );
       }
     }
   }
@@ -228,7 +234,14 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
     const value = record.value;
     const original = [{ line: record.line, text: record.text }];
     if (value === undefined) {
-      this.emitNotice(record, this.uniqueId(lineEntryId(record.line), record.line), this.mainLeaf, 'claude-code/blank', undefined, original);
+      this.emitNotice(
+        record,
+        this.uniqueId(lineEntryId(record.line), record.line),
+        this.mainLeaf,
+        'claude-code/blank',
+        undefined,
+        original,
+      );
       return;
     }
     switch (value.type) {
@@ -243,7 +256,14 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
           this.emitBoundary(record, value, original);
           return;
         }
-        this.emitNotice(record, this.idOf(record), this.parentOf(record), 'claude-code/system', value, original);
+        this.emitNotice(
+          record,
+          this.idOf(record),
+          this.parentOf(record),
+          'claude-code/system',
+          value,
+          original,
+        );
         return;
       default:
         this.emitNotice(
@@ -426,7 +446,11 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
     this.boundary = { entryId: id, uuid: stringField(value, 'uuid') ?? '', tokensBefore };
   }
 
-  private emitCompaction(record: TranscriptRecord, value: JsonObject, original: readonly OriginalLine[]): void {
+  private emitCompaction(
+    record: TranscriptRecord,
+    value: JsonObject,
+    original: readonly OriginalLine[],
+  ): void {
     const boundary = this.boundary;
     if (boundary === undefined) return;
     this.boundary = undefined;

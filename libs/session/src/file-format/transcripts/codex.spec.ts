@@ -4,11 +4,20 @@ import type { SessionEntry } from '../../entries/entries';
 import { createCodexConverter } from './codex';
 import { originalLinesOf, parseTranscriptFile } from './transcript-file';
 
-function line(type: string, payload: Record<string, unknown>, timestamp = '2025-10-20T08:30:00.000Z'): string {
+function line(
+  type: string,
+  payload: Record<string, unknown>,
+  timestamp = '2025-10-20T08:30:00.000Z',
+): string {
   return `${JSON.stringify({ timestamp, type, payload })}\n`;
 }
 
-const meta = line('session_meta', { id: 'codex-1', timestamp: '2025-10-20T08:30:00.000Z', cwd: '/w', model_provider: 'openai' });
+const meta = line('session_meta', {
+  id: 'codex-1',
+  timestamp: '2025-10-20T08:30:00.000Z',
+  cwd: '/w',
+  model_provider: 'openai',
+});
 const prompt = (text: string) =>
   line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
 const call = (callId: string, command: string) =>
@@ -43,7 +52,14 @@ describe('Codex rollouts', () => {
       call('c2', 'ls'),
       line('event_msg', {
         type: 'token_count',
-        info: { last_token_usage: { input_tokens: 100, cached_input_tokens: 60, output_tokens: 9, total_tokens: 109 } },
+        info: {
+          last_token_usage: {
+            input_tokens: 100,
+            cached_input_tokens: 60,
+            output_tokens: 9,
+            total_tokens: 109,
+          },
+        },
       }),
       output('c1', 'FAILED', 2),
       output('c2', 'a.py', 0),
@@ -60,7 +76,12 @@ describe('Codex rollouts', () => {
           usage: { input: 40, cacheRead: 60, output: 9, totalTokens: 109 },
           content: [
             { type: 'thinking', thinking: 'Run both.' },
-            { type: 'toolCall', id: 'c1', name: 'shell', arguments: { command: ['bash', '-lc', 'make check'] } },
+            {
+              type: 'toolCall',
+              id: 'c1',
+              name: 'shell',
+              arguments: { command: ['bash', '-lc', 'make check'] },
+            },
             { type: 'toolCall', id: 'c2', name: 'shell' },
           ],
         },
@@ -94,7 +115,12 @@ describe('Codex rollouts', () => {
 
   describe('given turn contexts', () => {
     it('records a model or effort change once, and an unchanged context as a custom entry', () => {
-      const entries = convertAll([meta, turnContext('gpt-5-codex', 'medium'), turnContext('gpt-5-codex', 'medium'), turnContext('gpt-5', 'high')]);
+      const entries = convertAll([
+        meta,
+        turnContext('gpt-5-codex', 'medium'),
+        turnContext('gpt-5-codex', 'medium'),
+        turnContext('gpt-5', 'high'),
+      ]);
       expect(
         entries.map((entry) =>
           entry.type === 'model_change'
@@ -132,9 +158,9 @@ describe('Codex rollouts', () => {
 
   describe('given a malformed line', () => {
     it('names an envelope without a payload', () => {
-      expect(() => convertAll([meta, '{"timestamp":"2025-10-20T08:30:00.000Z","type":"response_item"}\n'])).toThrow(
-        /line 2: a Codex response_item line needs a payload object/,
-      );
+      expect(() =>
+        convertAll([meta, '{"timestamp":"2025-10-20T08:30:00.000Z","type":"response_item"}\n']),
+      ).toThrow(/line 2: a Codex response_item line needs a payload object/);
     });
 
     it('names a function call without a call id', () => {
@@ -149,7 +175,9 @@ describe('Codex rollouts', () => {
       '%s: every line kept once, every call paired in the context',
       (name) => {
         const parsed = parseTranscriptFile(readTranscriptSample(name), 'codex');
-        const kept = parsed.entries.flatMap((entry) => originalLinesOf(entry).map((original) => original.line));
+        const kept = parsed.entries.flatMap((entry) =>
+          originalLinesOf(entry).map((original) => original.line),
+        );
         expect(kept.sort((left, right) => left - right)).toEqual(
           Array.from({ length: parsed.lineCount }, (_unused, index) => index + 1),
         );
@@ -166,7 +194,9 @@ describe('Codex rollouts', () => {
         cwd: '/work/ledger',
         originalFormat: 'codex',
       });
-      const models = parsed.entries.flatMap((entry) => (entry.type === 'model_change' ? [entry.modelId] : []));
+      const models = parsed.entries.flatMap((entry) =>
+        entry.type === 'model_change' ? [entry.modelId] : [],
+      );
       expect(models).toEqual(['gpt-5-codex', 'gpt-5']);
       const context = buildSessionContext(parsed.entries, undefined);
       expect(context.messages.map((message) => message.role)).toEqual([

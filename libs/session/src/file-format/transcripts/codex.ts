@@ -54,7 +54,13 @@ const RESPONSE_ITEM_TYPES = new Set([
   'web_search_call',
 ]);
 /** Items the model produces in a response: held together as one answer. */
-const ANSWER_ITEMS = new Set(['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
+const ANSWER_ITEMS = new Set([
+  'reasoning',
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'web_search_call',
+]);
 
 const itemSchemas: Readonly<Record<string, z.ZodType>> = {
   message: z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(z.looseObject({}))]) }),
@@ -73,7 +79,9 @@ interface OpenResponse {
 function itemOf(value: JsonObject | undefined): JsonObject | undefined {
   if (value === undefined) return undefined;
   if (value.type === 'response_item') return objectField(value, 'payload');
-  return typeof value.type === 'string' && RESPONSE_ITEM_TYPES.has(value.type) && !Object.hasOwn(value, 'payload')
+  return typeof value.type === 'string' &&
+    RESPONSE_ITEM_TYPES.has(value.type) &&
+    !Object.hasOwn(value, 'payload')
     ? value
     : undefined;
 }
@@ -82,7 +90,7 @@ function texts(content: unknown): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
   return content.flatMap((part) => {
-    const text = isJsonObject(part) ? stringField(part, 'text') ?? stringField(part, 'refusal') : undefined;
+    const text = isJsonObject(part) ? (stringField(part, 'text') ?? stringField(part, 'refusal')) : undefined;
     return text !== undefined ? [text] : [];
   });
 }
@@ -114,7 +122,9 @@ function outputOf(output: unknown): { content: ToolResultContent; isError: boole
   if (typeof output !== 'string') return { content, isError: false };
   try {
     const parsed: unknown = JSON.parse(output);
-    const exitCode = isJsonObject(parsed) ? numberField(objectField(parsed, 'metadata'), 'exit_code') : undefined;
+    const exitCode = isJsonObject(parsed)
+      ? numberField(objectField(parsed, 'metadata'), 'exit_code')
+      : undefined;
     return { content, isError: exitCode !== undefined && exitCode !== 0 };
   } catch {
     return { content, isError: false };
@@ -211,7 +221,8 @@ class CodexConverter extends TranscriptConverterBase {
       const answerPart =
         ANSWER_ITEMS.has(itemType) || (itemType === 'message' && stringField(item, 'role') === 'assistant');
       if (answerPart) {
-        if (this.open !== undefined && this.open.records.length >= MAX_ANSWER_LINES) this.closeOpen(undefined);
+        if (this.open !== undefined && this.open.records.length >= MAX_ANSWER_LINES)
+          this.closeOpen(undefined);
         this.open ??= { records: [], items: [] };
         this.open.records.push(record);
         this.open.items.push(item);
@@ -237,8 +248,10 @@ class CodexConverter extends TranscriptConverterBase {
       return;
     }
     this.closeOpen(undefined);
-    if (value?.type === 'turn_context' && payload !== undefined) this.mapTurnContext(record, payload, original);
-    else if (value?.type === 'compacted' && payload !== undefined) this.mapCompacted(record, payload, original);
+    if (value?.type === 'turn_context' && payload !== undefined)
+      this.mapTurnContext(record, payload, original);
+    else if (value?.type === 'compacted' && payload !== undefined)
+      this.mapCompacted(record, payload, original);
     else if (value === undefined) this.emitCustom(record, 'codex/blank', undefined, original);
     else {
       const type = value.type ?? (Object.hasOwn(value, 'record_type') ? value.record_type : 'session_meta');
@@ -320,7 +333,9 @@ class CodexConverter extends TranscriptConverterBase {
         this.toolNames.set(id, name);
         const input = stringField(item, 'input');
         const args =
-          item.type === 'function_call' ? argumentsOf(stringField(item, 'arguments')) : { input: input ?? '' };
+          item.type === 'function_call'
+            ? argumentsOf(stringField(item, 'arguments'))
+            : { input: input ?? '' };
         content.push({ type: 'toolCall', id, name, arguments: args });
         return;
       }
@@ -328,7 +343,12 @@ class CodexConverter extends TranscriptConverterBase {
         const id = stringField(item, 'call_id') ?? stringField(item, 'id');
         if (id === undefined) return;
         this.toolNames.set(id, 'local_shell');
-        content.push({ type: 'toolCall', id, name: 'local_shell', arguments: objectField(item, 'action') ?? {} });
+        content.push({
+          type: 'toolCall',
+          id,
+          name: 'local_shell',
+          arguments: objectField(item, 'action') ?? {},
+        });
         return;
       }
       default:
@@ -336,7 +356,12 @@ class CodexConverter extends TranscriptConverterBase {
     }
   }
 
-  private mapItem(record: TranscriptRecord, item: JsonObject, itemType: string, original: readonly OriginalLine[]) {
+  private mapItem(
+    record: TranscriptRecord,
+    item: JsonObject,
+    itemType: string,
+    original: readonly OriginalLine[],
+  ) {
     const timestamp = this.timestampOf(record);
     const id = this.uniqueId(lineEntryId(record.line), record.line);
     if (itemType === 'function_call_output' || itemType === 'custom_tool_call_output') {
@@ -386,7 +411,11 @@ class CodexConverter extends TranscriptConverterBase {
     this.append({ type: 'custom', id, timestamp, customType: `codex/${lineTypeName(itemType)}` }, original);
   }
 
-  private mapTurnContext(record: TranscriptRecord, payload: JsonObject, original: readonly OriginalLine[]): void {
+  private mapTurnContext(
+    record: TranscriptRecord,
+    payload: JsonObject,
+    original: readonly OriginalLine[],
+  ): void {
     const timestamp = this.timestampOf(record);
     const model = stringField(payload, 'model');
     const effort = stringField(payload, 'effort');
@@ -411,7 +440,11 @@ class CodexConverter extends TranscriptConverterBase {
     });
   }
 
-  private mapCompacted(record: TranscriptRecord, payload: JsonObject, original: readonly OriginalLine[]): void {
+  private mapCompacted(
+    record: TranscriptRecord,
+    payload: JsonObject,
+    original: readonly OriginalLine[],
+  ): void {
     const timestamp = this.timestampOf(record);
     const lastId = this.uniqueId(lineEntryId(record.line), record.line);
     const boundaryId = this.uniqueId(`${lastId}#1`, record.line);

@@ -232,7 +232,9 @@ export abstract class TranscriptConverterBase implements TranscriptConverter {
       type: 'session' as const,
       version: CURRENT_SESSION_VERSION,
       id: candidate.id,
-      timestamp: isIsoDateTime(candidate.timestamp) ? candidate.timestamp : (this.firstTimestamp() ?? candidate.timestamp),
+      timestamp: isIsoDateTime(candidate.timestamp)
+        ? candidate.timestamp
+        : (this.firstTimestamp() ?? candidate.timestamp),
       cwd: candidate.cwd,
       [ORIGINAL_FORMAT_FIELD]: this.format,
     };

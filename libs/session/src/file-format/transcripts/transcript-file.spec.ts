@@ -45,7 +45,9 @@ describe('transcript files', () => {
     it.each(transcriptSampleNames)('gives back %s byte for byte', (name) => {
       const bytes = readTranscriptSample(name);
       const parsed = parseTranscriptFile(bytes, name.startsWith('codex') ? 'codex' : 'claude-code');
-      expect(Buffer.from(originalFileOf(parsed.header, parsed.entries).text, 'utf8').equals(bytes)).toBe(true);
+      expect(Buffer.from(originalFileOf(parsed.header, parsed.entries).text, 'utf8').equals(bytes)).toBe(
+        true,
+      );
     });
 
     it('keeps CRLF line endings, blank lines, key order and a last line without a newline', () => {
@@ -61,11 +63,18 @@ describe('transcript files', () => {
     });
 
     it('refuses a session whose lines are not all there, and a session that was not converted', () => {
-      const parsed = parseTranscriptFile(`${claudeLine('u1', null)}\n${claudeLine('u2', 'u1')}\n`, 'claude-code');
-      expect(() => originalFileOf(parsed.header, parsed.entries.slice(1))).toThrow(OriginalFileUnavailableError);
+      const parsed = parseTranscriptFile(
+        `${claudeLine('u1', null)}\n${claudeLine('u2', 'u1')}\n`,
+        'claude-code',
+      );
+      expect(() => originalFileOf(parsed.header, parsed.entries.slice(1))).toThrow(
+        OriginalFileUnavailableError,
+      );
       expect(() => originalFileOf(parsed.header, parsed.entries.slice(1))).toThrow(/line 1/);
       const { originalFormat: _format, ...piHeader } = parsed.header;
-      expect(() => originalFileOf(piHeader, parsed.entries)).toThrow(/not converted from a Claude Code or Codex file/);
+      expect(() => originalFileOf(piHeader, parsed.entries)).toThrow(
+        /not converted from a Claude Code or Codex file/,
+      );
     });
   });
 });
