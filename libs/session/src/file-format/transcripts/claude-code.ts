@@ -32,6 +32,7 @@ import {
   numberField,
   objectField,
   stringField,
+  timeOf,
   type OriginalLine,
   type TranscriptRecord,
 } from './transcript-lines';
@@ -125,11 +126,6 @@ function textAndImages(blocks: readonly JsonObject[]): ToolResultContent {
     if (image !== undefined) content.push(image);
   }
   return content;
-}
-
-function timeOf(timestamp: string): number {
-  const time = Date.parse(timestamp);
-  return Number.isFinite(time) && time >= 0 ? time : 0;
 }
 
 class ClaudeCodeConverter extends TranscriptConverterBase {

@@ -37,6 +37,7 @@ import {
   numberField,
   objectField,
   stringField,
+  timeOf,
   type OriginalLine,
   type TranscriptRecord,
 } from './transcript-lines';
@@ -154,11 +155,6 @@ function usageOf(info: JsonObject | undefined): Usage | undefined {
     cacheWrite: 0,
     totalTokens: numberField(last, 'total_tokens') ?? input + output,
   };
-}
-
-function timeOf(timestamp: string): number {
-  const time = Date.parse(timestamp);
-  return Number.isFinite(time) && time >= 0 ? time : 0;
 }
 
 function isThinkingLevel(value: string | undefined): value is ThinkingLevel {

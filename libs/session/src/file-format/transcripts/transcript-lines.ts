@@ -114,3 +114,9 @@ export function numberField(object: JsonObject | undefined, key: string): number
 export function lineTypeName(value: unknown): string {
   return typeof value === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(value) ? value : 'unknown';
 }
+
+/** Milliseconds since the epoch of an ISO timestamp (0 when it cannot be read), as messages hold time. */
+export function timeOf(timestamp: string): number {
+  const time = Date.parse(timestamp);
+  return Number.isFinite(time) && time >= 0 ? time : 0;
+}
