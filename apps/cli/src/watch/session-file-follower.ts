@@ -44,7 +44,8 @@ export interface FollowerOptions {
   readonly now?: () => number;
 }
 
-/** Bytes kept of what was read last, compared with the file at every step. */
+/** Bytes kept of what was read first (the header line names the session) and last, compared with the file at every step. */
+const HEAD_BYTES = 1024;
 const TAIL_BYTES = 64;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
@@ -84,6 +85,8 @@ export class SessionFileFollower {
   private readPosition = 0;
   private pending: Buffer = Buffer.alloc(0);
   private tail: Buffer = Buffer.alloc(0);
+  private head: Buffer = Buffer.alloc(0);
+  private birthtimeMs = 0;
   private dev = 0;
   private ino = 0;
   private started = false;
@@ -182,7 +185,8 @@ export class SessionFileFollower {
     this.lastSize = stats.size;
     const signature = signatureOf(stats);
     if (this.state.kind === 'following' && this.offset > 0) {
-      const moved = stats.dev !== this.dev || stats.ino !== this.ino;
+      const moved =
+        stats.dev !== this.dev || stats.ino !== this.ino || stats.birthtimeMs !== this.birthtimeMs;
       if (moved || stats.size < this.offset || !(await this.endsAsRead(handle))) {
         this.restart(this.current());
       }
@@ -190,6 +194,7 @@ export class SessionFileFollower {
     if (this.state.kind === 'verifying') return this.verify(handle, stats, budget, signature);
     this.dev = stats.dev;
     this.ino = stats.ino;
+    this.birthtimeMs = stats.birthtimeMs;
     if (!this.announced) {
       this.announced = true;
       this.options.log(`following ${this.path} from byte ${this.offset} (${this.entryCount} entries stored)`);
@@ -197,12 +202,18 @@ export class SessionFileFollower {
     return this.follow(handle, stats.size, budget, signature);
   }
 
-  /** Whether the file still holds, just before `offset`, the bytes read there. */
+  /** Whether the file still holds, at its start and just before `offset`, the bytes read there. */
   private async endsAsRead(handle: FileHandle): Promise<boolean> {
-    if (this.tail.length === 0) return true;
-    const bytes = Buffer.alloc(this.tail.length);
-    const { bytesRead } = await handle.read(bytes, 0, bytes.length, this.offset - this.tail.length);
-    return bytesRead === bytes.length && bytes.equals(this.tail);
+    for (const [kept, position] of [
+      [this.head, 0],
+      [this.tail, this.offset - this.tail.length],
+    ] as const) {
+      if (kept.length === 0) continue;
+      const bytes = Buffer.alloc(kept.length);
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, position);
+      if (bytesRead !== bytes.length || !bytes.equals(kept)) return false;
+    }
+    return true;
   }
 
   /** Starts again from byte 0, to check the file against `target` (or to read it anew without one). */
@@ -214,6 +225,7 @@ export class SessionFileFollower {
     this.readPosition = 0;
     this.pending = Buffer.alloc(0);
     this.tail = Buffer.alloc(0);
+    this.head = Buffer.alloc(0);
     this.unsent = undefined;
     this.started = false;
     this.state = target !== undefined ? { kind: 'verifying', target } : { kind: 'following' };
@@ -257,7 +269,7 @@ export class SessionFileFollower {
   /** Reads the file again up to the recorded offset: the same bytes rebuild the reader's state. */
   private async verify(
     handle: FileHandle,
-    stats: { size: number; dev: number; ino: number },
+    stats: { size: number; dev: number; ino: number; birthtimeMs: number },
     budget: number,
     signature: string,
   ): Promise<number> {
@@ -303,6 +315,7 @@ export class SessionFileFollower {
     this.state = { kind: 'following' };
     this.dev = stats.dev;
     this.ino = stats.ino;
+    this.birthtimeMs = stats.birthtimeMs;
     this.started = this.entryCount > 0;
     return bytes.length;
   }
@@ -348,6 +361,9 @@ export class SessionFileFollower {
   private commit(bytes: Buffer, entries: number): void {
     if (bytes.length === 0) return;
     this.hash.update(bytes);
+    if (this.head.length < HEAD_BYTES) {
+      this.head = Buffer.concat([this.head, bytes.subarray(0, HEAD_BYTES - this.head.length)]);
+    }
     this.offset += bytes.length;
     this.entryCount += entries;
     const kept = bytes.length >= TAIL_BYTES ? bytes : Buffer.concat([this.tail, bytes]);
