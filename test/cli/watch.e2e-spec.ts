@@ -26,7 +26,7 @@ function startWatch(args: readonly string[]): Watch {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
-  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -186,7 +186,7 @@ describe('strata watch into a SQLite store', () => {
     expect(await first.stop('SIGKILL')).toBe(null);
     await Promise.all(
       files.map((file, index) => {
-        appendFileSync(file.path, Buffer.from(file.text).subarray(written[index]!, written[index]! + 50));
+        appendFileSync(file.path, Buffer.from(file.text).subarray(written[index], written[index]! + 50));
         return Promise.resolve();
       }),
     );
@@ -294,7 +294,7 @@ describe('strata watch through an engine over HTTP', () => {
     try {
       await Promise.all(
         files.map((file, index) => {
-          appendFileSync(file.path, Buffer.from(file.text).subarray(half[index]!));
+          appendFileSync(file.path, Buffer.from(file.text).subarray(half[index]));
           return Promise.resolve();
         }),
       );
