@@ -60,10 +60,14 @@ export interface ReconnectInfo {
   readonly lastEventId: string | undefined;
   /** Why the connection ended; undefined when the engine ended the stream. */
   readonly error: StrataClientError | undefined;
+  /** Whether the connection that ended had opened its stream (false: the engine was not reached or refused). */
+  readonly connected: boolean;
 }
 
 /** Why one connection ended (other than by a refusal, which ends the iteration). */
-type Ended = { readonly kind: 'closed' } | { readonly kind: 'dropped'; readonly error?: StrataClientError };
+type Ended =
+  | { readonly kind: 'closed' }
+  | { readonly kind: 'dropped'; readonly connected: boolean; readonly error?: StrataClientError };
 
 /** An open subscription; iterate it once. */
 export class EventSubscription implements AsyncIterable<StrataEvent> {
@@ -128,7 +132,7 @@ export class EventSubscription implements AsyncIterable<StrataEvent> {
             const error = await this.refusal(response);
             if (!isTemporary(error.status)) throw error;
             retryAfter = error.retryAfterMs;
-            ended = { kind: 'dropped', error };
+            ended = { kind: 'dropped', connected: false, error };
           } else {
             failures = 0;
             ended = yield* this.events(response, connection);
@@ -138,6 +142,7 @@ export class EventSubscription implements AsyncIterable<StrataEvent> {
           if (error instanceof StrataApiError || error instanceof StrataProtocolError) throw error;
           ended = {
             kind: 'dropped',
+            connected: false,
             error:
               error instanceof StrataClientError ? error : new StrataNetworkError('GET', '/events', error),
           };
@@ -155,6 +160,7 @@ export class EventSubscription implements AsyncIterable<StrataEvent> {
           delayMs,
           lastEventId: this.current,
           error: lastError,
+          connected: ended.kind === 'dropped' && ended.connected,
         });
         await sleep(delayMs, this.closer.signal);
       }
@@ -229,9 +235,9 @@ export class EventSubscription implements AsyncIterable<StrataEvent> {
         } catch (error) {
           if (this.closer.signal.aborted) return { kind: 'closed' };
           const cause = wentIdle ? new Error(`nothing arrived for ${idleMs} ms`) : error;
-          return { kind: 'dropped', error: new StrataNetworkError('GET', '/events', cause) };
+          return { kind: 'dropped', connected: true, error: new StrataNetworkError('GET', '/events', cause) };
         }
-        if (chunk.done) return { kind: 'dropped' };
+        if (chunk.done) return { kind: 'dropped', connected: true };
         arm();
         parser.push(decoder.decode(chunk.value, { stream: true }));
         while (frames.length > 0) {
