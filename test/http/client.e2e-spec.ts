@@ -180,3 +180,128 @@ async function silentServer(): Promise<{ url: string; close: () => void }> {
     },
   };
 }
+
+/**
+ * A proxy in front of the engine that, for the first `lose` POSTs, forwards the request and then
+ * cuts the connection instead of answering: the write happened, its answer is lost.
+ */
+async function losingProxy(
+  target: string,
+  lose: number,
+): Promise<{ url: string; posts: () => number; close: () => void }> {
+  let posts = 0;
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const isPost = request.method === 'POST';
+      if (isPost) posts += 1;
+      const losing = isPost && posts <= lose;
+      void fetch(`${target}${request.url ?? '/'}`, {
+        method: request.method ?? 'GET',
+        headers: { 'content-type': String(request.headers['content-type'] ?? 'application/json') },
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      }).then(async (answer) => {
+        const text = await answer.text();
+        if (losing) {
+          request.socket.destroy();
+          return;
+        }
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
+        response.end(text);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    posts: () => posts,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe('given answers lost on the way back', () => {
+  let engine: HttpHarness;
+
+  beforeAll(async () => {
+    engine = await startHttpEngine({ settings });
+  });
+
+  afterAll(() => engine.close());
+
+  it('resends an append with an idempotency key, which the engine writes once', async () => {
+    const builder = session({ sessionId: 'client-lost' }).editTurns(1);
+    await new StrataClient({ url: engine.url }).startSession({ sessionId: 'client-lost', cwd: '/work' });
+    const proxy = await losingProxy(engine.url, 1);
+    try {
+      const client = new StrataClient({ url: proxy.url, retry: { attempts: 3, baseDelayMs: 10 } });
+      const appended = await client.append('client-lost', builder.entries, { idempotencyKey: 'lost-1' });
+      expect(appended).toMatchObject({ alreadyAppended: true, leafId: builder.leafId });
+      expect(proxy.posts()).toBe(2);
+      const tree = await new StrataClient({ url: engine.url }).tree('client-lost');
+      expect(tree.nodes).toHaveLength(builder.entries.length);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('does not resend an append without a key: the caller learns the answer was lost', async () => {
+    const builder = session({ sessionId: 'client-lost-nokey' }).editTurns(1);
+    await new StrataClient({ url: engine.url }).startSession({
+      sessionId: 'client-lost-nokey',
+      cwd: '/work',
+    });
+    const proxy = await losingProxy(engine.url, 1);
+    try {
+      const client = new StrataClient({ url: proxy.url, retry: { attempts: 3, baseDelayMs: 10 } });
+      await expect(client.append('client-lost-nokey', builder.entries)).rejects.toBeInstanceOf(
+        StrataNetworkError,
+      );
+      expect(proxy.posts()).toBe(1);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('waits as long as Retry-After asks (bounded) before trying a read again', async () => {
+    let requests = 0;
+    const busy: Server = createServer((_request, response) => {
+      requests += 1;
+      if (requests === 1) {
+        response.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
+        response.end(JSON.stringify({ status: 503, code: 'unavailable', detail: 'starting' }));
+      } else {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ items: [], total: 0, nextCursor: null }));
+      }
+    });
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = busy.address() as AddressInfo;
+      const client = new StrataClient({ url: `http://127.0.0.1:${port}`, retry: { baseDelayMs: 1 } });
+      const started = Date.now();
+      await expect(client.listSessions()).resolves.toEqual({ items: [], total: 0, nextCursor: null });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      expect(requests).toBe(2);
+      requests = 0;
+      const capped = new StrataClient({ url: `http://127.0.0.1:${port}`, retry: { maxDelayMs: 50 } });
+      const cappedStart = Date.now();
+      await expect(capped.listSessions()).resolves.toMatchObject({ total: 0 });
+      expect(Date.now() - cappedStart).toBeLessThan(800);
+      requests = 0;
+      const once = new StrataClient({ url: `http://127.0.0.1:${port}`, retry: { attempts: 1 } });
+      await expect(once.listSessions()).rejects.toMatchObject({
+        status: 503,
+        code: 'unavailable',
+        retryAfterMs: 1000,
+      });
+    } finally {
+      busy.closeAllConnections();
+      busy.close();
+    }
+  });
+});

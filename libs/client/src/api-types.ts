@@ -221,8 +221,8 @@ export interface CompactRequest {
 }
 
 export interface AttemptError {
-  readonly code: string;
   readonly message: string;
+  readonly code?: string;
   readonly [field: string]: unknown;
 }
 
