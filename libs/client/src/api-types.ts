@@ -74,8 +74,11 @@ export interface FileProblem {
 
 export interface ImportReport {
   readonly sessionId: string;
+  /** `imported`, `appended` (a grown file: the rest appended) or `unchanged`. */
   readonly outcome: string;
   readonly entryCount: number;
+  /** Entries appended by this import. */
+  readonly appended: number;
   readonly eventsWritten: number;
   readonly revision: string;
   readonly sourceVersion: number;

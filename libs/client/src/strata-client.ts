@@ -106,17 +106,23 @@ export class StrataClient {
 
   /**
    * `POST /sessions/import`: imports a pi session file (JSON Lines, v1 to v3) in one atomic append;
-   * the same file again answers `unchanged`. `lenient` skips bad lines instead of refusing the file.
+   * the same file again answers `unchanged`, a file that grew `appended` (the rest appended).
+   * `lenient` skips bad lines instead of refusing the file; `fromEntry` sends a part of a pi v3
+   * file (its header line, then its entries after the first `fromEntry`), as `strata watch` does.
    */
   importSession(
     file: string | Uint8Array,
-    options: { readonly lenient?: boolean } = {},
+    options: { readonly lenient?: boolean; readonly fromEntry?: number } = {},
     call?: CallOptions,
   ): Promise<ImportReport> {
+    const query = queryString({
+      lenient: options.lenient === true ? 'true' : undefined,
+      fromEntry: options.fromEntry,
+    });
     return this.json(
       {
         method: 'POST',
-        path: `/sessions/import${queryString({ lenient: options.lenient === true ? 'true' : undefined })}`,
+        path: `/sessions/import${query}`,
         text: { body: file, contentType: SESSION_FILE_MEDIA_TYPE },
         retryable: true,
       },

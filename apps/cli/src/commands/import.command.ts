@@ -10,6 +10,7 @@ import {
   writeSessionImport,
   type ImportProgress,
   type PreparedSessionImport,
+  type SessionImportReport,
 } from '@strata/event-store';
 import { SessionImportConflictError, type SessionFileFormat } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
@@ -62,6 +63,21 @@ function progressPrinter(path: string, io: CliIo): (progress: ImportProgress) =>
   };
 }
 
+function describeReport(report: SessionImportReport): string {
+  switch (report.outcome) {
+    case 'imported':
+      return `imported as ${report.streamId} (${report.eventsWritten} events)`;
+    case 'appended':
+      return `appended: ${report.appended} new entries to ${report.streamId} (${report.entryCount} in all)`;
+    case 'unchanged':
+      return `unchanged (${report.streamId} already holds this session)`;
+    default: {
+      const unhandled: never = report.outcome;
+      throw new Error(`unhandled import outcome ${String(unhandled)}`);
+    }
+  }
+}
+
 export const importCommand: CliCommand = {
   name: 'import',
   summary: 'import pi session files, Claude Code transcripts or Codex rollouts (prints the session ids)',
@@ -70,7 +86,9 @@ export const importCommand: CliCommand = {
     `  ${storeOptionHelp}\n` +
     "  --format: the files' format; auto (the default) tells it from the lines. Claude Code and Codex\n" +
     '    files are converted into entries that keep every original line (strata export --format original)\n' +
-    '  --lenient: skip (and report) bad lines of pi files instead of refusing the file',
+    '  --lenient: skip (and report) bad lines of pi files instead of refusing the file\n' +
+    '  A file already imported that grew since (the stored entries are its first ones) gets its new\n' +
+    '  entries appended; a file that differs from its stored session exits 1 naming the first line.',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
@@ -105,11 +123,7 @@ export const importCommand: CliCommand = {
             actor: IMPORT_ACTOR,
             onProgress: progressPrinter(path, io),
           });
-          io.stderr(
-            report.outcome === 'imported'
-              ? `${path}: imported as ${report.streamId} (${report.eventsWritten} events)\n`
-              : `${path}: unchanged (${report.streamId} already holds this session)\n`,
-          );
+          io.stderr(`${path}: ${describeReport(report)}\n`);
           io.stdout(`${report.sessionId}\n`);
         } catch (error) {
           if (error instanceof SessionImportConflictError) throw new CliError(`${path}: ${error.message}`);

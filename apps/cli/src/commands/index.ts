@@ -9,6 +9,7 @@ import { prepareCompactionCommand } from './prepare-compaction.command';
 import { replayCommand } from './replay.command';
 import { tailCommand } from './tail.command';
 import { verifyCommand } from './verify.command';
+import { watchCommand } from './watch.command';
 
 export const commands: CliCommand[] = [
   contextCommand,
@@ -20,4 +21,5 @@ export const commands: CliCommand[] = [
   verifyCommand,
   replayCommand,
   tailCommand,
+  watchCommand,
 ];

@@ -1,8 +1,12 @@
 // Importing a pi session file (any version, migrated to v3) as the stream `session-<id>`: one
 // atomic append through the generic command handler and the import decision, with event ids
 // derived from the session id and each entry id (`sessionIdSeed`), so importing the same file
-// again writes nothing and no two sessions share an id. Nothing is written for a file with a
-// bad line unless the import is lenient.
+// again writes nothing and no two sessions share an id. A file that grew since it was imported
+// (the stored entries are its first ones) gets the rest appended, in one append at the revision
+// read; so does a part of a file (`fromEntry`: its entries from there on, as `strata watch`
+// sends them). Racing syncs of one file each re-read and decide again on a conflict, and the
+// derived ids make a repeated append write nothing, so no entry is lost or stored twice. Nothing
+// is written for a file with a bad line unless the import is lenient.
 import {
   detectSessionFileFormat,
   importDecider,
@@ -17,11 +21,13 @@ import {
   type SessionFileProblem,
   type SessionFileFormat,
   type SessionFileVersion,
+  type ImportSessionCommand,
+  type SessionState,
 } from '@strata/session';
 import { derivedEventId } from '../command-handling/derived-event-id';
 import { sessionIdSeed } from '../command-handling/id-seed';
 import { handleCommand, type StreamAppender } from '../command-handling/handle-command';
-import type { EventStore } from '../port';
+import { DuplicateEventIdError, type EventStore } from '../port';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
@@ -56,6 +62,12 @@ export interface PrepareSessionImportOptions {
    * to pi files only.
    */
   readonly format?: SessionFileFormat | 'auto';
+  /**
+   * The content is a part of a pi v3 file: its header line, then the file's entries after its
+   * first `fromEntry` (which the store must hold). References to earlier entries are checked
+   * against the stored session when it is written; strict only.
+   */
+  readonly fromEntry?: number;
 }
 
 export interface WriteSessionImportOptions {
@@ -69,6 +81,11 @@ export interface WriteSessionImportOptions {
   readonly progressInterval?: number;
   /** How events reach the store (the integrity layer's sealing appender by default). */
   readonly appender?: StreamAppender;
+  /**
+   * Called with the stored state and the entries about to be appended, before anything is
+   * written; throws to refuse them (the engine's bound on one session).
+   */
+  readonly checkAppend?: (state: SessionState, entries: readonly SessionEntry[]) => void;
 }
 
 export type ImportSessionOptions = PrepareSessionImportOptions & WriteSessionImportOptions;
@@ -76,9 +93,14 @@ export type ImportSessionOptions = PrepareSessionImportOptions & WriteSessionImp
 export interface SessionImportReport {
   readonly sessionId: string;
   readonly streamId: string;
-  /** `unchanged`: the store already held this session exactly; nothing was written. */
-  readonly outcome: 'imported' | 'unchanged';
+  /**
+   * `imported`: the session was new; `appended`: the store held the file's first entries and
+   * the rest were appended; `unchanged`: the store already held every entry; nothing was written.
+   */
+  readonly outcome: 'imported' | 'appended' | 'unchanged';
   readonly entryCount: number;
+  /** Entries appended by this import (all of the file's when it was new, 0 when unchanged). */
+  readonly appended: number;
   /** Events written by this import (0 when unchanged). */
   readonly eventsWritten: number;
   /** The revision of the stream's last event. */
@@ -91,6 +113,28 @@ export interface SessionImportReport {
   readonly repaired: readonly SessionFileProblem[];
   /** The format the file was read in (pi unless it was a converted transcript). */
   readonly format?: SessionFileFormat;
+}
+
+/** Times an import reads and decides again after a racing import stored some of its entries. */
+const IMPORT_ATTEMPTS = 5;
+
+/**
+ * Runs the import's command handling again when a racing sync of the same file stored some of
+ * the entries first (their derived ids are then recorded at other revisions): the next read
+ * holds them, and the decision appends only the rest.
+ */
+async function handleImportCommand<Result>(handle: () => Promise<Result>): Promise<Result> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await handle();
+    } catch (error) {
+      if (!(error instanceof DuplicateEventIdError) || attempt >= IMPORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function appendedEntriesOf(events: readonly SessionEvent[]): SessionEntry[] {
+  return events.flatMap((event) => (event.type === 'EntryAppended' ? [event.data.entry] : []));
 }
 
 /** The id of an imported event: the same session and entry always give the same id. */
@@ -125,6 +169,10 @@ export interface PreparedSessionImport {
   readonly repaired: readonly SessionFileProblem[];
   /** The format the file was read in (pi unless it was a converted transcript). */
   readonly format?: SessionFileFormat;
+  /** The 1-based file line of each entry, named by a conflict. */
+  readonly entryLines?: readonly number[];
+  /** A part of a file: the file's entries before `entries` (see PrepareSessionImportOptions). */
+  readonly fromEntry?: number;
 }
 
 /**
@@ -154,6 +202,27 @@ function prepareTranscriptImport(
     skipped: [],
     repaired: [],
     format,
+    entryLines: checked.entryLines,
+  };
+}
+
+/** A part of a pi v3 file: parsed strictly; the decider checks its references against the store. */
+function prepareImportPart(text: SessionFileContent, fromEntry: number): PreparedSessionImport {
+  if (!Number.isSafeInteger(fromEntry) || fromEntry < 0) {
+    throw new RangeError(`fromEntry must be a non-negative integer, not ${fromEntry}`);
+  }
+  const parsed = parseFile(text, {});
+  if (parsed.sourceVersion !== 3) {
+    throw new SessionImportError(1, 'unsupported-version', 'a part of a file must be pi version 3');
+  }
+  return {
+    header: parsed.header,
+    entries: parsed.entries,
+    sourceVersion: 3,
+    migrated: false,
+    skipped: [],
+    repaired: [],
+    fromEntry,
   };
 }
 
@@ -167,6 +236,7 @@ export function prepareSessionImport(
   text: SessionFileContent,
   options: PrepareSessionImportOptions = {},
 ): PreparedSessionImport {
+  if (options.fromEntry !== undefined) return prepareImportPart(text, options.fromEntry);
   const format =
     options.format === undefined || options.format === 'auto'
       ? detectSessionFileFormat(text)
@@ -185,6 +255,7 @@ export function prepareSessionImport(
     migrated: parsed.migrated,
     skipped: [...parsed.skipped, ...checked.skipped].sort((left, right) => left.line - right.line),
     repaired: checked.repaired,
+    entryLines: checked.entryLines,
   };
 }
 
@@ -207,12 +278,28 @@ export async function writeSessionImport(
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
   };
-  const handled = await handleCommand(
-    store,
-    streamId,
-    { type: 'ImportSession', data: { header: prepared.header, entries: prepared.entries } },
-    importDecider,
-    {
+  const { checkAppend } = options;
+  const decider: typeof importDecider = checkAppend
+    ? {
+        ...importDecider,
+        decide: (command, state) => {
+          const events = importDecider.decide(command, state);
+          checkAppend(state, appendedEntriesOf(events));
+          return events;
+        },
+      }
+    : importDecider;
+  const command: ImportSessionCommand = {
+    type: 'ImportSession',
+    data: {
+      header: prepared.header,
+      entries: prepared.entries,
+      ...(prepared.fromEntry !== undefined ? { fromEntry: prepared.fromEntry } : {}),
+      ...(prepared.entryLines !== undefined ? { entryLines: prepared.entryLines } : {}),
+    },
+  };
+  const handled = await handleImportCommand(() =>
+    handleCommand(store, streamId, command, decider, {
       parseEvent: parseStoredSessionEvent,
       eventIdOf: (event, index) => {
         if ((index + 1) % progressInterval === 0) {
@@ -222,14 +309,17 @@ export async function writeSessionImport(
       },
       metadata,
       ...(options.appender ? { appender: options.appender } : {}),
-    },
+    }),
   );
   if (handled.revision === null) throw new Error(`session ${sessionId} was not stored`);
+  const appended = appendedEntriesOf(handled.events).length;
+  const started = handled.events.some((event) => event.type === 'SessionStarted');
   return {
     sessionId,
     streamId,
-    outcome: handled.events.length > 0 ? 'imported' : 'unchanged',
-    entryCount: prepared.entries.length,
+    outcome: started ? 'imported' : handled.events.length > 0 ? 'appended' : 'unchanged',
+    entryCount: (prepared.fromEntry ?? 0) + prepared.entries.length,
+    appended,
     eventsWritten: handled.events.length,
     revision: handled.revision,
     sourceVersion: prepared.sourceVersion,

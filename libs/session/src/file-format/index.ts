@@ -6,3 +6,4 @@ export * from './legacy-entry-ids';
 export * from './parse-session-file';
 export * from './serialize-session-file';
 export * from './transcripts';
+export * from './session-line-reader';

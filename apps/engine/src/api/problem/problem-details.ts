@@ -121,7 +121,11 @@ export function problemOf(error: unknown): MappedProblem {
     return problem('conflict', error.message, { reason: 'idempotency_mismatch' });
   }
   if (error instanceof SessionImportConflictError) {
-    return problem('conflict', error.message, { reason: 'import_conflict' });
+    return problem('conflict', error.message, {
+      reason: 'import_conflict',
+      ...(error.firstDifference !== undefined ? { firstDifference: error.firstDifference } : {}),
+      ...(error.storedEntries !== undefined ? { storedEntries: error.storedEntries } : {}),
+    });
   }
   if (error instanceof SessionImportError) {
     return problem('validation', error.message, { line: error.line, reason: error.code });

@@ -7,11 +7,12 @@ import {
   exportSession,
   prepareSessionImport,
   verifyStream,
+  type PrepareSessionImportOptions,
   writeSessionImport,
   type EventStore,
   type StreamVerification,
 } from '@strata/event-store';
-import { entryWeight, sessionStreamName } from '@strata/session';
+import { entryWeight, sessionStreamName, type SessionEntry } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { EngineConfig } from '../../config/engine-config';
@@ -21,6 +22,7 @@ import { Principal, TenantGuard } from '../../api/tenant.guard';
 import { ENGINE_CONFIG } from '../../api/http-tokens';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { ReadModels } from '../../read-side/read-models.service';
+import { invalidInput } from '../../api/problem/api-errors';
 import {
   parseParameter,
   parseQuery,
@@ -31,7 +33,7 @@ import { MAX_SESSION_PAGE, exportQuery, importQuery, sessionIdParameter } from '
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
-import { SessionTooLargeError } from '../../shared/session-size';
+import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
 
 export const SESSION_FILE_MEDIA_TYPE = 'application/x-ndjson';
 
@@ -45,6 +47,17 @@ function verificationView(sessionId: string, verification: StreamVerification) {
         headHash: null,
         brokenAt: { ...verification.brokenAt, revision: verification.brokenAt.revision.toString() },
       };
+}
+
+/** A part of a file (`fromEntry`) is a pi v3 file read strictly; the other options do not apply to it. */
+function importOptionsOf(query: z.infer<typeof importQuery>): PrepareSessionImportOptions {
+  if (query.fromEntry === undefined) return { lenient: query.lenient, format: query.format ?? 'auto' };
+  if (query.lenient || (query.format !== undefined && query.format !== 'pi')) {
+    throw invalidInput('fromEntry takes a part of a pi v3 file, read strictly', [
+      { path: 'query.fromEntry', message: 'not with lenient or a format other than pi' },
+    ]);
+  }
+  return { fromEntry: query.fromEntry };
 }
 
 @Controller()
@@ -65,15 +78,21 @@ export class SessionFilesController {
   ) {
     const query = parseQuery(request, importQuery);
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
-    const prepared = prepareSessionImport(file, { lenient: query.lenient, format: query.format ?? 'auto' });
-    await this.sessions.requireAvailable(principal, prepared.header.id);
-    const weight = prepared.entries.reduce((total, entry) => total + entryWeight(entry), 0);
+    const prepared = prepareSessionImport(file, importOptionsOf(query));
+    const sessionId = prepared.header.id;
+    await this.sessions.requireAvailable(principal, sessionId);
     const { maxSessionEntries } = this.config.foldCache;
-    if (weight > maxSessionEntries)
-      throw new SessionTooLargeError(prepared.header.id, weight, maxSessionEntries);
+    const weightOf = (entries: readonly SessionEntry[]) =>
+      entries.reduce((total, entry) => total + entryWeight(entry), 0);
+    // a whole file heavier than the bound is refused before the store is read
+    const weight = weightOf(prepared.entries);
+    if (query.fromEntry === undefined && weight > maxSessionEntries)
+      throw new SessionTooLargeError(sessionId, weight, maxSessionEntries);
     const report = await writeSessionImport(this.store, prepared, {
       tenant: principal.tenant,
       metadata: actorMetadataOf(commandContextOf(principal)),
+      checkAppend: (state, appended) =>
+        requireRoomFor(sessionId, state, weightOf(appended), maxSessionEntries),
     });
     response.statusCode = report.outcome === 'imported' ? 201 : 200;
     const { streamId: _streamId, ...rest } = report;
@@ -150,6 +169,11 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     summary: 'Import a pi session file (JSON Lines, v1 to v3), a Claude Code transcript or a Codex rollout',
     description:
       'Written in one atomic append; importing the same file again answers 200 `unchanged`. ' +
+      'A file that grew since it was imported (the session holds its first entries) gets the rest ' +
+      'appended in one atomic append: 200 `appended`, `appended` saying how many; the bound on one ' +
+      'session (`STRATA_MAX_SESSION_ENTRIES`) applies to what is appended. ' +
+      'A file that differs from its stored session answers 409 `import_conflict` with `firstDifference` ' +
+      '(`line`, `entryIndex`, `entryId`, `storedEntryId`) and `storedEntries`. ' +
       'A file whose session is stored with other content answers 409. `format=auto` (the default) ' +
       'tells the format from the lines; a Claude Code or Codex file is converted into entries that ' +
       'keep every original line, so `GET /sessions/{id}/export?format=original` gives it back.',
@@ -160,7 +184,10 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     },
     responses: {
       201: { description: 'Imported', schema: importResponse },
-      200: { description: 'Already stored exactly so', schema: importResponse },
+      200: {
+        description: 'Already stored exactly so, or the new entries of a grown file appended',
+        schema: importResponse,
+      },
     },
     problems: ['validation', 'forbidden', 'conflict', 'payload_too_large'],
   },

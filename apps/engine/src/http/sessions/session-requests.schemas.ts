@@ -186,6 +186,17 @@ export const importQuery = z.strictObject({
     .describe(
       "the file's format; auto (the default) tells it from the lines. Claude Code and Codex files are converted, every original line kept",
     ),
+  fromEntry: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      'the body is a part of a pi v3 file: its header line, then its entries after the first `fromEntry`, ' +
+        'which the session must already hold (as `strata watch` sends a file as it grows); what the session ' +
+        'lacks is appended. Not with `lenient` or another `format`',
+    ),
 });
 
 export const exportQuery = z.strictObject({

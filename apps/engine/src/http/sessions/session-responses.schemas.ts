@@ -217,8 +217,13 @@ export const importResponse = responseSchema(
   'ImportReport',
   z.object({
     sessionId: z.string(),
-    outcome: z.enum(['imported', 'unchanged']),
-    entryCount: z.number().int(),
+    outcome: z
+      .enum(['imported', 'appended', 'unchanged'])
+      .describe(
+        'imported: a new session; appended: the session held the first entries of the file, the rest were appended; unchanged: it held them all',
+      ),
+    entryCount: z.number().int().describe("the file's entries (for a part: up to its end)"),
+    appended: z.number().int().describe('entries appended by this import'),
     eventsWritten: z.number().int(),
     revision: decimalString,
     sourceVersion: z.number().int(),
