@@ -1,10 +1,12 @@
 // `strata import`: pi session files (any version) into the event store, one stream per session,
 // atomically per file and idempotently. Every file is read and checked before anything is
 // written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
-// progress and skipped lines go to stderr.
+// progress and skipped lines go to stderr. The head of each session imported (or found unchanged)
+// is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  anchorStreamHead,
   prepareSessionImport,
   SessionImportError,
   writeSessionImport,
@@ -15,6 +17,7 @@ import { SessionImportConflictError } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
+import { anchorLogIfAny, anchoringOn, signingKeyOf } from '../shared/anchor-options';
 
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';
@@ -77,7 +80,9 @@ export const importCommand: CliCommand = {
         io.stderr(`${path}:${problem.line}: repaired: ${problem.reason} (${problem.code})\n`);
       }
     }
+    const key = anchoringOn(io) ? signingKeyOf(io) : undefined;
     await withEventStore(values.store, io, async (store) => {
+      const anchors = key !== undefined ? anchorLogIfAny(store) : undefined;
       for (const { path, session } of prepared) {
         try {
           const report = await writeSessionImport(store, session, {
@@ -89,6 +94,9 @@ export const importCommand: CliCommand = {
               ? `${path}: imported as ${report.streamId} (${report.eventsWritten} events)\n`
               : `${path}: unchanged (${report.streamId} already holds this session)\n`,
           );
+          if (key !== undefined && anchors !== undefined) {
+            await anchorStreamHead(store, report.streamId, key, anchors);
+          }
           io.stdout(`${report.sessionId}\n`);
         } catch (error) {
           if (error instanceof SessionImportConflictError) throw new CliError(`${path}: ${error.message}`);

@@ -158,9 +158,16 @@ export class AnchorIndex {
     const named: RefusedAnchor[] = [];
     let total = 0;
     const rows = this.database
-      .prepare<[], { stream: string | null; origin: string; reason: AnchorRefusal; detail: string | null; anchor: string | null }>(
-        'SELECT stream, origin, reason, detail, anchor FROM refused ORDER BY seq',
-      )
+      .prepare<
+        [],
+        {
+          stream: string | null;
+          origin: string;
+          reason: AnchorRefusal;
+          detail: string | null;
+          anchor: string | null;
+        }
+      >('SELECT stream, origin, reason, detail, anchor FROM refused ORDER BY seq')
       .iterate();
     for (const row of rows) {
       if (row.stream !== null && !inScope(row.stream)) continue;
@@ -226,7 +233,9 @@ export async function* anchorFileCandidates(path: string, label: string): AsyncG
         continue;
       }
       const parsed = anchorSchema.safeParse(value);
-      yield parsed.success ? { origin, anchor: parsed.data } : { origin, invalid: describeIssues(parsed.error) };
+      yield parsed.success
+        ? { origin, anchor: parsed.data }
+        : { origin, invalid: describeIssues(parsed.error) };
     }
   } catch (error) {
     if (error instanceof LineReadError) {
@@ -238,7 +247,10 @@ export async function* anchorFileCandidates(path: string, label: string): AsyncG
 }
 
 /** The anchors of a store's log, named `anchor log #<n>` in log order. */
-export async function* anchorLogCandidates(log: AnchorLog, query: AnchorQuery = {}): AsyncGenerator<AnchorCandidate> {
+export async function* anchorLogCandidates(
+  log: AnchorLog,
+  query: AnchorQuery = {},
+): AsyncGenerator<AnchorCandidate> {
   let count = 0;
   for await (const anchor of log.read(query)) {
     count += 1;

@@ -8,7 +8,7 @@
 import { signAnchor, type Anchor, type AnchorHead, type AnchorSigningKey } from './anchor';
 import type { AnchorLog, LoggedAnchor } from './anchor-log';
 import { isHash } from '../integrity/event-seal';
-import type { AppendResult, EventToAppend } from '../port';
+import type { AppendResult, EventStore, EventToAppend, RecordedEvent } from '../port';
 
 export interface TenantAnchorHead extends AnchorHead {
   readonly tenant?: string;
@@ -164,4 +164,25 @@ export class AnchorScheduler {
     if (window.pending === undefined || window.pending.revision < head.revision) window.pending = head;
     if (window.timer === undefined) this.startInterval(head.streamId, window);
   }
+}
+
+/**
+ * Signs the current head of one stream at once and logs it (`strata import`); nothing for an
+ * empty stream or a last event without a seal. Returns the anchor written.
+ */
+export async function anchorStreamHead(
+  store: EventStore,
+  streamId: string,
+  key: AnchorSigningKey,
+  log: AnchorLog,
+  time: Date = new Date(),
+): Promise<Anchor | undefined> {
+  let last: RecordedEvent | undefined;
+  for await (const event of store.readStream(streamId, { direction: 'backwards', maxCount: 1 })) last = event;
+  const headHash = last?.metadata['hash'];
+  if (last === undefined || !isHash(headHash)) return undefined;
+  const anchor = signAnchor({ streamId, revision: last.revision, headHash }, time, key);
+  const tenant = last.metadata['tenant'];
+  await log.append([{ anchor, ...(typeof tenant === 'string' ? { tenant } : {}) }]);
+  return anchor;
 }

@@ -80,7 +80,9 @@ export function readPublicKey(path: string): AnchorPublicKey {
   if (text === undefined) throw new SigningKeyError(`${path} does not exist`);
   let publicKey: KeyObject;
   try {
-    publicKey = text.includes('PRIVATE KEY') ? createPublicKey(createPrivateKey(text)) : createPublicKey(text);
+    publicKey = text.includes('PRIVATE KEY')
+      ? createPublicKey(createPrivateKey(text))
+      : createPublicKey(text);
   } catch (error) {
     throw new SigningKeyError(`${path} holds no public key in PEM: ${(error as Error).message}`);
   }
@@ -142,4 +144,15 @@ export function loadOrCreateSigningKey(location: SigningKeyLocation): LoadedSign
   }
   writeFileSync(publicKeyFile, key.publicKeyPem, { mode: 0o644 });
   return { key, file, created: true, publicKeyFile };
+}
+
+/** `STRATA_ANCHORS`: `on` (the default) signs anchors as sessions are written; `off` signs none. */
+export const ANCHORS_VARIABLE = 'STRATA_ANCHORS';
+
+/** Whether anchoring is on for this environment value; throws `SigningKeyError` for another value. */
+export function anchorsEnabled(value: string | undefined): boolean {
+  const setting = value?.trim().toLowerCase() ?? '';
+  if (setting === '' || setting === 'on') return true;
+  if (setting === 'off') return false;
+  throw new SigningKeyError(`${ANCHORS_VARIABLE} must be on or off, not '${value}'`);
 }

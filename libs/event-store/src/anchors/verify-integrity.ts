@@ -5,7 +5,12 @@
 // revision, names the anchor). An erasure record answers for the events and anchors it removed.
 // Works on a store (one stream, or every stream in one pass over the log) and on an exported
 // event file with no store at all.
-import { RESERVED_STREAM_METADATA_KEYS, type ErasureRecord, type EventFilter, type EventStore } from '../port';
+import {
+  RESERVED_STREAM_METADATA_KEYS,
+  type ErasureRecord,
+  type EventFilter,
+  type EventStore,
+} from '../port';
 import { ChainChecker } from '../integrity/verify-chain';
 import type { HashedEventFields } from '../integrity/event-seal';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
@@ -97,7 +102,8 @@ class StreamCheck {
         others: this.mismatches - 1,
       });
     }
-    if (this.anchors?.hasAnchors(this.streamId) === true) {
+    // Past a break nothing is verified: the break is the finding, not the anchors beyond it.
+    if (this.broken === undefined && this.anchors?.hasAnchors(this.streamId) === true) {
       let first: AnchorReference | undefined;
       let notReached = 0;
       for (const reference of this.anchors.after(this.streamId, chainRevision)) {
@@ -255,7 +261,10 @@ export async function verifyStoreIntegrity(
     );
   }
   const failed = results.filter((result) => !streamHolds(result));
-  const refusedAnchors = anchors?.refused((streamId) => inFilter(streamId, filter)) ?? { named: [], total: 0 };
+  const refusedAnchors = anchors?.refused((streamId) => inFilter(streamId, filter)) ?? {
+    named: [],
+    total: 0,
+  };
   return {
     ok: failed.length === 0 && refusedAnchors.total === 0,
     streams: results.length,

@@ -63,9 +63,7 @@ export function fromEsdbPosition(position: Position, what: string): bigint {
 /** Streams Strata keeps for itself on the server: not part of what readAll or subscribe show. */
 export function isInternalStream(streamId: string): boolean {
   return (
-    streamId === ERASURE_STREAM ||
-    streamId === ANCHOR_STREAM ||
-    streamId.startsWith(CHECKPOINT_STREAM_PREFIX)
+    streamId === ERASURE_STREAM || streamId === ANCHOR_STREAM || streamId.startsWith(CHECKPOINT_STREAM_PREFIX)
   );
 }
 
