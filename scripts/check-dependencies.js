@@ -17,7 +17,7 @@ const ENGINE_FLOORS = [
   ['observability'],
   ['tenancy'],
   ['config', 'settings', 'hooks', 'startup'],
-  ['summarizers'],
+  ['summarizers', 'anchors'],
   ['session-streams'],
   ['attempts'],
   ['compaction', 'branch-summary'],

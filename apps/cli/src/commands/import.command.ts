@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  anchorLogIfAny,
   anchorStreamHead,
   prepareSessionImport,
   SessionImportError,
@@ -17,7 +18,7 @@ import { SessionImportConflictError } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
-import { anchorLogIfAny, anchoringOn, signingKeyOf } from '../shared/anchor-options';
+import { anchoringOn, signingKeyOf } from '../shared/anchor-options';
 
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';

@@ -6,14 +6,13 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   ANCHORS_VARIABLE,
-  AnchorLogUnavailableError,
   DEFAULT_PUBLIC_KEY_NAME,
   DEFAULT_SIGNING_KEY_NAME,
   SIGNING_KEY_FILE_VARIABLE,
   SigningKeyError,
   anchorFileCandidates,
   anchorLogCandidates,
-  anchorLogOf,
+  anchorLogIfAny,
   anchorsEnabled,
   defaultDataDirectory,
   loadOrCreateSigningKey,
@@ -91,15 +90,6 @@ export function anchorFile(io: CliIo, file: string): AsyncIterable<AnchorCandida
   return anchorFileCandidates(path, file);
 }
 
-/** The store's anchor log, or undefined for a store that keeps none. */
-export function anchorLogIfAny(store: EventStore): AnchorLog | undefined {
-  try {
-    return anchorLogOf(store);
-  } catch (error) {
-    if (error instanceof AnchorLogUnavailableError) return undefined;
-    throw error;
-  }
-}
 
 /** The store's anchors of one stream (or all), or none for a store without a log. */
 export async function* storeAnchors(store: EventStore, streamId?: string): AsyncGenerator<AnchorCandidate> {

@@ -237,3 +237,13 @@ export function anchorLogOf(store: EventStore): AnchorLog {
   }
   throw new AnchorLogUnavailableError('this store keeps no anchor log');
 }
+
+/** The store's anchor log, or undefined for a store that keeps none. */
+export function anchorLogIfAny(store: EventStore): AnchorLog | undefined {
+  try {
+    return anchorLogOf(store);
+  } catch (error) {
+    if (error instanceof AnchorLogUnavailableError) return undefined;
+    throw error;
+  }
+}

@@ -182,6 +182,22 @@ export const importQuery = z.strictObject({
   lenient: booleanQuery.describe('skip bad lines instead of refusing the file'),
 });
 
+export const exportQuery = z.strictObject({
+  format: z
+    .enum(['pi', 'events'])
+    .default('pi')
+    .describe(
+      '`pi`: the session as a pi v3 file; `events`: its raw event log (what `strata verify --file` checks)',
+    ),
+});
+
+export const anchorsQuery = z.strictObject({
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('only anchors signed at or after this date-time'),
+});
+
 export const attemptsQuery = z.strictObject({
   kind: z.enum(['compaction', 'branch_summary']).optional(),
   outcome: z.enum(['pending', 'completed', 'skipped', 'cancelled', 'failed']).optional(),
