@@ -63,7 +63,7 @@ const fullSettings: StoreSettings = {
   read: { warmupIterations: 2, iterations: 20, maxSeconds: 6, minIterations: 5 },
   esdbRead: { warmupIterations: 1, iterations: 6, maxSeconds: 6, minIterations: 4 },
   sessionAppend: { warmupIterations: 2, iterations: 20, maxSeconds: 5, minIterations: 5 },
-  anchorAppend: { warmupIterations: 3, iterations: 40, maxSeconds: 10, minIterations: 15 },
+  anchorAppend: { warmupIterations: 3, iterations: 60, maxSeconds: 12, minIterations: 20 },
 };
 
 const quickSettings: StoreSettings = {
@@ -135,7 +135,9 @@ export const storeSuite: BenchSuite = {
     const anchorFixture = await anchorAppendFixture(scratchDirectory, sizes.anchorSessions);
     try {
       cases.push(...(await measureCases('store', anchorFixture.cases, settings.anchorAppend, progress)));
-      facts.anchorSignatures = anchorFixture.signatures();
+      const appendsMeasured =
+        (settings.anchorAppend.warmupIterations + settings.anchorAppend.iterations) * 50;
+      facts.anchorSignatures = { ...anchorFixture.signatures(), appendsPerCaseAtMost: appendsMeasured };
     } finally {
       await anchorFixture.close();
     }

@@ -18,7 +18,6 @@ import {
   loadOrCreateSigningKey,
   readPublicKey,
   type AnchorCandidate,
-  type AnchorLog,
   type AnchorPublicKey,
   type AnchorSigningKey,
   type EventStore,
@@ -89,7 +88,6 @@ export function anchorFile(io: CliIo, file: string): AsyncIterable<AnchorCandida
   if (!existsSync(path)) throw new CliError(`cannot read ${file}: no such file`);
   return anchorFileCandidates(path, file);
 }
-
 
 /** The store's anchors of one stream (or all), or none for a store without a log. */
 export async function* storeAnchors(store: EventStore, streamId?: string): AsyncGenerator<AnchorCandidate> {

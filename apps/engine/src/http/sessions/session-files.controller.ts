@@ -7,7 +7,6 @@ import {
   exportSession,
   prepareSessionImport,
   streamEventLines,
-  streamHolds,
   verifyStreamIntegrity,
   writeSessionImport,
   type EventStore,
