@@ -6,10 +6,14 @@
 // in turn (each append is the first of its session's second, so nearly every one is signed: the
 // worst case). One iteration appends 50 entries and then lets the event loop turn once, so the
 // signing and the anchor write scheduled by those appends are inside the timed work.
-import { AnchorScheduler, SqliteAnchorLog, SqliteEventStore, anchorKeyIdOf } from '@strata/event-store';
+import {
+  AnchorScheduler,
+  SqliteAnchorLog,
+  SqliteEventStore,
+  generateAnchorSigningKey,
+} from '@strata/event-store';
 import { SESSION_STREAM_PREFIX, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
-import { generateKeyPairSync } from 'node:crypto';
 import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
 import { TenantGuardEventStore } from '../../apps/engine/src/tenancy/tenant-guard-event-store';
 import { userTurnEntry } from '../projection/session-streams';
@@ -69,13 +73,7 @@ export async function anchorAppendFixture(
   scratchDirectory: string,
   manySessions: number,
 ): Promise<AnchorAppendFixture> {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const key = {
-    keyId: anchorKeyIdOf(publicKey),
-    privateKey,
-    publicKey,
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
+  const key = generateAnchorSigningKey();
   const opened: { store: SqliteEventStore; remove: () => void; scheduler?: AnchorScheduler }[] = [];
   const signatures: Record<string, number> = {};
   async function target(name: string, anchoring: boolean, sessions: number): Promise<AppendTarget> {

@@ -3,11 +3,16 @@
 // anchors, a store rewritten with its records caught against anchors exported before, forged
 // anchors refused, offline verification of an exported event log, and erased sessions reported.
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteEventStore, anchorSchema, signAnchor, anchorKeyIdOf, type Anchor } from '@strata/event-store';
+import {
+  SqliteEventStore,
+  anchorSchema,
+  signAnchor,
+  generateAnchorSigningKey,
+  type Anchor,
+} from '@strata/event-store';
 import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
 import { runCli } from '../run-cli';
@@ -187,13 +192,7 @@ describe("strata verify against the store's records and signed anchors", () => {
       await importInto(sessionFile('forged', 2), storeFile);
       const anchors = await exportAnchors(storeFile);
       const [genuine] = anchorsIn(anchors);
-      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-      const foreignKey = {
-        keyId: anchorKeyIdOf(publicKey),
-        privateKey,
-        publicKey,
-        publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      };
+      const foreignKey = generateAnchorSigningKey();
       const altered = { ...genuine!, revision: '2' };
       const foreign = signAnchor(
         { streamId: 'session-forged', revision: 4n, headHash: genuine!.headHash },

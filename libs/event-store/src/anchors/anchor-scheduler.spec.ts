@@ -1,17 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { anchorKeyIdOf, checkAnchorSignature, type Anchor, type AnchorSigningKey } from './anchor';
+import { checkAnchorSignature, type Anchor } from './anchor';
+import { generateAnchorSigningKey } from './signing-key';
 import { InMemoryAnchorLog, type AnchorLog, type LoggedAnchor } from './anchor-log';
 import { AnchorScheduler } from './anchor-scheduler';
-
-function signingKey(): AnchorSigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return {
-    keyId: anchorKeyIdOf(publicKey),
-    privateKey,
-    publicKey,
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
-}
 
 const hashOf = (revision: number): string => revision.toString(16).padStart(64, '0');
 
@@ -26,7 +16,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('AnchorScheduler', () => {
   describe('given a burst of heads of one stream, one per turn of the event loop, within one interval', () => {
     it('signs the first at once and the last when the interval ends: two signatures, the final head last', async () => {
-      const key = signingKey();
+      const key = generateAnchorSigningKey();
       const log = new InMemoryAnchorLog();
       const scheduler = new AnchorScheduler({ key, log, intervalMs: 500 });
       for (let revision = 0; revision < 100; revision += 1) {
@@ -54,7 +44,7 @@ describe('AnchorScheduler', () => {
         },
         read: () => (async function* () {})(),
       };
-      const scheduler = new AnchorScheduler({ key: signingKey(), log, intervalMs: 200 });
+      const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 200 });
       for (let stream = 0; stream < 50; stream += 1)
         scheduler.note({ streamId: `session-${stream}`, revision: 3n, headHash: hashOf(3), tenant: 'acme' });
       await pause(20);
@@ -71,7 +61,7 @@ describe('AnchorScheduler', () => {
   describe('given a head held inside its interval when the scheduler closes', () => {
     it('signs it on close, ignores older heads, and signs nothing after', async () => {
       const log = new InMemoryAnchorLog();
-      const scheduler = new AnchorScheduler({ key: signingKey(), log, intervalMs: 60_000 });
+      const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
       scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
       await pause(10);
       scheduler.note({ streamId: 'session-a', revision: 9n, headHash: hashOf(9) });
@@ -95,7 +85,7 @@ describe('AnchorScheduler', () => {
         read: (query) => inner.read(query),
       };
       const scheduler = new AnchorScheduler({
-        key: signingKey(),
+        key: generateAnchorSigningKey(),
         log,
         intervalMs: 50,
         onError: (error) => errors.push(error),
@@ -110,7 +100,7 @@ describe('AnchorScheduler', () => {
 
   it('notes only the sealed head of appends to streams with the prefix', async () => {
     const log = new InMemoryAnchorLog();
-    const scheduler = new AnchorScheduler({ key: signingKey(), log });
+    const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log });
     const sealed = { id: 'e', type: 't', data: {}, metadata: { hash: hashOf(1), tenant: 'acme' } };
     scheduler.noteAppend('session-a', [sealed], { nextExpectedRevision: 1n, position: 9n }, 'session-');
     scheduler.noteAppend('other-b', [sealed], { nextExpectedRevision: 1n, position: 9n }, 'session-');

@@ -2,7 +2,6 @@
 // anchors live in `strata-anchors`, which neither reads of `$all` nor subscriptions show; a store
 // rewritten whole fails against anchors exported before; stream metadata that hides events is
 // named.
-import { generateKeyPairSync } from 'node:crypto';
 import { EventStoreDBClient } from '@eventstore/db-client';
 import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { collect } from '../contract';
@@ -10,7 +9,8 @@ import { EsdbEventStore } from '../esdb/esdb-event-store';
 import { ANCHOR_STREAM } from '../esdb/esdb-mapping';
 import { appendChained } from '../integrity/chained-append';
 import { createUuidV7Generator } from '../ids/uuidv7';
-import { anchorKeyIdOf, type Anchor, type AnchorSigningKey } from './anchor';
+import type { Anchor } from './anchor';
+import { generateAnchorSigningKey } from './signing-key';
 import { anchorLogOf } from './anchor-log';
 import { AnchorIndex, anchorLogCandidates } from './anchor-index';
 import { anchorStreamHead } from './anchor-scheduler';
@@ -18,16 +18,6 @@ import { verifyStoreIntegrity, verifyStreamIntegrity } from './verify-integrity'
 
 const nextId = createUuidV7Generator();
 const context = { tenant: 'acme', actor: 'ana' };
-
-function signingKey(): AnchorSigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return {
-    keyId: anchorKeyIdOf(publicKey),
-    privateKey,
-    publicKey,
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
-}
 
 async function writeSession(
   store: EsdbEventStore,
@@ -47,7 +37,7 @@ async function* candidatesOf(anchors: readonly Anchor[]) {
 describe('anchors on the EventStoreDB adapter', () => {
   let server: EsdbTestServer;
   let store: EsdbEventStore;
-  const key = signingKey();
+  const key = generateAnchorSigningKey();
   const keys = new Map([[key.keyId, { keyId: key.keyId, publicKey: key.publicKey }]]);
 
   beforeEach(async () => {

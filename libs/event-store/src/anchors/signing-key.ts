@@ -59,6 +59,11 @@ function signingKeyOf(privateKey: KeyObject, path: string): AnchorSigningKey {
   };
 }
 
+/** A new Ed25519 key pair (in memory only). */
+export function generateAnchorSigningKey(): AnchorSigningKey {
+  return signingKeyOf(generateKeyPairSync('ed25519').privateKey, '(generated)');
+}
+
 /** Reads an Ed25519 private key (PEM); throws `SigningKeyError`. */
 export function readSigningKey(path: string): AnchorSigningKey {
   const text = readSmallFile(path);
@@ -128,8 +133,8 @@ export function loadOrCreateSigningKey(location: SigningKeyLocation): LoadedSign
   if (readSmallFile(file) !== undefined) {
     return { key: readSigningKey(file), file, created: false, publicKeyFile };
   }
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const key = signingKeyOf(privateKey, file);
+  const key = generateAnchorSigningKey();
+  const { privateKey } = key;
   try {
     mkdirSync(location.dataDirectory, { recursive: true });
     writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), {
