@@ -100,7 +100,7 @@ function anchorsIn(file: string): Anchor[] {
 
 describe("strata verify against the store's records and signed anchors", () => {
   describe('given a session whose last 3 events were deleted from a copy of the SQLite file', () => {
-    it('names the missing tail from the streams table, without any anchor', async () => {
+    it('names the missing tail from the streams table, without any anchor, and adds nothing to the file', async () => {
       await importInto(sessionFile('tail', 4), storeFile, { STRATA_ANCHORS: 'off' });
       const copy = join(directory, 'copy.db');
       copyFileSync(storeFile, copy);
@@ -121,6 +121,10 @@ describe("strata verify against the store's records and signed anchors", () => {
       expect(all.code).toBe(1);
       expect(all.out()).toContain('the last 3 events are missing');
       expect(all.out()).toContain('1 of 1 stream broken');
+      const inspected = new Database(copy, { readonly: true });
+      const tables = inspected.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+      inspected.close();
+      expect(tables).not.toContain('anchors');
     });
 
     it('names the anchor the stream no longer reaches when the streams table was rolled back too', async () => {

@@ -87,19 +87,34 @@ interface AnchorRow {
   readonly signature: string;
 }
 
-/** The `anchors` table of a Strata SQLite database (made on first use). */
+/**
+ * The `anchors` table of a Strata SQLite database, made by the first append: reading a store that
+ * has none (a store written before anchors, an auditor's copy) changes nothing in its file.
+ */
 export class SqliteAnchorLog implements AnchorLog {
-  private readonly insert: Database.Statement;
-  private readonly insertMany: (anchors: readonly LoggedAnchor[]) => void;
+  private insertMany: ((anchors: readonly LoggedAnchor[]) => void) | undefined;
 
-  constructor(private readonly database: Database.Database) {
-    database.exec(SQLITE_ANCHOR_SCHEMA);
-    this.insert = database.prepare(
+  constructor(private readonly database: Database.Database) {}
+
+  append(anchors: readonly LoggedAnchor[]): Promise<void> {
+    if (anchors.length === 0) return Promise.resolve();
+    try {
+      this.writer()(anchors);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private writer(): (anchors: readonly LoggedAnchor[]) => void {
+    if (this.insertMany !== undefined) return this.insertMany;
+    this.database.exec(SQLITE_ANCHOR_SCHEMA);
+    const insert = this.database.prepare(
       'INSERT INTO anchors (stream_id, revision, head_hash, signed_at, key_id, signature, tenant) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    const many = database.transaction((anchors: readonly LoggedAnchor[]) => {
+    const many = this.database.transaction((anchors: readonly LoggedAnchor[]) => {
       for (const { anchor, tenant } of anchors) {
-        this.insert.run(
+        insert.run(
           anchor.stream,
           BigInt(anchor.revision),
           anchor.headHash,
@@ -111,16 +126,14 @@ export class SqliteAnchorLog implements AnchorLog {
       }
     });
     this.insertMany = (anchors) => many.immediate(anchors);
+    return this.insertMany;
   }
 
-  append(anchors: readonly LoggedAnchor[]): Promise<void> {
-    if (anchors.length === 0) return Promise.resolve();
-    try {
-      this.insertMany(anchors);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+  private hasTable(): boolean {
+    return (
+      this.database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'anchors'").get() !==
+      undefined
+    );
   }
 
   async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
@@ -134,6 +147,7 @@ export class SqliteAnchorLog implements AnchorLog {
       conditions.push('tenant = ?');
       parameters.push(query.tenant);
     }
+    if (!this.hasTable()) return;
     const statement = this.database.prepare<unknown[], AnchorRow>(
       `SELECT * FROM anchors WHERE ${conditions.join(' AND ')} ORDER BY anchor_id LIMIT ${PAGE_SIZE}`,
     );
