@@ -18,7 +18,7 @@ const ENGINE_FLOORS = [
   ['observability'],
   ['tenancy'],
   ['config', 'settings', 'hooks', 'startup'],
-  ['summarizers'],
+  ['summarizers', 'anchors'],
   ['session-streams'],
   ['attempts'],
   ['compaction', 'branch-summary'],

@@ -1,10 +1,13 @@
 // `strata import`: pi session files (any version), Claude Code transcripts and Codex rollouts
-// into the event store, one stream per session, atomically per file and idempotently. Every file is read and checked before anything is
-// written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
-// progress and skipped lines go to stderr.
+// into the event store, one stream per session, atomically per file and idempotently. Every file
+// is read and checked before anything is written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
+// progress and skipped lines go to stderr. The head of each session imported (or found unchanged)
+// is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  anchorLogIfAny,
+  anchorStreamHead,
   prepareSessionImport,
   SessionImportError,
   writeSessionImport,
@@ -16,6 +19,7 @@ import { SessionImportConflictError, type SessionFileFormat } from '@strata/sess
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
+import { anchoringOn, signingKeyOf } from '../shared/anchor-options';
 
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';
@@ -116,7 +120,9 @@ export const importCommand: CliCommand = {
         io.stderr(`${path}:${problem.line}: repaired: ${problem.reason} (${problem.code})\n`);
       }
     }
+    const key = anchoringOn(io) ? signingKeyOf(io) : undefined;
     await withEventStore(values.store, io, async (store) => {
+      const anchors = key !== undefined ? anchorLogIfAny(store) : undefined;
       for (const { path, session } of prepared) {
         try {
           const report = await writeSessionImport(store, session, {
@@ -124,6 +130,9 @@ export const importCommand: CliCommand = {
             onProgress: progressPrinter(path, io),
           });
           io.stderr(`${path}: ${describeReport(report)}\n`);
+          if (key !== undefined && anchors !== undefined) {
+            await anchorStreamHead(store, report.streamId, key, anchors);
+          }
           io.stdout(`${report.sessionId}\n`);
         } catch (error) {
           if (error instanceof SessionImportConflictError) throw new CliError(`${path}: ${error.message}`);

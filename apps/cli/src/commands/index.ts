@@ -1,5 +1,6 @@
 // Every command of the `strata` CLI, in the order `strata help` lists them.
 import type { CliCommand } from '../cli-io';
+import { anchorsCommand } from './anchors.command';
 import { compactCommand } from './compact.command';
 import { contextCommand } from './context.command';
 import { exportCommand } from './export.command';
@@ -19,6 +20,7 @@ export const commands: CliCommand[] = [
   compactCommand,
   navigateCommand,
   verifyCommand,
+  anchorsCommand,
   replayCommand,
   tailCommand,
   watchCommand,

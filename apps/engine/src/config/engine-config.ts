@@ -3,7 +3,13 @@
 // misconfigured engine stops before it listens. The table of variables is in the README.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, type StoreLocation } from '@strata/event-store';
+import {
+  DEFAULT_STORE_URL,
+  StoreUrlError,
+  defaultDataDirectory,
+  parseStoreUrl,
+  type StoreLocation,
+} from '@strata/event-store';
 import { z } from 'zod';
 import {
   duplicateKeyProblems,
@@ -49,6 +55,8 @@ export const engineEnvironmentSchema = z.object({
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
   STRATA_SAGA_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
+  STRATA_SIGNING_KEY_FILE: optionalTextVariable(),
+  STRATA_ANCHORS: choiceVariable(['on', 'off'] as const, 'on'),
 });
 
 export interface EngineConfig {
@@ -87,6 +95,15 @@ export interface EngineConfig {
   readonly engineId: string | undefined;
   /** Sessions the sagas handle at once, in all and for one tenant. */
   readonly sagas: { readonly concurrency: number; readonly maxPerTenant: number };
+  /**
+   * Signed anchors: whether the engine signs the heads it writes (`STRATA_ANCHORS`), the key file
+   * named by `STRATA_SIGNING_KEY_FILE`, and the data folder where a key is made otherwise.
+   */
+  readonly anchors: {
+    readonly enabled: boolean;
+    readonly signingKeyFile: string | undefined;
+    readonly dataDirectory: string;
+  };
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
 }
@@ -183,6 +200,11 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         values.STRATA_SAGA_CONCURRENCY,
         values.STRATA_SAGA_TENANT_CONCURRENCY ?? defaultTenantShare(values.STRATA_SAGA_CONCURRENCY, apiKeys),
       ),
+    },
+    anchors: {
+      enabled: values.STRATA_ANCHORS === 'on',
+      signingKeyFile: values.STRATA_SIGNING_KEY_FILE,
+      dataDirectory: defaultDataDirectory(cwd),
     },
     cwd,
   };

@@ -1,5 +1,6 @@
 // The API's OpenAPI document: every operation of every controller, in the order of the tags.
 import { z } from 'zod';
+import { anchorOperations } from './anchors/anchors.controller';
 import { eventStreamOperations } from './events/event-stream.controller';
 import { metricsOperations } from './metrics/metrics.controller';
 import { healthOperations } from './health/readiness.controller';
@@ -39,6 +40,7 @@ export const apiOperations: readonly ApiOperation[] = [
   ...sessionCommandOperations,
   ...sessionQueryOperations,
   ...sessionFileOperations,
+  ...anchorOperations,
   ...eventStreamOperations,
   ...healthOperations,
   ...metricsOperations,

@@ -201,11 +201,19 @@ export const importQuery = z.strictObject({
 
 export const exportQuery = z.strictObject({
   format: z
-    .enum(['pi', 'original'])
-    .optional()
+    .enum(['pi', 'original', 'events'])
+    .default('pi')
     .describe(
-      'pi (the default): a pi v3 file; original: the Claude Code or Codex file the session was imported from, byte for byte',
+      '`pi` (the default): the session as a pi v3 file; `original`: the Claude Code or Codex file the session ' +
+        'was imported from, byte for byte; `events`: its raw event log (what `strata verify --file` checks)',
     ),
+});
+
+export const anchorsQuery = z.strictObject({
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('only anchors signed at or after this date-time'),
 });
 
 export const attemptsQuery = z.strictObject({
