@@ -47,6 +47,14 @@ const tabCaptions: Readonly<Record<SessionTab, string>> = {
   compare: 'Before / after',
 };
 
+/** The title, or "Untitled session": the id is on the line below, once. */
+function sessionTitle(detail: SessionDetail): HTMLElement {
+  const title = detail.title ?? detail.header.title ?? null;
+  return title !== null && title !== ''
+    ? element('h1', { text: title })
+    : element('h1', { className: 'untitled', text: 'Untitled session' });
+}
+
 export class SessionView {
   readonly element: HTMLElement;
   private readonly header: HTMLElement;
@@ -72,7 +80,8 @@ export class SessionView {
     const { sessionId } = route;
     this.cache = new EntryCache(sessionId, () => this.tree.refreshPreviews());
     this.tree = new TreePanel(this.cache, {
-      select: (entryId) => this.navigate({ tab: 'tree', entryId }),
+      // A new selection replaces the compaction chosen before, so the before / after tab follows it.
+      select: (entryId) => this.navigate({ tab: 'tree', entryId, compactionId: undefined }),
       showContext: (entryId) => this.navigate({ tab: 'context', entryId }),
     });
     this.timeline = new TimelinePanel(this.cache, {
@@ -156,9 +165,11 @@ export class SessionView {
       void this.contextPanel.load(route.entryId);
     if (
       route.tab === 'compare' &&
-      (route.compactionId !== previous.compactionId || previous.tab !== 'compare')
+      (route.compactionId !== previous.compactionId ||
+        route.entryId !== previous.entryId ||
+        previous.tab !== 'compare')
     )
-      void this.compare.load(route.compactionId);
+      void this.compare.load(route.compactionId, route.entryId);
   }
 
   private navigate(change: Partial<Omit<SessionRoute, 'kind' | 'sessionId'>>): void {
@@ -172,7 +183,7 @@ export class SessionView {
     if (tree === undefined || this.disposed) return;
     this.tree.select(this.route.entryId);
     if (this.route.tab === 'context') void this.contextPanel.load(this.route.entryId);
-    if (this.route.tab === 'compare') void this.compare.load(this.route.compactionId);
+    if (this.route.tab === 'compare') void this.compare.load(this.route.compactionId, this.route.entryId);
     void this.verify();
     this.feed = new EventFeed({
       query: { session: this.route.sessionId, types: LIVE_TYPES },
@@ -269,8 +280,8 @@ export class SessionView {
 
   private renderHeader(detail: SessionDetail): void {
     replaceChildren(this.header, [
-      element('h1', { text: detail.title ?? detail.header.title ?? detail.sessionId }),
-      element('p', { className: 'muted mono', text: `${detail.sessionId} · ${detail.cwd}` }),
+      sessionTitle(detail),
+      element('p', { className: 'muted mono session-id-line', text: `${detail.sessionId} · ${detail.cwd}` }),
       element('div', { className: 'figures' }, [
         figure('Entries', formatCount(detail.entryCount), 'entries'),
         figure('Messages', formatCount(detail.messageCount), 'messages'),
