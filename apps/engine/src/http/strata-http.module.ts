@@ -28,6 +28,7 @@ import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from '../api/http-tok
 import { ProblemDetailsFilter } from '../api/problem/problem-details.filter';
 import { ReadModels } from '../read-side/read-models.service';
 import { SessionCommandsController } from './sessions/session-commands.controller';
+import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionFilesController } from './sessions/session-files.controller';
 import { SessionQueriesController } from './sessions/session-queries.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
@@ -81,6 +82,7 @@ export class StrataHttpModule {
         SessionCommandsController,
         SessionQueriesController,
         SessionFilesController,
+        SessionEventsController,
         EventStreamController,
         ReadinessController,
         MetricsController,
