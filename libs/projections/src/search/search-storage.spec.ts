@@ -2,7 +2,11 @@ import { InMemoryEventStore, SqliteEventStore, type EventStore } from '@strata/e
 import { charsPerFourCounter } from '@strata/session';
 import { session } from '@strata/testing';
 import { createProjectionSet } from '../projection-set';
-import { inMemoryProjectionStorage, sqliteProjectionStorage } from '../storage/projection-storage';
+import {
+  inMemoryProjectionStorage,
+  sqliteProjectionStorage,
+  type ProjectionStorage,
+} from '../storage/projection-storage';
 import { appendEvents } from '../testing/session-events';
 import { InMemorySearchStorage } from './in-memory-search-storage';
 import type { SearchRow, SearchStorage } from './search-storage';
@@ -164,14 +168,17 @@ describe.each(storages)('search storage %s', (_name, create) => {
 describe.each([
   [
     'an in-memory store',
-    () => ({ store: new InMemoryEventStore(), storage: inMemoryProjectionStorage() }),
+    (): { store: EventStore; storage: ProjectionStorage } => ({
+      store: new InMemoryEventStore(),
+      storage: inMemoryProjectionStorage(),
+    }),
   ],
   [
     'a SQLite store',
-    () => {
-      const store = new SqliteEventStore({ filename: ':memory:' });
-      return { store: store, storage: sqliteProjectionStorage(':memory:') };
-    },
+    (): { store: EventStore; storage: ProjectionStorage } => ({
+      store: new SqliteEventStore({ filename: ':memory:' }),
+      storage: sqliteProjectionStorage(':memory:'),
+    }),
   ],
 ])('the search projection on %s', (_name, open) => {
   it('indexes what sessions say as they are written, and is rebuilt the same from the log', async () => {
