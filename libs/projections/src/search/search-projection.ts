@@ -2,7 +2,7 @@
 // durable projection of the read-model runner like the catalog (checkpointed, rebuilt from the
 // log by `strata replay`). Idempotent by position per session; rows wait in memory until
 // `flush` writes them in one transaction.
-import type { SessionEventType } from '@strata/session';
+import { sessionEventTypes, type SessionEventType } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import type { ProjectedEvent } from '../runner/projected-event';
 import type { SearchResult, SearchRow, SearchStorage } from './search-storage';
@@ -17,7 +17,8 @@ export const MAX_SEARCH_SESSIONS = 500;
 export class SearchProjection implements Projection {
   readonly name = SEARCH_PROJECTION_NAME;
   readonly durability = 'durable' as const;
-  readonly eventTypes: readonly SessionEventType[] = ['EntryAppended'];
+  /** Every type, as the catalog: the runner counts a projection caught up by the events it is given. */
+  readonly eventTypes: readonly SessionEventType[] = sessionEventTypes;
   private unsaved: SearchRow[] = [];
   private positions = new Map<string, bigint>();
   /** What a flush under way is writing (still counts for idempotence). */
