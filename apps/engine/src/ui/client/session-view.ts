@@ -2,15 +2,11 @@
 // before/after a compaction). Live: the session's events arrive through the event stream,
 // resumed from the position the tree was read at, and each burst reloads the tree and the
 // timeline; a new compaction is announced and highlighted.
-import { errorMessage, getJson, sessionPath } from './api.js';
-import type {
-  AttemptList,
-  AuditAttempt,
-  SessionContext,
-  SessionDetail,
-  SessionTree,
-  SessionVerification,
-} from './api-types.js';
+import { ApiError, downloadFile, errorMessage, getJson, sessionPath, type QueryValues } from './api.js';
+import { describeErasure, erasureRecordOf } from './erasures.js';
+import { EventsPanel } from './events-panel.js';
+import { integrityOf } from './integrity.js';
+import type { AttemptList, AuditAttempt, SessionContext, SessionDetail, SessionTree } from './api-types.js';
 import { ComparePanel } from './compare-panel.js';
 import { ContextPanel } from './context-panel.js';
 import { element, figure, replaceChildren } from './dom.js';
@@ -45,7 +41,20 @@ const tabCaptions: Readonly<Record<SessionTab, string>> = {
   timeline: 'Compactions',
   context: 'What the model saw',
   compare: 'Before / after',
+  events: 'Raw events',
 };
+
+/** The three files of a session the viewer offers (fetched with the API key, then saved). */
+const downloads: readonly {
+  readonly caption: string;
+  readonly suffix: string;
+  readonly query: QueryValues;
+  readonly name: string;
+}[] = [
+  { caption: 'pi session file', suffix: '/export', query: {}, name: '.jsonl' },
+  { caption: 'Events file', suffix: '/export', query: { format: 'events' }, name: '.events.jsonl' },
+  { caption: 'Anchors', suffix: '/anchors', query: {}, name: '.anchors.jsonl' },
+];
 
 /** The title, or "Untitled session": the id is on the line below, once. */
 function sessionTitle(detail: SessionDetail): HTMLElement {
@@ -66,6 +75,7 @@ export class SessionView {
   private readonly timeline: TimelinePanel;
   private readonly contextPanel: ContextPanel;
   private readonly compare: ComparePanel;
+  private readonly events: EventsPanel;
   private route: SessionRoute;
   private loadedTree: SessionTree | undefined;
   private feed: EventFeed | undefined;
@@ -98,6 +108,7 @@ export class SessionView {
       choose: (compactionId) => this.navigate({ tab: 'compare', compactionId }),
       showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),
     });
+    this.events = new EventsPanel(sessionId, context);
     this.header = element('div', { className: 'session-heading' }, [element('h1', { text: sessionId })]);
     this.integrity = element('div', {
       className: 'integrity',
@@ -108,6 +119,7 @@ export class SessionView {
       timeline: this.timeline.element,
       context: this.contextPanel.element,
       compare: this.compare.element,
+      events: this.events.element,
     };
     const tabList = element('div', {
       className: 'tabs',
@@ -142,6 +154,7 @@ export class SessionView {
       ]),
       this.header,
       this.integrity,
+      this.downloadBar(sessionId),
       tabList,
       ...this.panels.values(),
     ]);
@@ -159,6 +172,7 @@ export class SessionView {
     const previous = this.route;
     this.route = route;
     this.showTab(route.tab);
+    if (route.tab === 'events') void this.events.show();
     if (this.loadedTree === undefined) return;
     if (route.tab === 'tree' && route.entryId !== previous.entryId) this.tree.select(route.entryId, true);
     if (route.tab === 'context' && (route.entryId !== previous.entryId || previous.tab !== 'context'))
@@ -179,6 +193,7 @@ export class SessionView {
 
   private async start(): Promise<void> {
     this.showTab(this.route.tab);
+    if (this.route.tab === 'events') void this.events.show();
     const tree = await this.reload();
     if (tree === undefined || this.disposed) return;
     this.tree.select(this.route.entryId);
@@ -210,9 +225,56 @@ export class SessionView {
       this.element.dataset['position'] = tree.position;
       return tree;
     } catch (error) {
-      this.context.reportError(error, this.integrity);
+      if (error instanceof ApiError && error.status === 410) this.showErased(error);
+      else this.context.reportError(error, this.integrity);
       return undefined;
     }
+  }
+
+  /** An erased session: its record instead of its contents. */
+  private showErased(error: ApiError): void {
+    const record = erasureRecordOf(error.problem);
+    this.element.dataset['erased'] = 'true';
+    replaceChildren(this.header, [
+      element('h1', { className: 'untitled', text: 'Erased session' }),
+      element('p', { className: 'muted mono session-id-line', text: this.route.sessionId }),
+    ]);
+    replaceChildren(this.integrity, [
+      element('p', {
+        className: 'erasure-record',
+        text:
+          record !== undefined
+            ? `This session was ${describeErasure(record, formatTime)}. Its events are gone; this record is what remains.`
+            : `This session was erased: ${error.message}`,
+      }),
+    ]);
+    for (const panel of this.panels.values()) panel.hidden = true;
+    this.element.querySelector('.tabs')?.setAttribute('hidden', '');
+    this.element.querySelector('.downloads')?.setAttribute('hidden', '');
+  }
+
+  private downloadBar(sessionId: string): HTMLElement {
+    return element('div', { className: 'toolbar downloads', attributes: { 'aria-label': 'Downloads' } }, [
+      element('span', { className: 'muted', text: 'Download:' }),
+      ...downloads.map((file) =>
+        element('button', {
+          className: 'button',
+          text: file.caption,
+          dataset: { download: file.name },
+          on: {
+            click: () =>
+              void downloadFile(
+                sessionPath(sessionId, file.suffix),
+                file.query,
+                `${sessionId}${file.name}`,
+              ).then(
+                (name) => this.context.toast(`Downloaded ${name}`),
+                (error: unknown) => this.context.toast(`${file.caption}: ${errorMessage(error)}`),
+              ),
+          },
+        }),
+      ),
+    ]);
   }
 
   private async attempts(): Promise<AuditAttempt[]> {
@@ -235,19 +297,16 @@ export class SessionView {
       element('span', { className: 'muted', text: 'Checking the hash chain…' }),
     ]);
     try {
-      const result = await getJson<SessionVerification>(sessionPath(this.route.sessionId, '/verify'));
+      const result = await getJson<unknown>(sessionPath(this.route.sessionId, '/verify'));
       if (this.disposed) return;
-      this.integrity.dataset['ok'] = String(result.ok);
+      const statement = integrityOf(result, formatTime);
+      this.integrity.dataset['ok'] = String(statement.state === 'verified');
+      this.integrity.dataset['state'] = statement.state;
       replaceChildren(this.integrity, [
-        result.ok
-          ? element('span', {
-              className: 'integrity-ok',
-              text: `✓ Integrity verified: ${formatCount(result.events)} events, head ${result.headHash?.slice(0, 16) ?? '—'}…`,
-            })
-          : element('span', {
-              className: 'integrity-broken',
-              text: `✗ Hash chain broken at revision ${result.brokenAt?.revision ?? '?'} (${result.brokenAt?.reason ?? '?'}, event ${result.brokenAt?.eventId ?? '?'}) after ${formatCount(result.events)} good events`,
-            }),
+        element('span', {
+          className: statement.state === 'broken' ? 'integrity-broken' : 'integrity-ok',
+          text: statement.text,
+        }),
         element('button', {
           className: 'button',
           text: 'Verify again',
@@ -272,6 +331,7 @@ export class SessionView {
     }
     window.clearTimeout(this.reloadTimer);
     this.reloadTimer = window.setTimeout(() => {
+      this.events.invalidate(this.route.tab === 'events');
       void this.reload().then(() => {
         if (event.name === 'session_compact') void this.verify();
       });
