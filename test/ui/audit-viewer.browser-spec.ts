@@ -101,7 +101,7 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       expect(await page.locator('tbody tr').count()).toBe(2);
       expect(await page.evaluate("sessionStorage.getItem('strata.apiKey')")).toBe(ALPHA_KEY);
       await eventually(
-        () => row.locator('td').nth(4).textContent(),
+        () => row.locator('td[data-caption="Compactions"]').textContent(),
         (value) => expect(value).toBe('2'),
       );
       await browser.screenshot('01-sessions');
