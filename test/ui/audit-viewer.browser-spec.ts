@@ -106,7 +106,8 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       );
       await browser.screenshot('01-sessions');
 
-      await page.fill('input.search', 'no such directory');
+      // Words no session says, in no title or directory (the search looks inside the sessions too).
+      await page.fill('input.search', 'zqxjv nowhere');
       await eventually(
         () => page.locator('.list-status').textContent(),
         (value) => expect(value).toContain('0 sessions'),
