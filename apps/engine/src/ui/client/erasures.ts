@@ -55,7 +55,9 @@ export function erasureRecordsOf(answer: unknown): ErasureRecord[] {
   const list = Array.isArray(answer)
     ? answer
     : isRecord(answer)
-      ? ((Array.isArray(answer['items']) ? answer['items'] : answer['erasures']))
+      ? Array.isArray(answer['items'])
+        ? answer['items']
+        : answer['erasures']
       : undefined;
   if (!Array.isArray(list)) return [];
   return list
