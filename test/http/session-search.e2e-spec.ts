@@ -100,4 +100,27 @@ describe('GET /sessions?q= (search inside sessions)', () => {
     expect(after.items.map((item) => item.match?.matchingEntries)).toEqual([1, 1]);
     expect(after.items.map((item) => item.sessionId).sort()).toEqual(['later-work', 'parser-work']);
   });
+
+  it('indexes each entry once when two engines share the SQLite file, and each finds it', async () => {
+    const second = await startHttpEngine({
+      directory: engine.directory,
+      environment: { STRATA_API_KEYS: TWO_TENANT_KEYS, STRATA_ENGINE_ID: 'engine-b' },
+    });
+    try {
+      const shared = session({ sessionId: 'shared-work', cwd: '/srv/app' }).user('Quokkas on both engines.');
+      await engine.seed(shared.header, shared.entries, ALPHA_KEY);
+      // The second engine applies the same events from the store and saves them into the same index.
+      let found: SearchPage | undefined;
+      for (let tries = 0; tries < 100; tries += 1) {
+        const answer = await second.request('GET', '/sessions?q=quokkas', { key: ALPHA_KEY });
+        found = answer.body as SearchPage;
+        if (answer.status === 200 && found.total === 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(found?.items).toMatchObject([{ sessionId: 'shared-work', match: { matchingEntries: 1 } }]);
+      expect((await search('q=quokkas')).items).toMatchObject([{ match: { matchingEntries: 1 } }]);
+    } finally {
+      await second.close({ keepDirectory: true });
+    }
+  });
 });

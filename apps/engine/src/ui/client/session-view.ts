@@ -56,6 +56,24 @@ const downloads: readonly {
   { caption: 'Anchors', suffix: '/anchors', query: {}, name: '.anchors.jsonl' },
 ];
 
+/**
+ * Like Promise.all, but when one of the reads answers 410 (the session was erased) that is the
+ * error, whichever failed first: the record is in that answer.
+ */
+async function allOrGone<const Reads extends readonly Promise<unknown>[]>(
+  reads: Reads,
+): Promise<{ -readonly [Index in keyof Reads]: Awaited<Reads[Index]> }> {
+  const settled = await Promise.allSettled(reads);
+  const failures = settled.flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as unknown] : [],
+  );
+  const gone = failures.find((error) => error instanceof ApiError && error.status === 410);
+  if (gone !== undefined || failures.length > 0) throw gone ?? failures[0];
+  return settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as {
+    -readonly [Index in keyof Reads]: Awaited<Reads[Index]>;
+  };
+}
+
 /** The title, or "Untitled session": the id is on the line below, once. */
 function sessionTitle(detail: SessionDetail): HTMLElement {
   const title = detail.title ?? detail.header.title ?? null;
@@ -211,11 +229,11 @@ export class SessionView {
   private async reload(): Promise<SessionTree | undefined> {
     const { sessionId } = this.route;
     try {
-      const [detail, tree, attempts] = await Promise.all([
+      const [detail, tree, attempts] = await allOrGone([
         getJson<SessionDetail>(sessionPath(sessionId)),
         getJson<SessionTree>(sessionPath(sessionId, '/tree')),
         this.attempts(),
-      ]);
+      ] as const);
       if (this.disposed) return undefined;
       this.loadedTree = tree;
       this.renderHeader(detail);
