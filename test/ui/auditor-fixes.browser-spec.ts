@@ -214,5 +214,19 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer after the audit
       expect(JSON.parse(firstLine)).toMatchObject({ type: 'session', id: sessionId });
       expect(browser.pageErrors).toEqual([]);
     });
+
+    it('keeps the sessions list, its integrity column included, within a phone-sized screen', async () => {
+      const { page } = browser;
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.evaluate(`location.hash = '#/'`);
+      const integrity = page.locator(`tr[data-session-id="${sessionId}"] td.col-integrity`);
+      await eventually(
+        () => integrity.getAttribute('data-state'),
+        (state) => expect(state).toBe('verified'),
+      );
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      await browser.screenshot('14-07-sessions-phone');
+      expect(browser.pageErrors).toEqual([]);
+    });
   });
 });

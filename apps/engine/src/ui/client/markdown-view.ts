@@ -68,6 +68,29 @@ function blockElement(block: Block): HTMLElement {
       return listElement(block);
     case 'rule':
       return element('hr');
+    case 'table':
+      return element('div', { className: 'table-scroll' }, [
+        element('table', { className: 'markdown-table' }, [
+          element('thead', {}, [
+            element(
+              'tr',
+              {},
+              block.header.map((cell) => element('th', {}, inlineNodes(cell))),
+            ),
+          ]),
+          element(
+            'tbody',
+            {},
+            block.rows.map((row) =>
+              element(
+                'tr',
+                {},
+                row.map((cell) => element('td', {}, inlineNodes(cell))),
+              ),
+            ),
+          ),
+        ]),
+      ]);
     default: {
       const unhandled: never = block;
       throw new Error(`unhandled block ${JSON.stringify(unhandled)}`);

@@ -37,6 +37,18 @@ describe('the summaries’ Markdown reader', () => {
     ]);
   });
 
+  it('reads tables with a header row, escaped bars staying in their cell', () => {
+    expect(parseMarkdown('| WP | Status |\n|----|:------:|\n| WP1 | done \\| checked |\n\nafter')).toEqual([
+      {
+        kind: 'table',
+        header: [[{ kind: 'text', text: 'WP' }], [{ kind: 'text', text: 'Status' }]],
+        rows: [[[{ kind: 'text', text: 'WP1' }], [{ kind: 'text', text: 'done | checked' }]]],
+      },
+      { kind: 'paragraph', inlines: [{ kind: 'text', text: 'after' }] },
+    ]);
+    expect(parseMarkdown('| not a table |')[0]).toMatchObject({ kind: 'paragraph' });
+  });
+
   it('reads code spans, bold and italics, links as their text, and leaves HTML as text', () => {
     expect(parseInlines('use `AgentSession` **now**, *not* later')).toEqual([
       { kind: 'text', text: 'use ' },

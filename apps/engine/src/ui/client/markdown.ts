@@ -21,7 +21,12 @@ export type Block =
       readonly start: number;
       readonly items: readonly ListItem[];
     }
-  | { readonly kind: 'rule' };
+  | { readonly kind: 'rule' }
+  | {
+      readonly kind: 'table';
+      readonly header: readonly (readonly Inline[])[];
+      readonly rows: readonly (readonly (readonly Inline[])[])[];
+    };
 
 export interface ListItem {
   /** 0 for a top-level item, 1 for one indented below it, and so on (at most 5). */
@@ -39,6 +44,28 @@ const fencePattern = /^[ ]{0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/;
 const listPattern = /^([ \t]*)([-*+]|(\d{1,9})[.)])[ \t]+(.*)$/;
 const rulePattern = /^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$/;
 const checkboxPattern = /^\[([ xX])\][ \t]+/;
+const tableRowPattern = /^[ ]{0,3}\|.*\|[ \t]*$/;
+const tableSeparatorPattern = /^[ ]{0,3}\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$/;
+const MAX_TABLE_COLUMNS = 32;
+
+/** The cells of a `| a | b |` line (a `\|` stays in its cell). */
+function tableCells(line: string): Inline[][] {
+  const inner = line.trim().replace(/^\|/, '').replace(/\|$/, '');
+  const cells: string[] = [];
+  let cell = '';
+  for (let index = 0; index < inner.length; index += 1) {
+    const character = inner[index] ?? '';
+    if (character === '\\' && inner[index + 1] === '|') {
+      cell += '|';
+      index += 1;
+    } else if (character === '|') {
+      cells.push(cell);
+      cell = '';
+    } else cell += character;
+  }
+  cells.push(cell);
+  return cells.slice(0, MAX_TABLE_COLUMNS).map((text) => parseInlines(text.trim()));
+}
 
 /** Lines of `text`; `\r\n` and lone `\r` count as line ends. */
 function linesOf(text: string): string[] {
@@ -93,6 +120,18 @@ export function parseMarkdown(text: string): Block[] {
       }
       while (body.length > 0 && (body[body.length - 1] ?? '').trim() === '') body.pop();
       blocks.push({ kind: 'code', language: '', text: body.join('\n') });
+      continue;
+    }
+    if (tableRowPattern.test(line) && tableSeparatorPattern.test(lines[index + 1] ?? '')) {
+      endParagraph();
+      const header = tableCells(line);
+      const rows: Inline[][][] = [];
+      index += 2;
+      while (index < lines.length && tableRowPattern.test(lines[index] ?? '')) {
+        rows.push(tableCells(lines[index] ?? ''));
+        index += 1;
+      }
+      blocks.push({ kind: 'table', header, rows });
       continue;
     }
     const heading = headingPattern.exec(line);
