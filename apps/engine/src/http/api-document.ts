@@ -7,6 +7,7 @@ import { healthOperations } from './health/readiness.controller';
 import type { ApiOperation } from '../api/openapi/api-operation';
 import { buildOpenApiDocument, type OpenApiDocument } from '../api/openapi/openapi-document';
 import { sessionCommandOperations } from './sessions/session-commands.controller';
+import { sessionEventOperations } from './sessions/session-events.controller';
 import { sessionFileOperations } from './sessions/session-files.controller';
 import { sessionQueryOperations } from './sessions/session-queries.controller';
 
@@ -41,6 +42,7 @@ export const apiOperations: readonly ApiOperation[] = [
   ...sessionQueryOperations,
   ...sessionFileOperations,
   ...anchorOperations,
+  ...sessionEventOperations,
   ...eventStreamOperations,
   ...healthOperations,
   ...metricsOperations,

@@ -30,6 +30,7 @@ import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from '../api/http-tok
 import { ProblemDetailsFilter } from '../api/problem/problem-details.filter';
 import { ReadModels } from '../read-side/read-models.service';
 import { SessionCommandsController } from './sessions/session-commands.controller';
+import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionFilesController } from './sessions/session-files.controller';
 import { SessionQueriesController } from './sessions/session-queries.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
@@ -92,6 +93,7 @@ export class StrataHttpModule {
         SessionQueriesController,
         SessionFilesController,
         AnchorsController,
+        SessionEventsController,
         EventStreamController,
         ReadinessController,
         MetricsController,

@@ -31,6 +31,8 @@ import {
 } from './session-responses.schemas';
 import { auditAttemptView, catalogSessionView, contextView, treeView } from './session-views.mapper';
 import { TenantSessions } from '../../api/tenant-sessions.service';
+import { searchSessions, sessionSearchResponse } from './session-search';
+import { z } from 'zod';
 import { invalidInput } from '../../api/problem/api-errors';
 import { CompactionWaits, MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
 
@@ -49,8 +51,10 @@ export class SessionQueriesController {
 
   @Get('sessions')
   async list(@Principal() principal: TenantPrincipal, @Req() request: IncomingMessage) {
-    const query = parseQuery(request, listSessionsQuery);
+    const { q, ...query } = parseQuery(request, listSessionsQuery);
     await this.readModels.requireReached(await this.readModels.storeHead());
+    if (q !== undefined && q.trim() !== '')
+      return searchSessions(this.readModels, principal.tenant, { q, ...query });
     const page = await this.readModels.projections.catalog.listSessions({
       tenant: principal.tenant,
       ...query,
@@ -176,9 +180,15 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
     tag: 'sessions',
     summary: "List the tenant's sessions",
     description:
-      'Most recently active first; filter by text in the title or working directory; page by offset or cursor.',
+      'Most recently active first; filter by text in the title or working directory; page by offset or cursor. ' +
+      'With `q`, a search inside the sessions (bounded, paged by offset; each item says where it matched).',
     query: listSessionsQuery,
-    responses: { 200: { description: 'A page of sessions', schema: sessionListResponse } },
+    responses: {
+      200: {
+        description: 'A page of sessions (search results with `q`)',
+        schema: z.union([sessionListResponse, sessionSearchResponse]),
+      },
+    },
     problems: ['validation', 'unavailable'],
   },
   {

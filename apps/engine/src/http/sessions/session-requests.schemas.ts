@@ -9,6 +9,7 @@ import {
   sessionEntrySchema,
   sessionHeaderSchema,
 } from '@strata/session';
+import { MAX_SEARCH_QUERY_LENGTH } from '@strata/projections';
 import { z } from 'zod';
 import {
   booleanQuery,
@@ -151,6 +152,13 @@ export const setLabelBody = requestSchema(
 
 export const listSessionsQuery = z.strictObject({
   text: z.string().max(500).optional().describe('case-insensitive text in the title or working directory'),
+  q: z
+    .string()
+    .max(MAX_SEARCH_QUERY_LENGTH)
+    .optional()
+    .describe(
+      'search inside the sessions: every word in one entry (case and accents ignored, the last word also as a prefix), or the text in the title or working directory; pages by offset',
+    ),
   ...pageQueryFields(MAX_SESSION_PAGE),
 });
 
