@@ -27,6 +27,8 @@ import {
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_SAGA_CONCURRENCY = 16;
+/** Context reads of one tenant that may wait for compactions (`waitForCompaction`) at once. */
+export const DEFAULT_COMPACTION_WAITS_PER_TENANT = 128;
 export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type EngineLogLevel = (typeof logLevels)[number];
 
@@ -51,6 +53,11 @@ export const engineEnvironmentSchema = z.object({
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
   STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
   STRATA_MAX_SESSION_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
+  STRATA_MAX_COMPACTION_WAITS_PER_TENANT: integerVariable({
+    min: 1,
+    max: 100_000,
+    default: DEFAULT_COMPACTION_WAITS_PER_TENANT,
+  }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
@@ -83,6 +90,8 @@ export interface EngineConfig {
   readonly readWaitMs: number;
   /** How long `npm start` waits for an unreachable store before giving up. */
   readonly storeWaitMs: number;
+  /** Context reads of one tenant that may wait for compactions at once; more answer 503. */
+  readonly compactionWaitsPerTenant: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
   readonly foldCache: {
@@ -187,6 +196,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         ? { maxEntries: values.STRATA_CONTEXT_CACHE_ENTRIES }
         : {}),
     },
+    compactionWaitsPerTenant: values.STRATA_MAX_COMPACTION_WAITS_PER_TENANT,
     foldCache: {
       maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,
