@@ -2,7 +2,12 @@
 // session imported from a Claude Code or Codex transcript as that file, byte for byte; with
 // `--events` (or `--format events`) its raw event log (one JSON line per event: data, metadata
 // with the chained hashes, type, id, revision, position, time) for `strata verify --file`.
-import { SessionNotFoundError, exportOriginalFile, exportSession, streamEventLines } from '@strata/event-store';
+import {
+  SessionNotFoundError,
+  exportOriginalFile,
+  exportSession,
+  streamEventLines,
+} from '@strata/event-store';
 import { OriginalFileUnavailableError, sessionStreamName } from '@strata/session';
 import { CliError, type CliCommand } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
@@ -34,7 +39,9 @@ export const exportCommand: CliCommand = {
     if (values.events && values.format !== undefined && values.format !== 'events') {
       throw new CliError(`--events and --format ${values.format} ask for two different exports`, 2);
     }
-    const format: ExportFormat = values.events ? 'events' : ((values.format as ExportFormat | undefined) ?? 'pi');
+    const format: ExportFormat = values.events
+      ? 'events'
+      : ((values.format as ExportFormat | undefined) ?? 'pi');
     const [sessionId, ...extra] = positionals;
     if (sessionId === undefined) throw new CliError('name the session to export', 2);
     if (extra.length > 0) throw new CliError(`export takes one session id, not ${positionals.length}`, 2);
