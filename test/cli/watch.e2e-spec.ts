@@ -2,14 +2,27 @@
 // sizes (lines split across writes) while it runs; the stored sessions end up equal to the
 // files (`strata export` gives each file back), through a SQLite store and through an engine
 // over HTTP, with 50 files at once, across a SIGKILL and a restart from the checkpoint (nothing
-// doubled), and a truncated and a replaced file are reported instead of guessed at.
+// doubled), and a truncated and a replaced file are reported instead of guessed at. Claude Code
+// transcripts and Codex rollouts followed the same way are stored as their import stores them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSession, openEventStore, SqliteEventStore } from '@strata/event-store';
-import { serializeSessionFile, sessionStreamName } from '@strata/session';
-import { repositoryRoot, session } from '@strata/testing';
+import {
+  exportOriginalFile,
+  exportSession,
+  importSessionFile,
+  openEventStore,
+  SqliteEventStore,
+} from '@strata/event-store';
+import {
+  buildSessionContext,
+  createSessionLineReader,
+  parseSessionFile,
+  serializeSessionFile,
+  sessionStreamName,
+} from '@strata/session';
+import { readTranscriptSample, repositoryRoot, session, type TranscriptSampleName } from '@strata/testing';
 import { startHttpEngine, type HttpHarness } from '../http/http-harness';
 
 jest.setTimeout(120_000);
@@ -263,6 +276,87 @@ describe('strata watch into a SQLite store', () => {
     expect(await storedText(storePath, 'swap-2')).toBeUndefined();
     expect(await storedText(storePath, 'cut-1')).toBe(truncatedText);
   });
+});
+
+describe('strata watch of Claude Code and Codex transcripts', () => {
+  const samples: readonly [TranscriptSampleName, string, 'claude-code' | 'codex', 'auto' | 'codex'][] = [
+    ['claude-code-tools.jsonl', '7d3b2f1e-5c4a-4e8b-9a61-2f0c8d9e1a01', 'claude-code', 'auto'],
+    ['claude-code-compaction.jsonl', '9e8d7c6b-1111-4222-8333-444455556666', 'claude-code', 'auto'],
+    ['codex-rollout.jsonl', '0199a2b3-c4d5-7e6f-8a9b-0c1d2e3f4a5b', 'codex', 'codex'],
+    ['codex-legacy-rollout.jsonl', '2c9f4a1e-7b3d-4e8a-9f60-1a2b3c4d5e6f', 'codex', 'auto'],
+  ];
+
+  it.each(samples)(
+    'stores %s written in bursts as its import does, but for what the next lines may still extend',
+    async (name, sessionId, readAs, format) => {
+      const bytes = readTranscriptSample(name);
+      // what `strata import` makes of the whole file
+      const reference = new SqliteEventStore({ filename: join(directory, 'reference.db') });
+      await importSessionFile(reference, bytes.toString('utf8'), { format });
+      const imported = await exportSession(reference, sessionId);
+      await reference.close();
+
+      const folder = join(directory, 'transcripts');
+      mkdirSync(folder);
+      const storePath = join(directory, 'strata.db');
+      const watch = startWatch([folder, '--store', `sqlite:${storePath}`, '--format', format]);
+      const importedLines = imported.split('\n');
+      // a converter holds back the entries a later line could still extend (the last answer, a
+      // file's closing lines): those the whole file releases before its end are what watch stores
+      const reader = createSessionLineReader(readAs);
+      const released = reader.convert(
+        bytes
+          .toString('utf8')
+          .split(/(?<=\n)/)
+          .filter((line) => line.endsWith('\n')),
+      ).length;
+      expect(released).toBeGreaterThan(0);
+      let followed = '';
+      try {
+        await waitFor('watch to start', () => watch.log().includes('watching'));
+        await writeInBursts(join(folder, name), bytes, randomFrom(21));
+        // everything but what the converter holds back for the file's next lines arrives
+        await waitFor(
+          'the session to hold the entries the file released',
+          async () => {
+            followed = (await storedText(storePath, sessionId)) ?? '';
+            return followed.split('\n').length >= released + 2;
+          },
+          20_000,
+          watch,
+        );
+      } finally {
+        expect(await watch.stop('SIGINT')).toBe(0);
+      }
+      expect(watch.log()).toContain(`following ${join(folder, name)}`);
+      expect(followed.split('\n')).toHaveLength(released + 2);
+      expect(importedLines.length).toBeGreaterThanOrEqual(released + 2);
+      // the same entries, with the same ids and content, in the same order
+      expect(imported.startsWith(followed)).toBe(true);
+      // a tool call stored is stored with its result
+      const file = parseSessionFile(followed, { mode: 'strict' });
+      const context = buildSessionContext(file.entries, undefined);
+      const calls = context.messages.flatMap((message) =>
+        message.role === 'assistant'
+          ? message.content.flatMap((block) => (block.type === 'toolCall' ? [block.id] : []))
+          : [],
+      );
+      const results = context.messages.flatMap((message) =>
+        message.role === 'toolResult' ? [message.toolCallId] : [],
+      );
+      expect(calls.length).toBeGreaterThan(0);
+      expect(results.sort()).toEqual(calls.sort());
+      // the original lines kept are the file's first lines, byte for byte
+      const store = new SqliteEventStore({ filename: storePath });
+      try {
+        const original = Buffer.from((await exportOriginalFile(store, sessionId)).text, 'utf8');
+        expect(original.length).toBeGreaterThan(0);
+        expect(bytes.subarray(0, original.length).equals(original)).toBe(true);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });
 
 describe('strata watch through an engine over HTTP', () => {
