@@ -26,7 +26,7 @@ const ENGINE_FLOORS = [
   ['api'],
   ['events-stream'],
   ['read-side'],
-  ['ui', 'health'],
+  ['ui', 'health', 'erasure'],
   ['http'],
   ['.'],
 ];

@@ -7,6 +7,7 @@ import type { ApiOperation } from '../api/openapi/api-operation';
 import { buildOpenApiDocument, type OpenApiDocument } from '../api/openapi/openapi-document';
 import { sessionCommandOperations } from './sessions/session-commands.controller';
 import { sessionFileOperations } from './sessions/session-files.controller';
+import { sessionErasureOperations } from './sessions/session-erasures.controller';
 import { sessionQueryOperations } from './sessions/session-queries.controller';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -39,6 +40,7 @@ export const apiOperations: readonly ApiOperation[] = [
   ...sessionCommandOperations,
   ...sessionQueryOperations,
   ...sessionFileOperations,
+  ...sessionErasureOperations,
   ...eventStreamOperations,
   ...healthOperations,
   ...metricsOperations,

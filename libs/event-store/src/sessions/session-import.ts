@@ -60,6 +60,26 @@ export interface WriteSessionImportOptions {
   readonly progressInterval?: number;
   /** How events reach the store (the integrity layer's sealing appender by default). */
   readonly appender?: StreamAppender;
+  /**
+   * Write a session whose stream was erased again, as a new stream (its erasure record stays).
+   * EventStoreDB cannot: its tombstone is final, and the import throws `StreamErasedError`.
+   */
+  readonly reviveErased?: boolean;
+}
+
+/** The store with every append asked to revive an erased stream (`AppendOptions.reviveErased`). */
+function revivingStore(store: EventStore): EventStore {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'appendToStream') {
+        const append: EventStore['appendToStream'] = (streamId, events, appendOptions) =>
+          target.appendToStream(streamId, events, { ...appendOptions, reviveErased: true });
+        return append;
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 export type ImportSessionOptions = PrepareSessionImportOptions & WriteSessionImportOptions;
@@ -160,7 +180,7 @@ export async function writeSessionImport(
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
   };
   const handled = await handleCommand(
-    store,
+    options.reviveErased === true ? revivingStore(store) : store,
     streamId,
     { type: 'ImportSession', data: { header: prepared.header, entries: prepared.entries } },
     importDecider,

@@ -66,6 +66,7 @@ export class SessionFilesController {
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
     const prepared = prepareSessionImport(file, { lenient: query.lenient });
     await this.sessions.requireAvailable(principal, prepared.header.id);
+    await this.sessions.requireNotErased(principal, prepared.header.id, query.allowErased);
     const weight = prepared.entries.reduce((total, entry) => total + entryWeight(entry), 0);
     const { maxSessionEntries } = this.config.foldCache;
     if (weight > maxSessionEntries)
@@ -73,6 +74,7 @@ export class SessionFilesController {
     const report = await writeSessionImport(this.store, prepared, {
       tenant: principal.tenant,
       metadata: actorMetadataOf(commandContextOf(principal)),
+      reviveErased: query.allowErased,
     });
     response.statusCode = report.outcome === 'imported' ? 201 : 200;
     const { streamId: _streamId, ...rest } = report;

@@ -180,6 +180,9 @@ export const entriesQuery = z.strictObject({
 
 export const importQuery = z.strictObject({
   lenient: booleanQuery.describe('skip bad lines instead of refusing the file'),
+  allowErased: booleanQuery.describe(
+    'write a session that was erased again (refused with 409 session_erased otherwise; impossible on EventStoreDB, whose tombstone is final)',
+  ),
 });
 
 export const attemptsQuery = z.strictObject({
