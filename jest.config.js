@@ -32,6 +32,8 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages.join('|')})/)`],
   moduleNameMapper: {
+    // The viewer's browser modules import each other as `./name.js` (what the browser loads).
+    '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@strata/engine$': '<rootDir>/apps/engine/src/index.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
   },

@@ -30,6 +30,7 @@ import { sagasSuite } from './sagas/sagas-suite';
 import { storeSuite } from './store/store-suite';
 import { summariesSuite } from './summaries/summaries-suite';
 import { tokenizerSuite } from './tokenizer/tokenizer-suite';
+import { watchSuite } from './watch/watch-suite';
 
 const repositoryRoot = path.resolve(__dirname, '..');
 const suites: readonly BenchSuite[] = [
@@ -42,6 +43,7 @@ const suites: readonly BenchSuite[] = [
   sagasSuite,
   summariesSuite,
   isolationSuite,
+  watchSuite,
 ];
 
 const defaultSettings: MeasureSettings = {

@@ -2,6 +2,7 @@
 'use strict';
 // The dependency rule of DESIGN.md decision 1 and STYLE.md habit 11, checked on every `npm test`:
 // - libs/session is pure: it imports only its own files and zod, and never reads the clock or randomness;
+// - libs/client (the HTTP client) depends on Node only: its own files and node: built-ins, no Nest, no lib;
 // - libs never import apps, and no lib imports another through a relative path (only via @strata/<lib>);
 // - an app reaches another app only through its public entry point (@strata/engine), never by path;
 // - apps/engine is built in floors (ENGINE_FLOORS, lowest first): a file imports only folders on
@@ -17,7 +18,7 @@ const ENGINE_FLOORS = [
   ['observability'],
   ['tenancy'],
   ['config', 'settings', 'hooks', 'startup'],
-  ['summarizers'],
+  ['summarizers', 'anchors'],
   ['session-streams'],
   ['attempts'],
   ['compaction', 'branch-summary'],
@@ -76,6 +77,9 @@ function checkLibs(root, violations) {
         }
         if (specifier === '@strata/engine')
           violations.push(`${relativeFile}: a lib imports an app (${specifier})`);
+        if (lib === 'client' && !isSpec && !specifier.startsWith('node:')) {
+          violations.push(`${relativeFile}: libs/client depends on Node only but imports '${specifier}'`);
+        }
         if (lib !== 'session' || isSpec) continue;
         if (!sessionAllowedPackages.has(packageOf(specifier))) {
           violations.push(`${relativeFile}: libs/session must stay pure but imports '${specifier}'`);
@@ -168,7 +172,7 @@ function main() {
     process.exit(1);
   }
   process.stdout.write(
-    `dependency rule: libs/session is pure, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
+    `dependency rule: libs/session is pure, libs/client depends on Node only, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
   );
 }
 

@@ -107,4 +107,22 @@ describe('the dependency rule', () => {
     expect(stderr).toContain('libs/session must not read the clock');
     expect(stderr).toContain('libs/store/src/index.ts: a lib imports an app (@strata/engine)');
   });
+
+  it('fails on libs/client importing anything but Node and its own files (no Nest, no other lib)', () => {
+    const clean = check({
+      ...layered,
+      'libs/client/src/index.ts':
+        "import { setTimeout } from 'node:timers/promises';\nexport const t = setTimeout;\n",
+      'libs/client/src/client.spec.ts': "import { t } from './index';\nit('runs', () => t);\n",
+    });
+    expect(clean).toEqual({ status: 0, stderr: '' });
+    const { status, stderr } = check({
+      ...layered,
+      'libs/client/src/index.ts':
+        "import { Injectable } from '@nestjs/common';\nimport { schema } from '@strata/session';\nexport const i = [Injectable, schema];\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain("libs/client depends on Node only but imports '@nestjs/common'");
+    expect(stderr).toContain("libs/client depends on Node only but imports '@strata/session'");
+  });
 });

@@ -7,6 +7,7 @@ import { measureCases, type BenchSuite, type CaseResult, type MeasureSettings } 
 import { esdbAppendCases, esdbReadCases, esdbReadFixture } from './esdb-cases';
 import { entryPayloads, planEvents, smallPayloads } from './event-batches';
 import { sqliteAppendCases, sqliteReadCases, sqliteReadFixture } from './sqlite-cases';
+import { anchorAppendFixture } from './anchor-append-cases';
 import { sessionAppendFixture } from './session-append-cases';
 import { serialisationShare } from './store-profile';
 
@@ -23,6 +24,8 @@ interface StorePlanSizes {
   readonly esdbReadEvents: number;
   /** Sizes of the sessions one command appends to. */
   readonly sessionAppendEntries: readonly number[];
+  /** Sessions the anchor group's spread appends go round. */
+  readonly anchorSessions: number;
 }
 
 interface StoreSettings {
@@ -31,6 +34,7 @@ interface StoreSettings {
   readonly read: MeasureSettings;
   readonly esdbRead: MeasureSettings;
   readonly sessionAppend: MeasureSettings;
+  readonly anchorAppend: MeasureSettings;
 }
 
 const fullSizes: StorePlanSizes = {
@@ -40,6 +44,7 @@ const fullSizes: StorePlanSizes = {
   esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
   esdbReadEvents: 3_000,
   sessionAppendEntries: [1_000, 10_000],
+  anchorSessions: 2_000,
 };
 
 const quickSizes: StorePlanSizes = {
@@ -49,6 +54,7 @@ const quickSizes: StorePlanSizes = {
   esdbAppendEvents: { 1: 200, 10: 1_000, 100: 2_000 },
   esdbReadEvents: 2_000,
   sessionAppendEntries: [1_000],
+  anchorSessions: 500,
 };
 
 const fullSettings: StoreSettings = {
@@ -57,6 +63,7 @@ const fullSettings: StoreSettings = {
   read: { warmupIterations: 2, iterations: 20, maxSeconds: 6, minIterations: 5 },
   esdbRead: { warmupIterations: 1, iterations: 6, maxSeconds: 6, minIterations: 4 },
   sessionAppend: { warmupIterations: 2, iterations: 20, maxSeconds: 5, minIterations: 5 },
+  anchorAppend: { warmupIterations: 3, iterations: 60, maxSeconds: 12, minIterations: 20 },
 };
 
 const quickSettings: StoreSettings = {
@@ -65,6 +72,7 @@ const quickSettings: StoreSettings = {
   read: { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 },
   esdbRead: { warmupIterations: 1, iterations: 3, maxSeconds: 2, minIterations: 2 },
   sessionAppend: { warmupIterations: 1, iterations: 5, maxSeconds: 2, minIterations: 3 },
+  anchorAppend: { warmupIterations: 1, iterations: 6, maxSeconds: 3, minIterations: 4 },
 };
 
 const TEST_SERVER_NOTICE =
@@ -121,6 +129,17 @@ export const storeSuite: BenchSuite = {
       } finally {
         await fixture.close();
       }
+    }
+
+    progress.step('store', `starting ${sizes.anchorSessions + 3} sessions for the anchor groups`);
+    const anchorFixture = await anchorAppendFixture(scratchDirectory, sizes.anchorSessions);
+    try {
+      cases.push(...(await measureCases('store', anchorFixture.cases, settings.anchorAppend, progress)));
+      const appendsMeasured =
+        (settings.anchorAppend.warmupIterations + settings.anchorAppend.iterations) * 50;
+      facts.anchorSignatures = { ...anchorFixture.signatures(), appendsPerCaseAtMost: appendsMeasured };
+    } finally {
+      await anchorFixture.close();
     }
 
     const readPlan = planEvents(payloads, sizes.sqliteReadEvents, 100, EVENTS_PER_STREAM, 1);

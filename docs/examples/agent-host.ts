@@ -1,6 +1,6 @@
-// An agent host on Strata's HTTP API (docs/agent-hosts.md): it keeps no history of its own. For
-// each step it reads the context the engine builds, calls the model, and appends what happened
-// as complete entries under the leaf it read (`expectedLeafId`), so a write that raced another
+// An agent host on Strata's HTTP API, through @strata/client (docs/agent-hosts.md): it keeps no
+// history of its own. For each step it reads the context the engine builds, calls the model, and
+// appends what happened as complete entries under the leaf it read (`expectedLeafId`), so a write that raced another
 // answers 409 instead of forking the tree; it then reads the context again and retries. When an
 // append answers that it asked for a compaction, the host waits for it (the context read with
 // `waitForCompaction`) before the model sees the context again.
@@ -8,6 +8,12 @@
 // Run it against an engine (`npm start`), with a toy model and one toy tool:
 //   node bin/run-ts.js docs/examples/agent-host.ts [--url http://localhost:3000] [--api-key <key>]
 import { randomUUID } from 'node:crypto';
+import {
+  StrataApiError,
+  StrataClient,
+  type SessionContext as EngineContext,
+  type SessionEntry,
+} from '@strata/client';
 
 /** A content block of an assistant answer. */
 export type AnswerBlock =
@@ -30,17 +36,10 @@ export interface ModelAnswer {
 }
 
 /** The context the engine built (`GET /sessions/{id}/context?format=llm`), as far as the host reads it. */
-export interface SessionContext {
-  readonly leafId: string | null;
-  readonly compactionId: string | null;
-  readonly messages: readonly { readonly role: string; readonly content?: unknown }[];
-  readonly tokens: number;
-  readonly compactionWait?: {
-    readonly outcome: 'settled' | 'timed_out';
-    readonly waitedMs: number;
-    readonly attemptIds: readonly string[];
-  };
-}
+export type SessionContext = Pick<
+  EngineContext,
+  'leafId' | 'compactionId' | 'messages' | 'tokens' | 'compactionWait'
+>;
 
 /** The model behind one function: the context's messages in, an answer out. */
 export type Model = (context: SessionContext) => Promise<ModelAnswer>;
@@ -61,12 +60,7 @@ export interface TurnReport {
   readonly answer: string;
 }
 
-interface AppendAnswer {
-  readonly leafId: string | null;
-  readonly compaction: { readonly attemptId: string; readonly trigger: string } | null;
-}
-
-type Entry = Record<string, unknown> & { readonly id: string; parentId: string | null };
+type Entry = SessionEntry & { readonly id: string; parentId: string | null };
 
 /** How long the host waits for a compaction (the engine allows up to 300,000 ms). */
 const COMPACTION_WAIT_MS = 120_000;
@@ -74,22 +68,24 @@ const COMPACTION_WAIT_MS = 120_000;
 const MAX_APPEND_ATTEMPTS = 5;
 
 export class StrataSession {
-  constructor(
-    private readonly url: string,
-    readonly sessionId: string,
-    private readonly apiKey?: string,
-  ) {}
+  private readonly client: StrataClient;
 
-  /** Starts the session (200 when it was already started with this id). */
+  constructor(
+    url: string,
+    readonly sessionId: string,
+    apiKey?: string,
+  ) {
+    this.client = new StrataClient({ url, ...(apiKey !== undefined ? { apiKey } : {}) });
+  }
+
+  /** Starts the session (the same id again is already started: nothing is written twice). */
   async start(cwd: string): Promise<void> {
-    await this.call('POST', '/sessions', { sessionId: this.sessionId, cwd });
+    await this.client.startSession({ sessionId: this.sessionId, cwd });
   }
 
   /** The context at the current leaf, after any compaction under way (bounded wait). */
-  async context(): Promise<SessionContext> {
-    const query = `?format=llm&waitForCompaction=${COMPACTION_WAIT_MS}`;
-    const { body } = await this.call('GET', `/sessions/${this.sessionId}/context${query}`);
-    return body as SessionContext;
+  context(): Promise<SessionContext> {
+    return this.client.context(this.sessionId, { format: 'llm', waitForCompaction: COMPACTION_WAIT_MS });
   }
 
   /**
@@ -104,40 +100,21 @@ export class StrataSession {
     let parentId = leafId;
     for (let attempt = 1; ; attempt += 1) {
       const entries = make(parentId);
-      const { status, body } = await this.call('POST', `/sessions/${this.sessionId}/entries`, {
-        entries,
-        expectedLeafId: parentId,
-        // The same key makes a retry after a lost answer write nothing twice.
-        idempotencyKey: entries[0]?.id,
-      });
-      if (status === 409 && attempt < MAX_APPEND_ATTEMPTS) {
+      try {
+        // The same key makes a retry after a lost answer write nothing twice (the client resends it).
+        const answer = await this.client.append(this.sessionId, entries, {
+          expectedLeafId: parentId,
+          ...(entries[0] !== undefined ? { idempotencyKey: entries[0].id } : {}),
+        });
+        // Read the context the next step works from; it waits when a compaction is under way.
+        return { context: await this.context(), compaction: answer.compaction?.attemptId };
+      } catch (error) {
+        const moved =
+          error instanceof StrataApiError && error.status === 409 && error.reason !== 'idempotency_mismatch';
+        if (!moved || attempt >= MAX_APPEND_ATTEMPTS) throw error;
         parentId = (await this.context()).leafId;
-        continue;
       }
-      if (status !== 200) throw new Error(`append answered ${status}: ${JSON.stringify(body)}`);
-      const answer = body as AppendAnswer;
-      // Read the context the next step works from; it waits when a compaction is under way.
-      return { context: await this.context(), compaction: answer.compaction?.attemptId };
     }
-  }
-
-  private async call(
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: unknown }> {
-    const headers: Record<string, string> = {};
-    if (this.apiKey !== undefined) headers['authorization'] = `Bearer ${this.apiKey}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.url}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    if (response.status >= 500) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-    return { status: response.status, body: parsed };
   }
 }
 

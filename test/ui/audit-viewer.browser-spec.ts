@@ -101,12 +101,13 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       expect(await page.locator('tbody tr').count()).toBe(2);
       expect(await page.evaluate("sessionStorage.getItem('strata.apiKey')")).toBe(ALPHA_KEY);
       await eventually(
-        () => row.locator('td').nth(4).textContent(),
+        () => row.locator('td[data-caption="Compactions"]').textContent(),
         (value) => expect(value).toBe('2'),
       );
       await browser.screenshot('01-sessions');
 
-      await page.fill('input.search', 'no such directory');
+      // Words no session says, in no title or directory (the search looks inside the sessions too).
+      await page.fill('input.search', 'zqxjv nowhere');
       await eventually(
         () => page.locator('.list-status').textContent(),
         (value) => expect(value).toContain('0 sessions'),

@@ -12,6 +12,7 @@ import {
   loadEngineConfig,
   type EngineConfig,
 } from './config/engine-config';
+import { EngineAnchors } from './anchors/engine-anchors';
 import { createEngineApplication } from './engine-application';
 import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
@@ -44,6 +45,7 @@ async function bootstrap(): Promise<void> {
       ? 'localhost'
       : config.host;
   const port = Number(new URL(await app.getUrl()).port) || config.port;
+  const anchors = app.get(EngineAnchors);
   process.stdout.write(
     startupMessage({
       config,
@@ -51,6 +53,13 @@ async function bootstrap(): Promise<void> {
       settings,
       settingsFile: settingsFilePath(process.env, config.cwd),
       environment: process.env,
+      anchors: {
+        enabled: anchors.scheduler !== undefined,
+        keyId: anchors.key.keyId,
+        keyFile: anchors.keyFile,
+        keyCreated: anchors.keyCreated,
+        publicKeyPem: anchors.key.publicKeyPem,
+      },
     }),
   );
 }

@@ -15,6 +15,14 @@ export interface StartupFacts {
   readonly settingsFile: string | undefined;
   /** Where provider keys are read (which candidates are left out). */
   readonly environment: Environment;
+  /** The anchor signing key in use. */
+  readonly anchors?: {
+    readonly enabled: boolean;
+    readonly keyId: string;
+    readonly keyFile: string;
+    readonly keyCreated: boolean;
+    readonly publicKeyPem: string;
+  };
 }
 
 const tokens = (count: number): string => count.toLocaleString('en-GB');
@@ -24,6 +32,19 @@ export function describeContextWindows(settings: Pick<EngineSettings, 'models'>)
   const { defaultContextWindow, contextWindows } = settings.models;
   const overrides = Object.entries(contextWindows).map(([model, window]) => `${model} ${tokens(window)}`);
   return [`${tokens(defaultContextWindow)} tokens by default`, ...overrides].join('; ');
+}
+
+function anchorLines(anchors: StartupFacts['anchors'], url: string): string[] {
+  if (anchors === undefined) return [];
+  const state = anchors.enabled ? 'signing session heads' : 'off (STRATA_ANCHORS=off): nothing is signed';
+  const made = anchors.keyCreated ? ', made now' : '';
+  return [
+    `  anchors:        ${state}; key ${anchors.keyId} (${anchors.keyFile}${made}); public key at ${url}/anchors/public-key:`,
+    ...anchors.publicKeyPem
+      .trim()
+      .split('\n')
+      .map((line) => `                  ${line}`),
+  ];
 }
 
 export function startupMessage(facts: StartupFacts): string {
@@ -50,6 +71,7 @@ export function startupMessage(facts: StartupFacts): string {
     `  settings:       ${settingsFile}`,
     `  context windows: ${describeContextWindows(settings)}`,
     `  summarisers:    ${summarizers.join(', then ')}${inEffect.length === 0 ? ' (none in effect: every summary will fail)' : ''}`,
+    ...anchorLines(facts.anchors, url),
     '',
   ].join('\n');
 }

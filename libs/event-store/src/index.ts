@@ -14,3 +14,4 @@ export * from './ids/uuidv7';
 export * from './memory';
 export * from './sqlite';
 export * from './integrity';
+export * from './anchors';

@@ -1,9 +1,10 @@
-// The three projections of issue 5 wired to the read-model runner: what the engine and `strata replay`
+// The projections (issue 5's three and the session search of issue 14) wired to the read-model runner: what the engine and `strata replay`
 // create. Durable projections keep their documents in the given ProjectionStorage.
 import type { EventStore } from '@strata/event-store';
 import type { TokenCounter } from '@strata/session';
 import { AuditProjection } from './audit/audit-projection';
 import { CatalogProjection } from './catalog/catalog-projection';
+import { SearchProjection } from './search/search-projection';
 import { ContextProjection, type ContextProjectionOptions } from './context/context-projection';
 import type { Processor } from '@strata/processing';
 import type { ProjectedEvent } from './runner/projected-event';
@@ -15,10 +16,10 @@ import {
 } from './runner/read-model-runner';
 import type { ProjectionStorage } from './storage/projection-storage';
 
-export const projectionNames = ['context', 'catalog', 'audit'] as const;
+export const projectionNames = ['context', 'catalog', 'audit', 'search'] as const;
 export type ProjectionName = (typeof projectionNames)[number];
 /** The projections whose state outlives the process (what `strata replay` rebuilds). */
-export const durableProjectionNames: readonly ProjectionName[] = ['catalog', 'audit'];
+export const durableProjectionNames: readonly ProjectionName[] = ['catalog', 'audit', 'search'];
 
 export function isProjectionName(value: string): value is ProjectionName {
   return (projectionNames as readonly string[]).includes(value);
@@ -43,6 +44,7 @@ export interface ProjectionSet {
   readonly context: ContextProjection;
   readonly catalog: CatalogProjection;
   readonly audit: AuditProjection;
+  readonly search: SearchProjection;
   readonly runner: ReadModelRunner;
 }
 
@@ -54,7 +56,8 @@ export function createProjectionSet(options: ProjectionSetOptions): ProjectionSe
   });
   const catalog = new CatalogProjection(options.storage.catalog);
   const audit = new AuditProjection(options.storage.audit);
-  const byName: Readonly<Record<ProjectionName, Projection>> = { context, catalog, audit };
+  const search = new SearchProjection(options.storage.search);
+  const byName: Readonly<Record<ProjectionName, Projection>> = { context, catalog, audit, search };
   const included = options.include ?? projectionNames;
   const runner = createReadModelRunner({
     ...options.runner,
@@ -64,5 +67,5 @@ export function createProjectionSet(options: ProjectionSetOptions): ProjectionSe
     projections: included.map((name) => byName[name]),
     ...(options.processors !== undefined ? { processors: options.processors } : {}),
   });
-  return { context, catalog, audit, runner };
+  return { context, catalog, audit, search, runner };
 }

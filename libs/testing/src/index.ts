@@ -9,3 +9,4 @@ export * from './scripted-summarizer';
 export * from './loopback-port';
 export * from './long-texts';
 export * from './pi-reference/pi-reference';
+export * from './transcript-samples';

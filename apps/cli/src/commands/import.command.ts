@@ -1,20 +1,25 @@
-// `strata import`: pi session files (any version) into the event store, one stream per session,
-// atomically per file and idempotently. Every file is read and checked before anything is
-// written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
-// progress and skipped lines go to stderr.
+// `strata import`: pi session files (any version), Claude Code transcripts and Codex rollouts
+// into the event store, one stream per session, atomically per file and idempotently. Every file
+// is read and checked before anything is written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
+// progress and skipped lines go to stderr. The head of each session imported (or found unchanged)
+// is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  anchorLogIfAny,
+  anchorStreamHead,
   prepareSessionImport,
   SessionImportError,
   writeSessionImport,
   type ImportProgress,
   type PreparedSessionImport,
+  type SessionImportReport,
 } from '@strata/event-store';
-import { SessionImportConflictError } from '@strata/session';
+import { SessionImportConflictError, type SessionFileFormat } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
-import { parseCommandLine } from '../shared/options';
+import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
+import { anchoringOn, signingKeyOf } from '../shared/anchor-options';
 
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';
@@ -29,9 +34,14 @@ function readBytes(path: string, cwd: string): Buffer {
   }
 }
 
-function prepare(path: string, io: CliIo, lenient: boolean): PreparedSessionImport {
+function prepare(
+  path: string,
+  io: CliIo,
+  lenient: boolean,
+  format: SessionFileFormat | 'auto',
+): PreparedSessionImport {
   try {
-    return prepareSessionImport(readBytes(path, io.cwd), { lenient });
+    return prepareSessionImport(readBytes(path, io.cwd), { lenient, format });
   } catch (error) {
     if (error instanceof SessionImportError) {
       throw new CliError(`${path}:${error.line}: ${error.reason} (${error.code}); nothing was imported`);
@@ -57,19 +67,52 @@ function progressPrinter(path: string, io: CliIo): (progress: ImportProgress) =>
   };
 }
 
+function describeReport(report: SessionImportReport): string {
+  switch (report.outcome) {
+    case 'imported':
+      return `imported as ${report.streamId} (${report.eventsWritten} events)`;
+    case 'appended':
+      return `appended: ${report.appended} new entries to ${report.streamId} (${report.entryCount} in all)`;
+    case 'unchanged':
+      return `unchanged (${report.streamId} already holds this session)`;
+    default: {
+      const unhandled: never = report.outcome;
+      throw new Error(`unhandled import outcome ${String(unhandled)}`);
+    }
+  }
+}
+
 export const importCommand: CliCommand = {
   name: 'import',
-  summary: 'import pi session files into the event store (prints the session ids)',
-  usage: `strata import <file.jsonl>... ${storeOptionUsage} [--lenient]\n  ${storeOptionHelp}`,
+  summary: 'import pi session files, Claude Code transcripts or Codex rollouts (prints the session ids)',
+  usage:
+    `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--format pi|claude-code|codex|auto]\n` +
+    `  ${storeOptionHelp}\n` +
+    "  --format: the files' format; auto (the default) tells it from the lines. Claude Code and Codex\n" +
+    '    files are converted into entries that keep every original line (strata export --format original)\n' +
+    '  --lenient: skip (and report) bad lines of pi files instead of refusing the file\n' +
+    '  A file already imported that grew since (the stored entries are its first ones) gets its new\n' +
+    '  entries appended; a file that differs from its stored session exits 1 naming the first line.',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
-      { store: { type: 'string' }, lenient: { type: 'boolean', default: false } },
+      {
+        store: { type: 'string' },
+        lenient: { type: 'boolean', default: false },
+        format: { type: 'string', default: 'auto' },
+      },
       true,
     );
     if (positionals.length === 0) throw new CliError('name at least one session file', 2);
-    const prepared = positionals.map((path) => ({ path, session: prepare(path, io, values.lenient) }));
+    const format = sessionFileFormatOption(values.format);
+    const prepared = positionals.map((path) => ({
+      path,
+      session: prepare(path, io, values.lenient, format),
+    }));
     for (const { path, session } of prepared) {
+      if (session.format !== undefined && session.format !== 'pi') {
+        io.stderr(`${path}: read as a ${session.format} transcript (${session.entries.length} entries)\n`);
+      }
       for (const problem of session.skipped) {
         io.stderr(`${path}:${problem.line}: skipped: ${problem.reason} (${problem.code})\n`);
       }
@@ -77,18 +120,19 @@ export const importCommand: CliCommand = {
         io.stderr(`${path}:${problem.line}: repaired: ${problem.reason} (${problem.code})\n`);
       }
     }
+    const key = anchoringOn(io) ? signingKeyOf(io) : undefined;
     await withEventStore(values.store, io, async (store) => {
+      const anchors = key !== undefined ? anchorLogIfAny(store) : undefined;
       for (const { path, session } of prepared) {
         try {
           const report = await writeSessionImport(store, session, {
             actor: IMPORT_ACTOR,
             onProgress: progressPrinter(path, io),
           });
-          io.stderr(
-            report.outcome === 'imported'
-              ? `${path}: imported as ${report.streamId} (${report.eventsWritten} events)\n`
-              : `${path}: unchanged (${report.streamId} already holds this session)\n`,
-          );
+          io.stderr(`${path}: ${describeReport(report)}\n`);
+          if (key !== undefined && anchors !== undefined) {
+            await anchorStreamHead(store, report.streamId, key, anchors);
+          }
           io.stdout(`${report.sessionId}\n`);
         } catch (error) {
           if (error instanceof SessionImportConflictError) throw new CliError(`${path}: ${error.message}`);

@@ -1,5 +1,6 @@
 // Every command of the `strata` CLI, in the order `strata help` lists them.
 import type { CliCommand } from '../cli-io';
+import { anchorsCommand } from './anchors.command';
 import { compactCommand } from './compact.command';
 import { contextCommand } from './context.command';
 import { exportCommand } from './export.command';
@@ -9,6 +10,7 @@ import { prepareCompactionCommand } from './prepare-compaction.command';
 import { replayCommand } from './replay.command';
 import { tailCommand } from './tail.command';
 import { verifyCommand } from './verify.command';
+import { watchCommand } from './watch.command';
 
 export const commands: CliCommand[] = [
   contextCommand,
@@ -18,6 +20,8 @@ export const commands: CliCommand[] = [
   compactCommand,
   navigateCommand,
   verifyCommand,
+  anchorsCommand,
   replayCommand,
   tailCommand,
+  watchCommand,
 ];

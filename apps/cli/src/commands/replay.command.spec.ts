@@ -70,10 +70,10 @@ describe('strata replay', () => {
       const result = await strata('replay', '--store', storeUrl);
 
       expect(result.code).toBe(0);
-      expect(result.err()).toContain(`replay: rebuilding catalog, audit from ${storeUrl}`);
-      expect(result.out()).toMatch(/^rebuilt catalog, audit up to position \d+\n/);
+      expect(result.err()).toContain(`replay: rebuilding catalog, audit, search from ${storeUrl}`);
+      expect(result.out()).toMatch(/^rebuilt catalog, audit, search up to position \d+\n/);
       expect(result.out()).toMatch(
-        /events read: \d+; applied: catalog \d+, audit 2; sessions set aside: 0\n/,
+        /events read: \d+; applied: catalog \d+, audit 2, search \d+; sessions set aside: 0\n/,
       );
       expect(result.out()).toMatch(/throughput: [\d,∞]+ events\/s\n$/);
       const storage = sqliteProjectionStorage(filename);
@@ -109,7 +109,7 @@ describe('strata replay', () => {
       expect(context.code).toBe(2);
       expect(context.err()).toContain('rebuilt on demand');
       expect(unknown.code).toBe(2);
-      expect(unknown.err()).toContain("--projection must be catalog or audit, not 'sessions'");
+      expect(unknown.err()).toContain("--projection must be catalog, audit or search, not 'sessions'");
     });
   });
 });

@@ -1,4 +1,4 @@
-// `strata replay`: rebuilds the stored projections (catalog, audit) from the event log —
+// `strata replay`: rebuilds the stored projections (catalog, audit, search) from the event log —
 // resets them and their checkpoints, brings back the sessions they had set aside, replays every
 // session event, and reports totals, the sessions set aside again, and throughput. Progress goes to stderr, the report to stdout. The context projection lives in
 // the engine's memory and hydrates itself on demand, so there is nothing of it to replay.
@@ -22,12 +22,15 @@ function projectionsToReplay(name: string | undefined): readonly ProjectionName[
   if (name === undefined) return durableProjectionNames;
   if (name === 'context') {
     throw new CliError(
-      'the context projection is kept in the engine’s memory and rebuilt on demand; replay catalog or audit',
+      'the context projection is kept in the engine’s memory and rebuilt on demand; replay catalog, audit or search',
       2,
     );
   }
   if (!isProjectionName(name) || !durableProjectionNames.includes(name)) {
-    throw new CliError(`--projection must be ${durableProjectionNames.join(' or ')}, not '${name}'`, 2);
+    throw new CliError(
+      `--projection must be ${durableProjectionNames.slice(0, -1).join(', ')} or ${durableProjectionNames.at(-1) ?? ''}, not '${name}'`,
+      2,
+    );
   }
   return [name];
 }
@@ -96,9 +99,9 @@ async function replay(
 
 export const replayCommand: CliCommand = {
   name: 'replay',
-  summary: 'rebuild the catalog and audit projections from the event log',
+  summary: 'rebuild the catalog, audit and search projections from the event log',
   usage:
-    `strata replay [--projection catalog|audit] ${storeOptionUsage} [--projections-db <path>]\n` +
+    `strata replay [--projection catalog|audit|search] ${storeOptionUsage} [--projections-db <path>]\n` +
     `  ${storeOptionHelp}\n` +
     '  projections live in the SQLite store file itself; for other stores in --projections-db (default ./data/projections.db)\n' +
     '  stop the engine first: it keeps its own copy of the projections up to date',

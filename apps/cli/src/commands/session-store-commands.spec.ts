@@ -119,7 +119,37 @@ describe('strata import and export', () => {
       const changed = writeFile('b.jsonl', sessionText.replace('Two files.', 'Three files.'));
       const result = await strata(['import', changed]);
       expect(result.code).toBe(1);
-      expect(result.err()).toContain('already stored with different content: entry 4 differs');
+      const differing = builder.entries[3]!.id;
+      expect(result.err()).toContain(
+        `already stored with different content: line 5 (entry 4) differs: ${differing} in the file, ${differing} stored`,
+      );
+    });
+  });
+
+  describe('given a stored session whose file grew since (issue 15, item 1)', () => {
+    const firstPart = serializeSessionFile(builder.header, builder.entries.slice(0, 2));
+
+    it('appends the new entries, says how many, and exports the grown file', async () => {
+      const file = writeFile('session.jsonl', firstPart);
+      expect((await strata(['import', file])).code).toBe(0);
+      writeFileSync(file, sessionText);
+      const synced = await strata(['import', file]);
+      expect(synced.code).toBe(0);
+      expect(synced.out()).toBe('cli-session-1\n');
+      expect(synced.err()).toContain('appended: 2 new entries to session-cli-session-1 (4 in all)');
+      expect((await strata(['export', 'cli-session-1'])).out()).toBe(sessionText);
+      expect((await strata(['import', file])).err()).toContain('unchanged');
+    });
+
+    it('exits 1 naming the line when the grown file changed an entry already stored, and appends nothing', async () => {
+      const file = writeFile('session.jsonl', firstPart);
+      await strata(['import', file]);
+      const secondId = builder.entries[1]!.id;
+      writeFileSync(file, sessionText.replace('"command":"ls"', '"command":"ls -la"'));
+      const result = await strata(['import', file]);
+      expect(result.code).toBe(1);
+      expect(result.err()).toContain(`line 3 (entry 2) differs: ${secondId} in the file, ${secondId} stored`);
+      expect((await strata(['export', 'cli-session-1'])).out()).toBe(firstPart);
     });
   });
 

@@ -1,17 +1,22 @@
 // `strata tail`: a subscriber of the engine's live event stream (GET /events, server-sent
-// events). Prints one JSON line per event on stdout; after a disconnect it reconnects with
-// Last-Event-ID, so nothing is lost or printed twice. With --checkpoint it keeps the last id in
-// a file and resumes from it when started again (each subscriber its own file).
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// events) through @strata/client. Prints one JSON line per event on stdout; after a disconnect
+// it reconnects with Last-Event-ID, so nothing is lost or printed twice. With --checkpoint it
+// keeps the last id in a file and resumes from it when started again (each subscriber its own file).
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import {
+  EVENT_ID_PATTERN,
+  StrataApiError,
+  StrataClient,
+  StrataClientError,
+  StrataNetworkError,
+  causeText,
+  type ReconnectInfo,
+} from '@strata/client';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { parseCommandLine, positiveIntegerOption } from '../shared/options';
 
 export const DEFAULT_ENGINE_URL = 'http://localhost:3000';
-const MAX_RECONNECT_DELAY_MS = 30_000;
-const EVENT_ID_PATTERN = /^\d{1,30}(?:\.\d{1,3})?$/;
 
 export interface TailOptions {
   readonly url: string;
@@ -28,51 +33,6 @@ export interface TailOptions {
   readonly maxEvents?: number;
   /** The reconnection delay (doubling while the engine stays away); the server's `retry:` by default. */
   readonly reconnectDelayMs?: number;
-}
-
-interface SseEvent {
-  readonly id: string | undefined;
-  readonly data: string;
-}
-
-/** Incremental parser of an event stream (fields `id`, `data`, `retry`; comments ignored). */
-class EventStreamParser {
-  private buffer = '';
-  private dataLines: string[] = [];
-  private id: string | undefined;
-
-  constructor(
-    private readonly onEvent: (event: SseEvent) => void,
-    private readonly onRetry: (milliseconds: number) => void,
-  ) {}
-
-  push(chunk: string): void {
-    this.buffer += chunk;
-    let newline = this.buffer.search(/\r\n|\n|\r/);
-    while (newline >= 0) {
-      const line = this.buffer.slice(0, newline);
-      const width = this.buffer.startsWith('\r\n', newline) ? 2 : 1;
-      this.buffer = this.buffer.slice(newline + width);
-      this.line(line);
-      newline = this.buffer.search(/\r\n|\n|\r/);
-    }
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.dataLines.length > 0) this.onEvent({ id: this.id, data: this.dataLines.join('\n') });
-      this.dataLines = [];
-      this.id = undefined;
-      return;
-    }
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'data') this.dataLines.push(value);
-    else if (field === 'id') this.id = value;
-    else if (field === 'retry' && /^\d+$/.test(value)) this.onRetry(Number(value));
-  }
 }
 
 function readCheckpoint(file: string): string | undefined {
@@ -94,146 +54,72 @@ function writeCheckpoint(file: string, id: string): void {
   renameSync(temporary, file);
 }
 
-function streamUrl(options: TailOptions): URL {
+function engineUrl(text: string): URL {
   let url: URL;
   try {
-    url = new URL('/events', options.url);
+    url = new URL(text);
   } catch {
-    throw new CliError(`--url must be an http(s) URL, not '${options.url}'`, 2);
+    throw new CliError(`--url must be an http(s) URL, not '${text}'`, 2);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new CliError(`--url must be http or https`, 2);
-  if (options.types !== undefined) url.searchParams.set('types', options.types);
-  if (options.session !== undefined) url.searchParams.set('session', options.session);
-  if (options.from !== undefined) url.searchParams.set('from', options.from);
   return url;
 }
 
-type Connection = { readonly response: IncomingMessage; readonly close: () => void };
-
-function connect(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Connection> {
-  return new Promise((resolvePromise, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const client = send(url, { headers, signal }, (response) =>
-      resolvePromise({ response, close: () => client.destroy() }),
-    );
-    client.on('error', reject);
-    client.end();
-  });
-}
-
-function readBody(response: IncomingMessage): Promise<string> {
-  return new Promise((resolvePromise) => {
-    let text = '';
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => (text += chunk));
-    response.on('end', () => resolvePromise(text));
-    response.on('error', () => resolvePromise(text));
-  });
-}
-
-function problemDetail(text: string): string {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      'detail' in parsed &&
-      typeof parsed.detail === 'string'
-    ) {
-      return parsed.detail;
-    }
-  } catch {
-    // not a problem document
-  }
-  return text.slice(0, 200);
-}
-
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolvePromise) => {
-    const timer = setTimeout(done, milliseconds);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolvePromise();
-    }
-    signal.addEventListener('abort', done);
-  });
+/** The lines `strata tail` writes on stderr before it reconnects. */
+function reportReconnect(io: CliIo, origin: string, info: ReconnectInfo): void {
+  const { error } = info;
+  if (error instanceof StrataApiError)
+    io.stderr(`strata tail: the engine is not available (${error.status}): ${error.detail}\n`);
+  else if (error instanceof StrataNetworkError && !info.connected)
+    io.stderr(`strata tail: cannot reach ${origin}: ${causeText(error.cause)}\n`);
+  const after = info.lastEventId !== undefined ? ` after event ${info.lastEventId}` : '';
+  io.stderr(`strata tail: disconnected; reconnecting in ${info.delayMs} ms${after}\n`);
 }
 
 /**
- * Follows the stream until `signal` aborts or `maxEvents` were printed. Returns the exit code.
- * Refusals that retrying cannot fix (bad key, unknown session, bad names) throw `CliError`.
+ * Follows the stream (the event subscription of @strata/client) until `signal` aborts or
+ * `maxEvents` were printed. Returns the exit code. Refusals that retrying cannot fix (bad key,
+ * unknown session, bad names) throw `CliError`.
  */
 export async function tailEvents(options: TailOptions, io: CliIo, signal: AbortSignal): Promise<number> {
-  const url = streamUrl(options);
-  let lastEventId =
+  const url = engineUrl(options.url);
+  const lastEventId =
     options.lastEventId ??
     (options.checkpointFile !== undefined ? readCheckpoint(options.checkpointFile) : undefined);
   if (lastEventId !== undefined && !EVENT_ID_PATTERN.test(lastEventId)) {
     throw new CliError(`--last-event-id must be an event id such as 1234 or 1234.1, not '${lastEventId}'`, 2);
   }
+  const client = new StrataClient({
+    url: options.url,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+  });
+  const stream = client.events({
+    ...(options.types !== undefined ? { types: options.types } : {}),
+    ...(options.session !== undefined ? { session: options.session } : {}),
+    ...(options.from !== undefined ? { from: options.from } : {}),
+    ...(lastEventId !== undefined ? { lastEventId } : {}),
+    ...(options.reconnectDelayMs !== undefined ? { reconnectDelayMs: options.reconnectDelayMs } : {}),
+    onReconnect: (info) => reportReconnect(io, url.origin, info),
+    signal,
+  });
   let printed = 0;
-  let delay = options.reconnectDelayMs ?? 2_000;
-  let failures = 0;
-  while (!signal.aborted) {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (options.apiKey !== undefined) headers['authorization'] = `Bearer ${options.apiKey}`;
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    let connection: Connection | undefined;
-    try {
-      connection = await connect(url, headers, signal);
-    } catch (error) {
-      if (signal.aborted) break;
-      io.stderr(
-        `strata tail: cannot reach ${url.origin}: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+  try {
+    for await (const event of stream) {
+      io.stdout(`${JSON.stringify(event)}\n`);
+      printed += 1;
+      const id = stream.lastEventId;
+      if (options.checkpointFile !== undefined && id !== undefined)
+        writeCheckpoint(options.checkpointFile, id);
+      if (options.maxEvents !== undefined && printed >= options.maxEvents) return 0;
     }
-    if (connection !== undefined) {
-      const { response } = connection;
-      const status = response.statusCode ?? 0;
-      if (status !== 200) {
-        const detail = problemDetail(await readBody(response));
-        if (status !== 503 && status < 500)
-          throw new CliError(`the engine refused the stream (${status}): ${detail}`);
-        io.stderr(`strata tail: the engine is not available (${status}): ${detail}\n`);
-      } else {
-        failures = 0;
-        const done = await new Promise<boolean>((resolvePromise) => {
-          const parser = new EventStreamParser(
-            (event) => {
-              if (options.maxEvents !== undefined && printed >= options.maxEvents) return;
-              io.stdout(`${event.data}\n`);
-              printed += 1;
-              if (event.id !== undefined && EVENT_ID_PATTERN.test(event.id)) {
-                lastEventId = event.id;
-                if (options.checkpointFile !== undefined) writeCheckpoint(options.checkpointFile, event.id);
-              }
-              if (options.maxEvents !== undefined && printed >= options.maxEvents) {
-                connection?.close();
-                resolvePromise(true);
-              }
-            },
-            (milliseconds) => {
-              if (options.reconnectDelayMs === undefined) delay = milliseconds;
-            },
-          );
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => parser.push(chunk));
-          response.on('end', () => resolvePromise(false));
-          response.on('close', () => resolvePromise(false));
-          response.on('error', () => resolvePromise(false));
-        });
-        if (done) return 0;
-      }
-    }
-    if (signal.aborted) break;
-    failures += 1;
-    const wait = Math.min(delay * 2 ** Math.max(0, failures - 1), MAX_RECONNECT_DELAY_MS);
-    io.stderr(
-      `strata tail: disconnected; reconnecting in ${wait} ms${lastEventId !== undefined ? ` after event ${lastEventId}` : ''}\n`,
-    );
-    await sleep(wait, signal);
+  } catch (error) {
+    if (error instanceof StrataApiError)
+      throw new CliError(`the engine refused the stream (${error.status}): ${error.detail}`);
+    if (error instanceof StrataClientError) throw new CliError(`the event stream broke: ${error.message}`);
+    throw error;
+  } finally {
+    stream.close();
   }
   return 0;
 }

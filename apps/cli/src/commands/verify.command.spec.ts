@@ -51,11 +51,13 @@ function tamperWithEvent(streamId: string, revision: number): string {
 
 describe('strata verify', () => {
   describe('given sessions imported untouched', () => {
-    it('reports that the chain of one session holds, with its event count', async () => {
+    it('reports that the chain of one session holds, with its event count and the anchor import signed', async () => {
       await importSession('verify-1');
       const result = await strata('verify', 'verify-1', '--store', storeUrl);
       expect(result.code).toBe(0);
-      expect(result.out()).toMatch(/^session-verify-1: chain holds \(4 events, head [0-9a-f]{64}\)\n$/);
+      expect(result.out()).toMatch(
+        /^session-verify-1: chain holds \(4 events, head [0-9a-f]{64}\); 1 anchor matched\n$/,
+      );
     });
 
     it('reports that every chain holds with --all (and without a session id)', async () => {
@@ -64,7 +66,7 @@ describe('strata verify', () => {
       for (const args of [['--all'], []]) {
         const result = await strata('verify', ...args, '--store', storeUrl);
         expect(result.code).toBe(0);
-        expect(result.out()).toBe('every chain holds (2 streams, 8 events)\n');
+        expect(result.out()).toBe('every chain holds (2 streams, 8 events, 2 anchors matched)\n');
       }
     });
   });

@@ -1,68 +1,177 @@
-// `strata verify`: recomputes the hash chain of one session's stream, or of every stream, and
-// reports that it holds (with the event count) or names the first event where it breaks. A
-// broken chain is the command's finding, printed on stdout, with exit code 1.
-import { verifyAll, verifyStream, type ChainBreak, type ChainBreakReason } from '@strata/event-store';
+// `strata verify`: checks a session's stream (or every stream, or an exported event file with no
+// store) and reports that it holds or names each thing wrong: the first altered event of its hash
+// chain, events the store records and the chain lacks (a cut tail), retention metadata, anchors
+// the stream no longer matches (shorter than the anchor, or another hash there), and anchors
+// refused for a bad signature. An erased stream holds, its erasure record standing for its events
+// and anchors. Findings are printed on stdout, with exit code 1.
+import { resolve } from 'node:path';
+import {
+  AnchorIndex,
+  MAX_EVENT_LINE_BYTES,
+  describeErasure,
+  describeFinding,
+  describeRefusedAnchor,
+  fileLines,
+  streamHolds,
+  verifyEventLines,
+  verifyStoreIntegrity,
+  verifyStreamIntegrity,
+  type AnchorCandidate,
+  type RefusedAnchors,
+  type StreamIntegrity,
+} from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
-import { CliError, type CliCommand } from '../cli-io';
+import { existsSync } from 'node:fs';
+import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import {
+  anchorFile,
+  anchorOptionsHelp,
+  anchorOptionsUsage,
+  publicKeysOf,
+  storeAnchors,
+} from '../shared/anchor-options';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
-function explain(reason: ChainBreakReason): string {
-  switch (reason) {
-    case 'missing_seal':
-      return 'it carries no integrity seal';
-    case 'revision_gap':
-      return 'its revision does not follow the previous one (an event was removed or reordered)';
-    case 'previous_hash_mismatch':
-      return 'its previousHash is not the hash of the event before it';
-    case 'hash_mismatch':
-      return 'its stored content no longer gives its hash (it was altered)';
-    default: {
-      const unhandled: never = reason;
-      return String(unhandled);
-    }
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+function anchorsNote(matched: number, answered: number): string {
+  const parts: string[] = [];
+  if (matched > 0) parts.push(`${plural(matched, 'anchor')} matched`);
+  if (answered > 0) parts.push(`${plural(answered, 'anchor')} answered by the erasure record`);
+  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
+}
+
+/** The lines of one stream's result. */
+function streamLines(result: StreamIntegrity): string[] {
+  const lines = result.findings.map(describeFinding);
+  if (result.erasure !== undefined && result.events === 0) {
+    if (lines.length === 0)
+      return [
+        `${describeErasure(result.erasure)}${anchorsNote(result.anchorsMatched, result.anchorsAnsweredByErasure)}`,
+      ];
+    return [describeErasure(result.erasure), ...lines];
+  }
+  if (lines.length > 0) return lines;
+  const erased = result.erasure !== undefined ? [describeErasure(result.erasure)] : [];
+  return [
+    ...erased,
+    `${result.streamId}: chain holds (${plural(result.events, 'event')}, head ${result.headHash})${anchorsNote(result.anchorsMatched, result.anchorsAnsweredByErasure)}`,
+  ];
+}
+
+function refusedLines(refused: RefusedAnchors): string[] {
+  const lines = refused.named.map(describeRefusedAnchor);
+  const more = refused.total - refused.named.length;
+  if (more > 0) lines.push(`${plural(more, 'more anchor')} refused`);
+  return lines;
+}
+
+function print(io: CliIo, lines: readonly string[]): void {
+  for (const line of lines) io.stdout(`${line}\n`);
+}
+
+async function withAnchorIndex<Result>(
+  candidates: AsyncIterable<AnchorCandidate>,
+  io: CliIo,
+  publicKeyFiles: readonly string[],
+  inScope: ((streamId: string) => boolean) | undefined,
+  work: (index: AnchorIndex) => Promise<Result>,
+): Promise<Result> {
+  const index = await AnchorIndex.build(candidates, publicKeysOf(io, publicKeyFiles), inScope);
+  try {
+    return await work(index);
+  } finally {
+    index.close();
   }
 }
 
-function describeBreak(streamId: string, broken: ChainBreak): string {
-  return `${streamId}: chain broken at revision ${broken.revision}, event ${broken.eventId}: ${broken.reason} (${explain(broken.reason)})`;
+async function verifyFile(
+  io: CliIo,
+  file: string,
+  anchors: string | undefined,
+  publicKeyFiles: readonly string[],
+): Promise<number> {
+  const path = resolve(io.cwd, file);
+  if (!existsSync(path)) throw new CliError(`cannot read ${file}: no such file`);
+  const candidates = anchors !== undefined ? anchorFile(io, anchors) : (async function* () {})();
+  const result = await withAnchorIndex(candidates, io, publicKeyFiles, undefined, (index) =>
+    verifyEventLines(fileLines(path, MAX_EVENT_LINE_BYTES), { anchors: index }),
+  );
+  for (const stream of result.streams) print(io, streamLines(stream));
+  print(io, refusedLines(result.refusedAnchors));
+  if (result.unreadable !== undefined) {
+    io.stdout(`${file}:${result.unreadable.line}: ${result.unreadable.reason}; verification stopped there\n`);
+  } else if (result.streams.length === 0) {
+    io.stdout(`${file}: holds no event\n`);
+    return 1;
+  }
+  return result.ok ? 0 : 1;
 }
 
 export const verifyCommand: CliCommand = {
   name: 'verify',
-  summary: "check the hash chain of a session's events (or of every stream)",
-  usage: `strata verify [<sessionId>|--all] ${storeOptionUsage}\n  ${storeOptionHelp}`,
+  summary:
+    "check a session's hash chain, the store's records of it and its signed anchors (or of every stream, or of an event file)",
+  usage:
+    `strata verify [<sessionId>|--all] ${storeOptionUsage} ${anchorOptionsUsage}\n` +
+    `strata verify --file <events.jsonl> ${anchorOptionsUsage}\n` +
+    `  ${storeOptionHelp}\n  ${anchorOptionsHelp}\n` +
+    '  --file: an event log written by `strata export <sessionId> --events`, checked with no store',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
-      { all: { type: 'boolean', default: false }, store: { type: 'string' } },
+      {
+        all: { type: 'boolean', default: false },
+        store: { type: 'string' },
+        anchors: { type: 'string' },
+        'public-key': { type: 'string', multiple: true },
+        file: { type: 'string' },
+      },
       true,
     );
+    const publicKeyFiles = values['public-key'] ?? [];
     if (positionals.length > 1) throw new CliError('verify takes at most one session id', 2);
     const [sessionId] = positionals;
     if (sessionId !== undefined && values.all) throw new CliError('give a session id or --all, not both', 2);
+    if (values.file !== undefined) {
+      if (sessionId !== undefined || values.all || values.store !== undefined)
+        throw new CliError('--file checks a file with no store: give no session id, --all or --store', 2);
+      return verifyFile(io, values.file, values.anchors, publicKeyFiles);
+    }
     return withEventStore(values.store, io, async (store) => {
-      if (sessionId !== undefined) {
-        const streamId = sessionStreamName(sessionId);
-        const result = await verifyStream(store, streamId);
-        if (!result.ok) {
-          io.stdout(
-            `${describeBreak(streamId, result.brokenAt)}; ${result.verifiedEvents} events before it hold\n`,
-          );
-          return 1;
+      const streamId = sessionId !== undefined ? sessionStreamName(sessionId) : undefined;
+      const candidates =
+        values.anchors !== undefined ? anchorFile(io, values.anchors) : storeAnchors(store, streamId);
+      const inScope = streamId !== undefined ? (stream: string) => stream === streamId : undefined;
+      return withAnchorIndex(candidates, io, publicKeyFiles, inScope, async (index) => {
+        if (streamId !== undefined) {
+          const result = await verifyStreamIntegrity(store, streamId, { anchors: index });
+          const refused = index.refused((stream) => stream === streamId);
+          if (
+            result.events === 0 &&
+            result.erasure === undefined &&
+            streamHolds(result) &&
+            refused.total === 0
+          ) {
+            throw new CliError(`session ${sessionId} is not in the store`);
+          }
+          print(io, [...streamLines(result), ...refusedLines(refused)]);
+          return streamHolds(result) && refused.total === 0 ? 0 : 1;
         }
-        if (result.events === 0) throw new CliError(`session ${sessionId} is not in the store`);
-        io.stdout(`${streamId}: chain holds (${result.events} events, head ${result.headHash})\n`);
-        return 0;
-      }
-      const result = await verifyAll(store);
-      for (const broken of result.broken) io.stdout(`${describeBreak(broken.streamId, broken)}\n`);
-      io.stdout(
-        result.ok
-          ? `every chain holds (${result.streams} streams, ${result.events} events)\n`
-          : `${result.broken.length} of ${result.streams} streams broken (${result.events} events read)\n`,
-      );
-      return result.ok ? 0 : 1;
+        const result = await verifyStoreIntegrity(store, { anchors: index });
+        for (const stream of result.failed) print(io, streamLines(stream));
+        for (const stream of result.erased) print(io, streamLines(stream));
+        print(io, refusedLines(result.refusedAnchors));
+        const anchors =
+          result.anchorsMatched > 0 ? `, ${plural(result.anchorsMatched, 'anchor')} matched` : '';
+        io.stdout(
+          result.ok
+            ? `every chain holds (${plural(result.streams, 'stream')}, ${plural(result.events, 'event')}${anchors})\n`
+            : `${result.failed.length} of ${plural(result.streams, 'stream')} broken${result.refusedAnchors.total > 0 ? `, ${plural(result.refusedAnchors.total, 'anchor')} refused` : ''} (${plural(result.events, 'event')} read)\n`,
+        );
+        return result.ok ? 0 : 1;
+      });
     });
   },
 };

@@ -1,5 +1,6 @@
 // Option parsing shared by the commands: node's parseArgs with errors turned into usage errors.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { sessionFileFormats, type SessionFileFormat } from '@strata/session';
 import { isTokenCounterName, type TokenCounterName } from '@strata/tokenizer';
 import { CliError } from '../cli-io';
 
@@ -30,4 +31,13 @@ export function positiveIntegerOption(name: string, value: string | undefined): 
   if (!Number.isInteger(number) || number <= 0)
     throw new CliError(`--${name} must be a positive integer, not '${value}'`, 2);
   return number;
+}
+
+/** `--format` of a session file: pi, claude-code, codex or auto. */
+export function sessionFileFormatOption(value: string | undefined): SessionFileFormat | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto';
+  const format = sessionFileFormats.find((known) => known === value);
+  if (format === undefined)
+    throw new CliError(`--format must be pi, claude-code, codex or auto, not '${value}'`, 2);
+  return format;
 }

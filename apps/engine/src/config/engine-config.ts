@@ -3,7 +3,13 @@
 // misconfigured engine stops before it listens. The table of variables is in the README.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, type StoreLocation } from '@strata/event-store';
+import {
+  DEFAULT_STORE_URL,
+  StoreUrlError,
+  defaultDataDirectory,
+  parseStoreUrl,
+  type StoreLocation,
+} from '@strata/event-store';
 import { z } from 'zod';
 import {
   duplicateKeyProblems,
@@ -21,6 +27,8 @@ import {
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_SAGA_CONCURRENCY = 16;
+/** Context reads of one tenant that may wait for compactions (`waitForCompaction`) at once. */
+export const DEFAULT_COMPACTION_WAITS_PER_TENANT = 128;
 export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type EngineLogLevel = (typeof logLevels)[number];
 
@@ -45,10 +53,17 @@ export const engineEnvironmentSchema = z.object({
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
   STRATA_FOLD_CACHE_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
   STRATA_MAX_SESSION_ENTRIES: integerVariable({ min: 1, max: 1_000_000_000, default: 250_000 }),
+  STRATA_MAX_COMPACTION_WAITS_PER_TENANT: integerVariable({
+    min: 1,
+    max: 100_000,
+    default: DEFAULT_COMPACTION_WAITS_PER_TENANT,
+  }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
   STRATA_SAGA_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
+  STRATA_SIGNING_KEY_FILE: optionalTextVariable(),
+  STRATA_ANCHORS: choiceVariable(['on', 'off'] as const, 'on'),
 });
 
 export interface EngineConfig {
@@ -75,6 +90,8 @@ export interface EngineConfig {
   readonly readWaitMs: number;
   /** How long `npm start` waits for an unreachable store before giving up. */
   readonly storeWaitMs: number;
+  /** Context reads of one tenant that may wait for compactions at once; more answer 503. */
+  readonly compactionWaitsPerTenant: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
   readonly foldCache: {
@@ -87,6 +104,15 @@ export interface EngineConfig {
   readonly engineId: string | undefined;
   /** Sessions the sagas handle at once, in all and for one tenant. */
   readonly sagas: { readonly concurrency: number; readonly maxPerTenant: number };
+  /**
+   * Signed anchors: whether the engine signs the heads it writes (`STRATA_ANCHORS`), the key file
+   * named by `STRATA_SIGNING_KEY_FILE`, and the data folder where a key is made otherwise.
+   */
+  readonly anchors: {
+    readonly enabled: boolean;
+    readonly signingKeyFile: string | undefined;
+    readonly dataDirectory: string;
+  };
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
 }
@@ -170,6 +196,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         ? { maxEntries: values.STRATA_CONTEXT_CACHE_ENTRIES }
         : {}),
     },
+    compactionWaitsPerTenant: values.STRATA_MAX_COMPACTION_WAITS_PER_TENANT,
     foldCache: {
       maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,
@@ -183,6 +210,11 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         values.STRATA_SAGA_CONCURRENCY,
         values.STRATA_SAGA_TENANT_CONCURRENCY ?? defaultTenantShare(values.STRATA_SAGA_CONCURRENCY, apiKeys),
       ),
+    },
+    anchors: {
+      enabled: values.STRATA_ANCHORS === 'on',
+      signingKeyFile: values.STRATA_SIGNING_KEY_FILE,
+      dataDirectory: defaultDataDirectory(cwd),
     },
     cwd,
   };

@@ -1,11 +1,13 @@
 // The API's OpenAPI document: every operation of every controller, in the order of the tags.
 import { z } from 'zod';
+import { anchorOperations } from './anchors/anchors.controller';
 import { eventStreamOperations } from './events/event-stream.controller';
 import { metricsOperations } from './metrics/metrics.controller';
 import { healthOperations } from './health/readiness.controller';
 import type { ApiOperation } from '../api/openapi/api-operation';
 import { buildOpenApiDocument, type OpenApiDocument } from '../api/openapi/openapi-document';
 import { sessionCommandOperations } from './sessions/session-commands.controller';
+import { sessionEventOperations } from './sessions/session-events.controller';
 import { sessionFileOperations } from './sessions/session-files.controller';
 import { sessionErasureOperations } from './sessions/session-erasures.controller';
 import { sessionQueryOperations } from './sessions/session-queries.controller';
@@ -41,6 +43,8 @@ export const apiOperations: readonly ApiOperation[] = [
   ...sessionQueryOperations,
   ...sessionFileOperations,
   ...sessionErasureOperations,
+  ...anchorOperations,
+  ...sessionEventOperations,
   ...eventStreamOperations,
   ...healthOperations,
   ...metricsOperations,

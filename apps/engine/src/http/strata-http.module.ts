@@ -11,6 +11,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
 import { openProjectionStorage, type ProjectionStorage } from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
+import { EngineAnchors } from '../anchors/engine-anchors';
 import type { EngineConfig } from '../config/engine-config';
 import { EngineModule } from '../sessions/engine.module';
 import { EventStreamController } from './events/event-stream.controller';
@@ -25,12 +26,14 @@ import type { Clock } from '../shared/clock';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { TenantGuard } from '../api/tenant.guard';
 import { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
+import { AnchorsController } from './anchors/anchors.controller';
 import { DocsController } from './docs/docs.controller';
 import { ReadinessController } from './health/readiness.controller';
 import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from '../api/http-tokens';
 import { ProblemDetailsFilter } from '../api/problem/problem-details.filter';
 import { ReadModels } from '../read-side/read-models.service';
 import { SessionCommandsController } from './sessions/session-commands.controller';
+import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionFilesController } from './sessions/session-files.controller';
 import { SessionQueriesController } from './sessions/session-queries.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
@@ -47,6 +50,8 @@ export interface StrataApplicationOptions {
   readonly clock?: Clock;
   /** Where the engine module reads settings files and provider keys; `process.env` by default. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** The shortest time between two anchors of one session (1,000 ms by default; tests shorten it). */
+  readonly anchorIntervalMs?: number;
 }
 
 interface HttpModuleOptions {
@@ -56,20 +61,26 @@ interface HttpModuleOptions {
   readonly projectionStorage: ProjectionStorage;
   readonly ownsProjectionStorage: boolean;
   readonly metrics: EngineMetrics;
+  readonly anchors: EngineAnchors;
 }
 
 const OWNED_RESOURCES = Symbol('OWNED_RESOURCES');
 
 interface OwnedResources {
+  readonly anchors: EngineAnchors;
   readonly store: EventStore | undefined;
   readonly projectionStorage: ProjectionStorage | undefined;
 }
 
-/** Closes what this module opened, after every module has stopped using it. */
+/**
+ * Closes what this module opened, after every module has stopped using it: first the anchors
+ * (the heads still held are signed while the store is open), then the projections and the store.
+ */
 class OwnedResourcesLifecycle implements OnApplicationShutdown {
   constructor(@Inject(OWNED_RESOURCES) private readonly owned: OwnedResources) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.owned.anchors.close();
     await this.owned.projectionStorage?.close();
     await this.owned.store?.close();
   }
@@ -85,6 +96,8 @@ export class StrataHttpModule {
         SessionQueriesController,
         SessionFilesController,
         SessionErasuresController,
+        AnchorsController,
+        SessionEventsController,
         EventStreamController,
         ReadinessController,
         MetricsController,
@@ -95,10 +108,12 @@ export class StrataHttpModule {
         { provide: TENANT_STORE, useValue: options.store },
         { provide: PROJECTION_STORAGE, useValue: options.projectionStorage },
         { provide: EngineMetrics, useValue: options.metrics },
+        { provide: EngineAnchors, useValue: options.anchors },
         { provide: TenantDirectory, useValue: new TenantDirectory(options.config.apiKeys) },
         {
           provide: OWNED_RESOURCES,
           useValue: {
+            anchors: options.anchors,
             store: options.ownsStore ? options.store : undefined,
             projectionStorage: options.ownsProjectionStorage ? options.projectionStorage : undefined,
           } satisfies OwnedResources,
@@ -123,11 +138,20 @@ export function strataApplicationImports(
 ): DynamicModule[] {
   const metrics = new EngineMetrics();
   const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd });
-  const store = new TenantGuardEventStore(inner, (result, events, seconds) => {
-    metrics.appends.increment({ result });
-    metrics.appendDuration.observe({ result }, seconds);
-    if (result === 'ok') metrics.appendedEvents.increment({}, events);
-  });
+  const anchors = new EngineAnchors(
+    config,
+    inner,
+    options.anchorIntervalMs !== undefined ? { intervalMs: options.anchorIntervalMs } : {},
+  );
+  const store = new TenantGuardEventStore(
+    inner,
+    (result, events, seconds) => {
+      metrics.appends.increment({ result });
+      metrics.appendDuration.observe({ result }, seconds);
+      if (result === 'ok') metrics.appendedEvents.increment({}, events);
+    },
+    (streamId, events, result) => anchors.noteAppend(streamId, events, result),
+  );
   const projectionStorage =
     options.projectionStorage ??
     openProjectionStorage(config.storeUrl, {
@@ -160,6 +184,7 @@ export function strataApplicationImports(
       projectionStorage,
       ownsProjectionStorage: options.projectionStorage === undefined,
       metrics,
+      anchors,
     }),
   ];
 }

@@ -44,11 +44,23 @@ function isMessage({ entry }: AppendedEntry): boolean {
   return entry.type === 'message' && (entry.message.role === 'user' || entry.message.role === 'assistant');
 }
 
-/** Resolves true when `work` settles before `deadline` (epoch ms), false when the deadline comes first. */
-async function before(deadline: number, work: Promise<unknown>): Promise<boolean> {
+/** Whether the client behind `signal` went away (a call, so that awaits do not narrow it). */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/**
+ * Resolves true when `work` settles before `deadline` (epoch ms), false when the deadline comes
+ * first or `signal` aborts.
+ */
+async function before(deadline: number, work: Promise<unknown>, signal?: AbortSignal): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    onAbort = () => resolve(false);
+    if (aborted(signal)) resolve(false);
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([
@@ -60,6 +72,7 @@ async function before(deadline: number, work: Promise<unknown>): Promise<boolean
     ]);
   } finally {
     clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -91,8 +104,15 @@ export class CompactionWaits {
     return compactionAskedBy({ sessionId, tenant }, appended, view);
   }
 
-  /** Waits until the session's compactions have settled, at most `timeoutMs`. */
-  async waitUntilSettled(sessionId: string, timeoutMs: number): Promise<CompactionWait> {
+  /**
+   * Waits until the session's compactions have settled, at most `timeoutMs`. An aborted `signal`
+   * (the client went away) ends the wait at once, as `timed_out`.
+   */
+  async waitUntilSettled(
+    sessionId: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<CompactionWait> {
     const startedAt = Date.now();
     const deadline = startedAt + timeoutMs;
     const seen = new Set<string>();
@@ -107,10 +127,12 @@ export class CompactionWaits {
       return open;
     };
     for (;;) {
+      if (aborted(signal)) return ended('timed_out', await openNow());
       const head = await this.streams.headPosition(sessionId);
       await openNow();
-      const reacted = await before(deadline, this.sagas.waitForSession(sessionId));
+      const reacted = await before(deadline, this.sagas.waitForSession(sessionId), signal);
       const open = await openNow();
+      if (aborted(signal)) return ended('timed_out', open);
       if (reacted && open.length === 0) {
         // Ending an attempt writes events the sagas react to in turn (a continuation).
         if ((await this.streams.headPosition(sessionId)) === head) return ended('settled', open);
@@ -120,7 +142,11 @@ export class CompactionWaits {
       if (open.length === 0) continue;
       // An attempt running here is awaited; one another engine runs is read again shortly.
       const running = this.attempts.whenEnded(sessionId, open);
-      await before(deadline, running ?? new Promise((resolve) => setTimeout(resolve, ELSEWHERE_POLL_MS)));
+      await before(
+        deadline,
+        running ?? new Promise((resolve) => setTimeout(resolve, ELSEWHERE_POLL_MS)),
+        signal,
+      );
     }
   }
 }

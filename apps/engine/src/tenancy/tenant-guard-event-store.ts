@@ -21,12 +21,20 @@ export type AppendResultKind = 'ok' | 'conflict' | 'error';
 /** Told of every append to a session stream (for metrics). */
 export type AppendObserver = (result: AppendResultKind, events: number, seconds: number) => void;
 
+/** Told of every append to a session stream that succeeded (the anchors follow the heads). */
+export type AppendedObserver = (
+  streamId: string,
+  events: readonly EventToAppend[],
+  result: AppendResult,
+) => void;
+
 export class TenantGuardEventStore implements EventStore {
   readonly tenants: StreamTenants;
 
   constructor(
     readonly inner: EventStore,
     private readonly observer?: AppendObserver,
+    private readonly appended?: AppendedObserver,
   ) {
     this.tenants = new StreamTenants(inner);
   }
@@ -45,6 +53,7 @@ export class TenantGuardEventStore implements EventStore {
       await this.requireOneTenant(streamId, events);
       const result = await this.inner.appendToStream(streamId, events, options);
       this.observer?.('ok', events.length, seconds());
+      this.appended?.(streamId, events, result);
       return result;
     } catch (error) {
       this.observer?.(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());

@@ -6,6 +6,9 @@
 // (stream prefixes, else event-type prefixes, else everything but system and Strata streams) and
 // again on the client for the exact port filter.
 //
+// The streams Strata keeps for itself (`strata-erasures`, `strata-anchors`, checkpoints) are
+// never shown by `readAll` or subscriptions.
+//
 // Erasure writes an audit record to `strata-erasures`, then tombstones the stream. The server
 // keeps the tombstoned events in `$all` until a scavenge removes them (and never from the chunk
 // still being written), so the adapter hides erased streams from `readAll` and from
@@ -57,6 +60,7 @@ import { toJsonText } from '../shared/json-values';
 import { pageLimitsOf } from '../shared/page-limits';
 import { readErasures, recordErasure } from './esdb-erasures';
 import {
+  ANCHOR_STREAM,
   CHECKPOINT_STREAM_PREFIX,
   ERASURE_STREAM,
   isVisibleInAll,
@@ -93,10 +97,11 @@ function escapeRegex(text: string): string {
 }
 
 /**
- * Stream names of everything but system streams and the checkpoints. The erasure log always
- * passes: the adapter reads it to hide an erased stream's later events from a subscription.
+ * Stream names of everything but system streams, the anchor log and the checkpoints. The erasure
+ * log always passes: the adapter reads it to hide an erased stream's later events from a
+ * subscription.
  */
-const USER_STREAMS = `^(?!\\$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
+const USER_STREAMS = `^(?!\$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
 
 /** The coarse server-side filter; the client applies the exact port filter afterwards. */
 function serverFilter(filter: EventFilter | undefined): Filter {

@@ -31,6 +31,9 @@ import {
 /** The audit stream of erasures (who, when, why, how many; never content): the port's erasure log. */
 export const ERASURE_STREAM = ERASURE_LOG_STREAM;
 export { ERASURE_EVENT_TYPE };
+/** The log of signed anchors (stream heads; never content). */
+export const ANCHOR_STREAM = 'strata-anchors';
+export const ANCHOR_EVENT_TYPE = 'strata.anchor-signed';
 /** Checkpoint streams are `strata-checkpoint-<subscriber>`, each with `maxCount: 1`. */
 export const CHECKPOINT_STREAM_PREFIX = 'strata-checkpoint-';
 export const CHECKPOINT_EVENT_TYPE = 'strata.checkpoint-stored';
@@ -65,7 +68,9 @@ export function fromEsdbPosition(position: Position, what: string): bigint {
 
 /** Streams Strata keeps for itself on the server: not part of what readAll or subscribe show. */
 export function isInternalStream(streamId: string): boolean {
-  return streamId === ERASURE_STREAM || streamId.startsWith(CHECKPOINT_STREAM_PREFIX);
+  return (
+    streamId === ERASURE_STREAM || streamId === ANCHOR_STREAM || streamId.startsWith(CHECKPOINT_STREAM_PREFIX)
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 // Verifying hash chains (DESIGN.md decision 4): recompute every event's hash and check that
 // it links to its predecessor, naming the first event where a stream's history was altered.
-import type { EventFilter, EventStore, RecordedEvent } from '../port';
-import { GENESIS_HASH, eventHash, isHash } from './event-seal';
+import type { EventFilter, EventStore } from '../port';
+import { GENESIS_HASH, eventHash, isHash, type HashedEventFields } from './event-seal';
 
 export type ChainBreakReason =
   /** The event carries no `hash` / `previousHash` of the right form. */
@@ -24,13 +24,13 @@ export type StreamVerification =
   | { readonly ok: false; readonly brokenAt: ChainBreak; readonly verifiedEvents: number };
 
 /** Incremental checker of one stream's chain, fed its events in revision order. */
-class ChainChecker {
+export class ChainChecker {
   private expectedRevision = 0n;
   private previousHash = GENESIS_HASH;
   verified = 0;
 
   /** The break this event shows, or undefined when it extends the chain. */
-  check(event: RecordedEvent): ChainBreak | undefined {
+  check(event: HashedEventFields): ChainBreak | undefined {
     const breakOf = (reason: ChainBreakReason): ChainBreak => ({
       revision: event.revision,
       eventId: event.id,
@@ -40,7 +40,7 @@ class ChainChecker {
     if (!isHash(hash) || !isHash(previousHash)) return breakOf('missing_seal');
     if (event.revision !== this.expectedRevision) return breakOf('revision_gap');
     if (previousHash !== this.previousHash) return breakOf('previous_hash_mismatch');
-    if (eventHash(event) !== hash) return breakOf('hash_mismatch');
+    if (!hashHolds(event, hash)) return breakOf('hash_mismatch');
     this.expectedRevision += 1n;
     this.previousHash = hash;
     this.verified += 1;
@@ -50,6 +50,43 @@ class ChainChecker {
   get headHash(): string | null {
     return this.verified === 0 ? null : this.previousHash;
   }
+
+  /** The revision of the last event that extended the chain; null before the first. */
+  get headRevision(): bigint | null {
+    return this.verified === 0 ? null : this.expectedRevision - 1n;
+  }
+}
+
+/** Whether the event's content gives `hash` (content that has no JSON form does not). */
+function hashHolds(event: HashedEventFields, hash: string): boolean {
+  try {
+    return eventHash(event) === hash;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a break says the chain is broken there, in words. */
+export function explainChainBreak(reason: ChainBreakReason): string {
+  switch (reason) {
+    case 'missing_seal':
+      return 'it carries no integrity seal';
+    case 'revision_gap':
+      return 'its revision does not follow the previous one (an event was removed or reordered)';
+    case 'previous_hash_mismatch':
+      return 'its previousHash is not the hash of the event before it';
+    case 'hash_mismatch':
+      return 'its stored content no longer gives its hash (it was altered)';
+    default: {
+      const unhandled: never = reason;
+      return String(unhandled);
+    }
+  }
+}
+
+/** `<stream>: chain broken at revision <r>, event <id>: <reason> (<why>)`. */
+export function describeChainBreak(streamId: string, broken: ChainBreak): string {
+  return `${streamId}: chain broken at revision ${broken.revision}, event ${broken.eventId}: ${broken.reason} (${explainChainBreak(broken.reason)})`;
 }
 
 /** Verifies one stream from its first event. A missing (or erased) stream verifies with 0 events. */

@@ -32,6 +32,8 @@ export function entryLineNumbers(
 
 export interface CheckedEntries {
   readonly entries: readonly SessionEntry[];
+  /** The 1-based line of each kept entry. */
+  readonly entryLines: readonly number[];
   /** Lines left out (lenient only). */
   readonly skipped: readonly SessionFileProblem[];
   /** Lines kept with a change (lenient only): orphans imported as roots. */
@@ -45,6 +47,7 @@ export function checkEntryReferences(
 ): CheckedEntries {
   const paths = EntryPaths.empty();
   const kept: SessionEntry[] = [];
+  const keptLines: number[] = [];
   const skipped: SessionFileProblem[] = [];
   const repaired: SessionFileProblem[] = [];
   entries.forEach((entry, index) => {
@@ -72,7 +75,8 @@ export function checkEntryReferences(
       return;
     }
     kept.push(imported);
+    keptLines.push(line);
     paths.add(imported);
   });
-  return { entries: kept, skipped, repaired };
+  return { entries: kept, entryLines: keptLines, skipped, repaired };
 }

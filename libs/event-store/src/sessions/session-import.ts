@@ -1,11 +1,17 @@
 // Importing a pi session file (any version, migrated to v3) as the stream `session-<id>`: one
 // atomic append through the generic command handler and the import decision, with event ids
 // derived from the session id and each entry id (`sessionIdSeed`), so importing the same file
-// again writes nothing and no two sessions share an id. Nothing is written for a file with a
-// bad line unless the import is lenient.
+// again writes nothing and no two sessions share an id. A file that grew since it was imported
+// (the stored entries are its first ones) gets the rest appended, in one append at the revision
+// read; so does a part of a file (`fromEntry`: its entries from there on, as `strata watch`
+// sends them). Racing syncs of one file each re-read and decide again on a conflict, and the
+// derived ids make a repeated append write nothing, so no entry is lost or stored twice. Nothing
+// is written for a file with a bad line unless the import is lenient.
 import {
+  detectSessionFileFormat,
   importDecider,
   parseSessionFile,
+  parseTranscriptFile,
   SessionFileError,
   sessionStreamName,
   type SessionEntry,
@@ -13,12 +19,15 @@ import {
   type SessionFileContent,
   type SessionHeader,
   type SessionFileProblem,
+  type SessionFileFormat,
   type SessionFileVersion,
+  type ImportSessionCommand,
+  type SessionState,
 } from '@strata/session';
 import { derivedEventId } from '../command-handling/derived-event-id';
 import { sessionIdSeed } from '../command-handling/id-seed';
 import { handleCommand, type StreamAppender } from '../command-handling/handle-command';
-import type { EventStore } from '../port';
+import { DuplicateEventIdError, type EventStore } from '../port';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
@@ -47,6 +56,18 @@ export interface PrepareSessionImportOptions {
   readonly lenient?: boolean;
   /** The session id when the header has none (for instance from the file name). */
   readonly sessionIdFallback?: string;
+  /**
+   * The file's format: `auto` (the default) tells it from the lines; `claude-code` and `codex`
+   * transcripts are converted into entries, each keeping its original lines. `lenient` applies
+   * to pi files only.
+   */
+  readonly format?: SessionFileFormat | 'auto';
+  /**
+   * The content is a part of a pi v3 file: its header line, then the file's entries after its
+   * first `fromEntry` (which the store must hold). References to earlier entries are checked
+   * against the stored session when it is written; strict only.
+   */
+  readonly fromEntry?: number;
 }
 
 export interface WriteSessionImportOptions {
@@ -60,6 +81,11 @@ export interface WriteSessionImportOptions {
   readonly progressInterval?: number;
   /** How events reach the store (the integrity layer's sealing appender by default). */
   readonly appender?: StreamAppender;
+  /**
+   * Called with the stored state and the entries about to be appended, before anything is
+   * written; throws to refuse them (the engine's bound on one session).
+   */
+  readonly checkAppend?: (state: SessionState, entries: readonly SessionEntry[]) => void;
   /**
    * Write a session whose stream was erased again, as a new stream (its erasure record stays).
    * EventStoreDB cannot: its tombstone is final, and the import throws `StreamErasedError`.
@@ -87,9 +113,14 @@ export type ImportSessionOptions = PrepareSessionImportOptions & WriteSessionImp
 export interface SessionImportReport {
   readonly sessionId: string;
   readonly streamId: string;
-  /** `unchanged`: the store already held this session exactly; nothing was written. */
-  readonly outcome: 'imported' | 'unchanged';
+  /**
+   * `imported`: the session was new; `appended`: the store held the file's first entries and
+   * the rest were appended; `unchanged`: the store already held every entry; nothing was written.
+   */
+  readonly outcome: 'imported' | 'appended' | 'unchanged';
   readonly entryCount: number;
+  /** Entries appended by this import (all of the file's when it was new, 0 when unchanged). */
+  readonly appended: number;
   /** Events written by this import (0 when unchanged). */
   readonly eventsWritten: number;
   /** The revision of the stream's last event. */
@@ -100,6 +131,30 @@ export interface SessionImportReport {
   readonly skipped: readonly SessionFileProblem[];
   /** Lines imported with a repair (lenient only). */
   readonly repaired: readonly SessionFileProblem[];
+  /** The format the file was read in (pi unless it was a converted transcript). */
+  readonly format?: SessionFileFormat;
+}
+
+/** Times an import reads and decides again after a racing import stored some of its entries. */
+const IMPORT_ATTEMPTS = 5;
+
+/**
+ * Runs the import's command handling again when a racing sync of the same file stored some of
+ * the entries first (their derived ids are then recorded at other revisions): the next read
+ * holds them, and the decision appends only the rest.
+ */
+async function handleImportCommand<Result>(handle: () => Promise<Result>): Promise<Result> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await handle();
+    } catch (error) {
+      if (!(error instanceof DuplicateEventIdError) || attempt >= IMPORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function appendedEntriesOf(events: readonly SessionEvent[]): SessionEntry[] {
+  return events.flatMap((event) => (event.type === 'EntryAppended' ? [event.data.entry] : []));
 }
 
 /** The id of an imported event: the same session and entry always give the same id. */
@@ -132,6 +187,63 @@ export interface PreparedSessionImport {
   readonly migrated: boolean;
   readonly skipped: readonly SessionFileProblem[];
   readonly repaired: readonly SessionFileProblem[];
+  /** The format the file was read in (pi unless it was a converted transcript). */
+  readonly format?: SessionFileFormat;
+  /** The 1-based file line of each entry, named by a conflict. */
+  readonly entryLines?: readonly number[];
+  /** A part of a file: the file's entries before `entries` (see PrepareSessionImportOptions). */
+  readonly fromEntry?: number;
+}
+
+/**
+ * A Claude Code or Codex transcript converted into a v3 session (`sourceVersion` 3, `migrated`:
+ * it was converted); its references are checked as a pi file's are, naming the line.
+ */
+function prepareTranscriptImport(
+  text: SessionFileContent,
+  format: 'claude-code' | 'codex',
+  options: PrepareSessionImportOptions,
+): PreparedSessionImport {
+  let parsed: ReturnType<typeof parseTranscriptFile>;
+  try {
+    parsed = parseTranscriptFile(text, format, {
+      ...(options.sessionIdFallback !== undefined ? { sessionIdFallback: options.sessionIdFallback } : {}),
+    });
+  } catch (error) {
+    if (error instanceof SessionFileError) throw new SessionImportError(error.line, error.code, error.reason);
+    throw error;
+  }
+  const checked = checkEntryReferences(parsed.entries, parsed.entryLines, false);
+  return {
+    header: parsed.header,
+    entries: checked.entries,
+    sourceVersion: 3,
+    migrated: true,
+    skipped: [],
+    repaired: [],
+    format,
+    entryLines: checked.entryLines,
+  };
+}
+
+/** A part of a pi v3 file: parsed strictly; the decider checks its references against the store. */
+function prepareImportPart(text: SessionFileContent, fromEntry: number): PreparedSessionImport {
+  if (!Number.isSafeInteger(fromEntry) || fromEntry < 0) {
+    throw new RangeError(`fromEntry must be a non-negative integer, not ${fromEntry}`);
+  }
+  const parsed = parseFile(text, {});
+  if (parsed.sourceVersion !== 3) {
+    throw new SessionImportError(1, 'unsupported-version', 'a part of a file must be pi version 3');
+  }
+  return {
+    header: parsed.header,
+    entries: parsed.entries,
+    sourceVersion: 3,
+    migrated: false,
+    skipped: [],
+    repaired: [],
+    fromEntry,
+  };
 }
 
 /**
@@ -144,6 +256,12 @@ export function prepareSessionImport(
   text: SessionFileContent,
   options: PrepareSessionImportOptions = {},
 ): PreparedSessionImport {
+  if (options.fromEntry !== undefined) return prepareImportPart(text, options.fromEntry);
+  const format =
+    options.format === undefined || options.format === 'auto'
+      ? detectSessionFileFormat(text)
+      : options.format;
+  if (format !== 'pi') return prepareTranscriptImport(text, format, options);
   const parsed = parseFile(text, options);
   const checked = checkEntryReferences(
     parsed.entries,
@@ -157,6 +275,7 @@ export function prepareSessionImport(
     migrated: parsed.migrated,
     skipped: [...parsed.skipped, ...checked.skipped].sort((left, right) => left.line - right.line),
     repaired: checked.repaired,
+    entryLines: checked.entryLines,
   };
 }
 
@@ -179,12 +298,28 @@ export async function writeSessionImport(
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
   };
-  const handled = await handleCommand(
-    options.reviveErased === true ? revivingStore(store) : store,
-    streamId,
-    { type: 'ImportSession', data: { header: prepared.header, entries: prepared.entries } },
-    importDecider,
-    {
+  const { checkAppend } = options;
+  const decider: typeof importDecider = checkAppend
+    ? {
+        ...importDecider,
+        decide: (command, state) => {
+          const events = importDecider.decide(command, state);
+          checkAppend(state, appendedEntriesOf(events));
+          return events;
+        },
+      }
+    : importDecider;
+  const command: ImportSessionCommand = {
+    type: 'ImportSession',
+    data: {
+      header: prepared.header,
+      entries: prepared.entries,
+      ...(prepared.fromEntry !== undefined ? { fromEntry: prepared.fromEntry } : {}),
+      ...(prepared.entryLines !== undefined ? { entryLines: prepared.entryLines } : {}),
+    },
+  };
+  const handled = await handleImportCommand(() =>
+    handleCommand(options.reviveErased === true ? revivingStore(store) : store, streamId, command, decider, {
       parseEvent: parseStoredSessionEvent,
       eventIdOf: (event, index) => {
         if ((index + 1) % progressInterval === 0) {
@@ -194,20 +329,24 @@ export async function writeSessionImport(
       },
       metadata,
       ...(options.appender ? { appender: options.appender } : {}),
-    },
+    }),
   );
   if (handled.revision === null) throw new Error(`session ${sessionId} was not stored`);
+  const appended = appendedEntriesOf(handled.events).length;
+  const started = handled.events.some((event) => event.type === 'SessionStarted');
   return {
     sessionId,
     streamId,
-    outcome: handled.events.length > 0 ? 'imported' : 'unchanged',
-    entryCount: prepared.entries.length,
+    outcome: started ? 'imported' : handled.events.length > 0 ? 'appended' : 'unchanged',
+    entryCount: (prepared.fromEntry ?? 0) + prepared.entries.length,
+    appended,
     eventsWritten: handled.events.length,
     revision: handled.revision,
     sourceVersion: prepared.sourceVersion,
     migrated: prepared.migrated,
     skipped: prepared.skipped,
     repaired: prepared.repaired,
+    ...(prepared.format !== undefined ? { format: prepared.format } : {}),
   };
 }
 

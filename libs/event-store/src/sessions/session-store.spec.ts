@@ -10,7 +10,11 @@ import { session } from '@strata/testing';
 import { derivedEventId } from '../command-handling/derived-event-id';
 import { sessionIdSeed } from '../command-handling/id-seed';
 import { appendChained, verifyStream } from '../integrity';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
+import { SqliteEventStore } from '../sqlite/sqlite-event-store';
 import type { EventStore, RecordedEvent } from '../port';
 import {
   InvalidStoredEventError,
@@ -176,15 +180,115 @@ describe('importSessionFile', () => {
     it('refuses with a conflict that says what differs, and writes nothing', async () => {
       const store = new InMemoryEventStore();
       await importSessionFile(store, sessionText);
-      const longer = fileOf(builder.header, [
-        ...builder.entries,
-        { ...builder.entries[4]!, id: 'extra', parentId: builder.entries[4]!.id },
-      ]);
-      await expect(importSessionFile(store, longer)).rejects.toThrow(SessionImportConflictError);
-      await expect(importSessionFile(store, longer)).rejects.toThrow('the store holds 5 entries, the file 6');
       const edited = sessionText.replace('It depends on the time zone.', 'Something else.');
-      await expect(importSessionFile(store, edited)).rejects.toThrow(/entry 4 differs/);
+      await expect(importSessionFile(store, edited)).rejects.toThrow(/line 5 \(entry 4\) differs/);
+      await expect(importSessionFile(store, edited)).rejects.toThrow(SessionImportConflictError);
       expect(await recorded(store, 'a1b2c3')).toHaveLength(6);
+    });
+  });
+
+  describe('given a stored session whose file grew since (issue 15, item 1)', () => {
+    const firstPart = fileOf(builder.header, builder.entries.slice(0, 2));
+
+    it('appends the new entries in one append after the stored ones and says how many', async () => {
+      const store = new InMemoryEventStore();
+      await importSessionFile(store, firstPart);
+      const before = await recorded(store, 'a1b2c3');
+      const report = await importSessionFile(store, sessionText);
+      expect(report).toMatchObject({ outcome: 'appended', appended: 3, entryCount: 5, revision: 5n });
+      const after = await recorded(store, 'a1b2c3');
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after.slice(before.length).map((event) => event.type)).toEqual(Array(3).fill('EntryAppended'));
+      const correlations = after.map((event) => event.metadata.correlationId);
+      expect(new Set(correlations.slice(before.length)).size).toBe(1);
+      expect(correlations[before.length]).not.toBe(correlations[0]);
+      expect(await exportSession(store, 'a1b2c3')).toBe(sessionText);
+      expect((await verifyStream(store, 'session-a1b2c3')).ok).toBe(true);
+    });
+
+    it('refuses a file whose first lines changed, naming the line and entry id, and appends nothing', async () => {
+      const store = new InMemoryEventStore();
+      await importSessionFile(store, firstPart);
+      const edited = sessionText.replace('Why does the date test fail?', 'Why?');
+      const failure = importSessionFile(store, edited);
+      await expect(failure).rejects.toMatchObject({
+        name: 'SessionImportConflictError',
+        firstDifference: { line: 2, entryIndex: 0, entryId: builder.entries[0]!.id },
+        storedEntries: 2,
+      });
+      expect(await recorded(store, 'a1b2c3')).toHaveLength(3);
+    });
+
+    it('refuses a file shorter than its stored session', async () => {
+      const store = new InMemoryEventStore();
+      await importSessionFile(store, sessionText);
+      await expect(importSessionFile(store, firstPart)).rejects.toThrow(
+        "the store holds 5 entries, the file only 2 (the store's first 2)",
+      );
+    });
+
+    it.each([
+      ['in memory', () => new InMemoryEventStore()],
+      ['on one SQLite file, two connections', undefined],
+    ])('lets racing syncs of the file as it grows store every entry once (%s)', async (_name, makeStore) => {
+      const directory = mkdtempSync(join(tmpdir(), 'strata-sync-race-'));
+      try {
+        const path = join(directory, 'race.db');
+        const stores: EventStore[] = makeStore
+          ? [makeStore()]
+          : [new SqliteEventStore({ filename: path }), new SqliteEventStore({ filename: path })];
+        const storeAt = (index: number) => stores[index % stores.length]!;
+        await importSessionFile(storeAt(0), firstPart);
+        const sizes = [3, 5, 4, 5, 3, 5];
+        const reports = await Promise.all(
+          sizes.map((size, index) =>
+            importSessionFile(storeAt(index), fileOf(builder.header, builder.entries.slice(0, size))).catch(
+              (error: unknown) => error,
+            ),
+          ),
+        );
+        // a sync that reads the store after a longer one stored more is refused, never half-written
+        for (const report of reports) {
+          if (report instanceof Error) expect(report).toBeInstanceOf(SessionImportConflictError);
+        }
+        const events = await recorded(storeAt(0), 'a1b2c3');
+        expect(events.map((event) => event.type)).toEqual([
+          'SessionStarted',
+          ...Array(5).fill('EntryAppended'),
+        ]);
+        expect(await exportSession(storeAt(1), 'a1b2c3')).toBe(sessionText);
+        expect((await verifyStream(storeAt(0), 'session-a1b2c3')).ok).toBe(true);
+        for (const store of stores) if (store instanceof SqliteEventStore) await store.close();
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('given a part of a file (fromEntry, as strata watch sends it)', () => {
+    const part = (from: number, to: number) => fileOf(builder.header, builder.entries.slice(from, to));
+
+    it('appends what the store lacks, whatever the overlap, and refuses a gap', async () => {
+      const store = new InMemoryEventStore();
+      expect(await importSessionFile(store, part(0, 2), { fromEntry: 0 })).toMatchObject({
+        outcome: 'imported',
+        appended: 2,
+        entryCount: 2,
+      });
+      expect(await importSessionFile(store, part(1, 4), { fromEntry: 1 })).toMatchObject({
+        outcome: 'appended',
+        appended: 2,
+        entryCount: 4,
+      });
+      expect(await importSessionFile(store, part(2, 3), { fromEntry: 2 })).toMatchObject({
+        outcome: 'unchanged',
+        appended: 0,
+      });
+      await expect(importSessionFile(store, part(4, 5), { fromEntry: 5 })).rejects.toThrow(
+        'the store holds 4 entries, fewer than the 5 before this part of the file',
+      );
+      expect((await importSessionFile(store, part(4, 5), { fromEntry: 4 })).appended).toBe(1);
+      expect(await exportSession(store, 'a1b2c3')).toBe(sessionText);
     });
   });
 

@@ -20,12 +20,17 @@ import type { CatalogStorage } from '../catalog/catalog-storage';
 import { InMemoryCatalogStorage } from '../catalog/in-memory-catalog-storage';
 import { SqliteCatalogStorage } from '../catalog/sqlite-catalog-storage';
 import { SqliteParkedPartitionStore } from './sqlite-parked-partitions';
+import { InMemorySearchStorage } from '../search/in-memory-search-storage';
+import type { SearchStorage } from '../search/search-storage';
+import { SqliteSearchStorage } from '../search/sqlite-search-storage';
 
 export const DEFAULT_PROJECTIONS_DATABASE = './data/projections.db';
 
 export interface ProjectionStorage {
   readonly catalog: CatalogStorage;
   readonly audit: AuditStorage;
+  /** The session search's index (entry texts by session and tenant). */
+  readonly search: SearchStorage;
   readonly checkpoints: CheckpointStore;
   /** The sessions the read models have set aside (kept with the checkpoints). */
   readonly parked: ParkedPartitionStore;
@@ -38,6 +43,7 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
   return {
     catalog: new InMemoryCatalogStorage(),
     audit: new InMemoryAuditStorage(),
+    search: new InMemorySearchStorage(),
     checkpoints: new InMemoryCheckpointStore(),
     parked: new InMemoryParkedPartitionStore(),
     location: 'memory',
@@ -53,6 +59,7 @@ export function sqliteProjectionStorage(filename: string): ProjectionStorage {
     return {
       catalog: new SqliteCatalogStorage(database),
       audit: new SqliteAuditStorage(database),
+      search: new SqliteSearchStorage(database),
       checkpoints,
       parked: new SqliteParkedPartitionStore(database),
       location: filename,

@@ -154,16 +154,59 @@ function entryCandidates(lines: readonly JsonLine[], problems: ProblemLog): Entr
   return candidates;
 }
 
-/** v1 ids for every candidate, keyed by file index, assigned in file order. */
-function legacyIds(candidates: readonly EntryCandidate[], sessionId: string): Map<number, string> {
-  const taken = new Set<string>();
-  const ids = new Map<number, string>();
-  for (const candidate of candidates) {
-    const id = legacyEntryId(sessionId, candidate.fileIndex, taken);
-    taken.add(id);
-    ids.set(candidate.fileIndex, id);
+/**
+ * Turns entry lines, in file order, into v3 entries: v1 ids and parents (an id depends on the
+ * session id and the entry's file index only), the v2 → v3 role rename, the schemas, and unique
+ * ids. Reads one line at a time, so a file being followed is read as a whole file is.
+ */
+class PiEntryReader {
+  private readonly seenIds = new Set<string>();
+  private readonly legacyIdsByIndex = new Map<number, string>();
+  private readonly takenLegacyIds = new Set<string>();
+  private previousId: string | null = null;
+
+  constructor(
+    private readonly header: SessionHeader,
+    private readonly sourceVersion: SessionFileVersion,
+    private readonly problems: ProblemLog,
+  ) {}
+
+  /** The entry of a candidate line, or undefined when the line is left out (lenient). */
+  read(candidate: EntryCandidate): SessionEntry | undefined {
+    let raw = candidate.raw;
+    if (this.sourceVersion === 1) {
+      const id = legacyEntryId(this.header.id, candidate.fileIndex, this.takenLegacyIds);
+      this.takenLegacyIds.add(id);
+      this.legacyIdsByIndex.set(candidate.fileIndex, id);
+      const acceptedIdAt = (fileIndex: number): string | undefined => {
+        const earlier = this.legacyIdsByIndex.get(fileIndex);
+        return earlier !== undefined && this.seenIds.has(earlier) ? earlier : undefined;
+      };
+      const fields = migrateV1EntryFields(raw, acceptedIdAt);
+      if (!fields.ok) {
+        this.problems.report({ line: candidate.line, code: fields.code, reason: fields.reason });
+        return undefined;
+      }
+      raw = withEntryIdentity(fields.value, id, this.previousId);
+    }
+    if (this.sourceVersion < 3) raw = migrateV2EntryToV3(raw);
+    const entry = validate(sessionEntrySchema, raw);
+    if (!entry.ok) {
+      this.problems.report({ line: candidate.line, code: 'schema-violation', reason: entry.reason });
+      return undefined;
+    }
+    if (this.seenIds.has(entry.value.id)) {
+      this.problems.report({
+        line: candidate.line,
+        code: 'duplicate-id',
+        reason: `duplicate entry id ${entry.value.id}`,
+      });
+      return undefined;
+    }
+    this.seenIds.add(entry.value.id);
+    this.previousId = entry.value.id;
+    return entry.value;
   }
-  return ids;
 }
 
 /** Reads a session file given as text, or as bytes (then a line that is not UTF-8 is a problem). */
@@ -174,43 +217,74 @@ export function parseSessionFile(
   const problems = new ProblemLog(options.mode);
   const lines = readJsonLines(content);
   const { header, sourceVersion, position } = readHeader(lines, problems, options.sessionIdFallback);
-  const candidates = entryCandidates(lines.slice(position + 1), problems);
-  const ids = sourceVersion === 1 ? legacyIds(candidates, header.id) : undefined;
-
+  const reader = new PiEntryReader(header, sourceVersion, problems);
   const entries: SessionEntry[] = [];
-  const seenIds = new Set<string>();
-  let previousId: string | null = null;
-  for (const candidate of candidates) {
-    let raw = candidate.raw;
-    if (ids) {
-      const acceptedIdAt = (fileIndex: number): string | undefined => {
-        const id = ids.get(fileIndex);
-        return id !== undefined && seenIds.has(id) ? id : undefined;
-      };
-      const fields = migrateV1EntryFields(raw, acceptedIdAt);
-      if (!fields.ok) {
-        problems.report({ line: candidate.line, code: fields.code, reason: fields.reason });
-        continue;
-      }
-      raw = withEntryIdentity(fields.value, ids.get(candidate.fileIndex) ?? '', previousId);
-    }
-    if (sourceVersion < 3) raw = migrateV2EntryToV3(raw);
-    const entry = validate(sessionEntrySchema, raw);
-    if (!entry.ok) {
-      problems.report({ line: candidate.line, code: 'schema-violation', reason: entry.reason });
-      continue;
-    }
-    if (seenIds.has(entry.value.id)) {
-      problems.report({
-        line: candidate.line,
-        code: 'duplicate-id',
-        reason: `duplicate entry id ${entry.value.id}`,
-      });
-      continue;
-    }
-    seenIds.add(entry.value.id);
-    entries.push(entry.value);
-    previousId = entry.value.id;
+  for (const candidate of entryCandidates(lines.slice(position + 1), problems)) {
+    const entry = reader.read(candidate);
+    if (entry !== undefined) entries.push(entry);
   }
   return { header, entries, sourceVersion, migrated: sourceVersion < 3, skipped: problems.skipped };
+}
+
+/**
+ * Reads a pi session file as it is written, a batch of complete lines at a time (each with or
+ * without its terminator), strictly: the first line that reads as JSON is the header; every
+ * later one is an entry, migrated as `parseSessionFile` migrates it. A bad line throws a
+ * SessionFileError naming it, and the reader is then spent. The same interface as the
+ * transcript converters (`convert`, `header`, `linesRead`), so a follower reads any format.
+ */
+export class PiSessionLineReader {
+  readonly format = 'pi' as const;
+  private lineCount = 0;
+  private fileIndex = 0;
+  private sessionHeader: SessionHeader | undefined;
+  private reader: PiEntryReader | undefined;
+  private spent: SessionFileError | undefined;
+  private readonly problems = new ProblemLog('strict');
+
+  constructor(private readonly options: { readonly sessionIdFallback?: string } = {}) {}
+
+  get linesRead(): number {
+    return this.lineCount;
+  }
+
+  get header(): SessionHeader | undefined {
+    return this.sessionHeader;
+  }
+
+  /** The entries of the next complete lines. Throws SessionFileError for a bad line. */
+  convert(lines: readonly string[]): SessionEntry[] {
+    if (this.spent !== undefined) throw this.spent;
+    const entries: SessionEntry[] = [];
+    try {
+      for (const text of lines) {
+        this.lineCount += 1;
+        const [line] = readJsonLines(text.endsWith('\n') ? text.slice(0, -1) : text);
+        if (line === undefined) continue;
+        const numbered: JsonLine =
+          line.kind === 'value'
+            ? { ...line, line: this.lineCount, fileIndex: this.fileIndex }
+            : { ...line, line: this.lineCount };
+        if (line.kind === 'value') this.fileIndex += 1;
+        if (this.reader === undefined) {
+          const { header, sourceVersion } = readHeader(
+            [numbered],
+            this.problems,
+            this.options.sessionIdFallback,
+          );
+          this.sessionHeader = header;
+          this.reader = new PiEntryReader(header, sourceVersion, this.problems);
+          continue;
+        }
+        for (const candidate of entryCandidates([numbered], this.problems)) {
+          const entry = this.reader.read(candidate);
+          if (entry !== undefined) entries.push(entry);
+        }
+      }
+    } catch (error) {
+      if (error instanceof SessionFileError) this.spent = error;
+      throw error;
+    }
+    return entries;
+  }
 }

@@ -11,7 +11,11 @@ import {
 } from '@strata/event-store';
 import { ProcessorRunnerStoppedError } from '@strata/processing';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
-import { SessionDomainError, SessionImportConflictError } from '@strata/session';
+import {
+  OriginalFileUnavailableError,
+  SessionDomainError,
+  SessionImportConflictError,
+} from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
 import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { SessionTooLargeError } from '../../shared/session-size';
@@ -125,10 +129,17 @@ export function problemOf(error: unknown): MappedProblem {
     return problem('conflict', error.message, { reason: 'idempotency_mismatch' });
   }
   if (error instanceof SessionImportConflictError) {
-    return problem('conflict', error.message, { reason: 'import_conflict' });
+    return problem('conflict', error.message, {
+      reason: 'import_conflict',
+      ...(error.firstDifference !== undefined ? { firstDifference: error.firstDifference } : {}),
+      ...(error.storedEntries !== undefined ? { storedEntries: error.storedEntries } : {}),
+    });
   }
   if (error instanceof SessionImportError) {
     return problem('validation', error.message, { line: error.line, reason: error.code });
+  }
+  if (error instanceof OriginalFileUnavailableError) {
+    return problem('validation', error.message, { reason: 'no_original_file' });
   }
   if (error instanceof SettingsValidationError) {
     return problem('validation', `invalid settings in ${error.source}`, {

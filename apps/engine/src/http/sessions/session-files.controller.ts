@@ -1,16 +1,19 @@
 // pi session files in and out, and integrity checks: import a JSON Lines file (any version,
-// migrated to v3) as a session of the caller's tenant, export a session as a v3 file, and
-// verify the hash chain of one session or of every session of the tenant.
+// migrated to v3) as a session of the caller's tenant, export a session as a v3 file or as its
+// raw event log, and verify one session or every session of the tenant: the hash chain, the
+// store's record of each stream's last revision, the engine's signed anchors, erasure records.
 import { Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import {
+  exportOriginalFile,
   exportSession,
   prepareSessionImport,
-  verifyStream,
+  streamEventLines,
+  verifyStreamIntegrity,
+  type PrepareSessionImportOptions,
   writeSessionImport,
   type EventStore,
-  type StreamVerification,
 } from '@strata/event-store';
-import { entryWeight, sessionStreamName } from '@strata/session';
+import { SESSION_STREAM_PREFIX, entryWeight, sessionStreamName, type SessionEntry } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { EngineConfig } from '../../config/engine-config';
@@ -20,30 +23,33 @@ import { Principal, TenantGuard } from '../../api/tenant.guard';
 import { ENGINE_CONFIG } from '../../api/http-tokens';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { ReadModels } from '../../read-side/read-models.service';
+import { invalidInput } from '../../api/problem/api-errors';
 import {
   parseParameter,
   parseQuery,
   readJsonLinesBody,
   sessionFileMediaTypes,
 } from '../../api/request/request-input';
-import { MAX_SESSION_PAGE, importQuery, sessionIdParameter } from './session-requests.schemas';
+import { MAX_SESSION_PAGE, exportQuery, importQuery, sessionIdParameter } from './session-requests.schemas';
+import { EngineAnchors } from '../../anchors/engine-anchors';
+import { JSON_LINES_MEDIA_TYPE, writeJsonLines } from '../../api/request/json-lines-response';
+import { integrityView, refusedAnchorsView } from './session-integrity';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
-import { SessionTooLargeError } from '../../shared/session-size';
+import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
 
-export const SESSION_FILE_MEDIA_TYPE = 'application/x-ndjson';
+export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
 
-function verificationView(sessionId: string, verification: StreamVerification) {
-  return verification.ok
-    ? { sessionId, ok: true, events: verification.events, headHash: verification.headHash, brokenAt: null }
-    : {
-        sessionId,
-        ok: false,
-        events: verification.verifiedEvents,
-        headHash: null,
-        brokenAt: { ...verification.brokenAt, revision: verification.brokenAt.revision.toString() },
-      };
+/** A part of a file (`fromEntry`) is a pi v3 file read strictly; the other options do not apply to it. */
+function importOptionsOf(query: z.infer<typeof importQuery>): PrepareSessionImportOptions {
+  if (query.fromEntry === undefined) return { lenient: query.lenient, format: query.format ?? 'auto' };
+  if (query.lenient || (query.format !== undefined && query.format !== 'pi')) {
+    throw invalidInput('fromEntry takes a part of a pi v3 file, read strictly', [
+      { path: 'query.fromEntry', message: 'not with lenient or a format other than pi' },
+    ]);
+  }
+  return { fromEntry: query.fromEntry };
 }
 
 @Controller()
@@ -54,6 +60,7 @@ export class SessionFilesController {
     private readonly readModels: ReadModels,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly anchors: EngineAnchors,
   ) {}
 
   @Post('sessions/import')
@@ -64,17 +71,23 @@ export class SessionFilesController {
   ) {
     const query = parseQuery(request, importQuery);
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
-    const prepared = prepareSessionImport(file, { lenient: query.lenient });
-    await this.sessions.requireAvailable(principal, prepared.header.id);
-    await this.sessions.requireNotErased(principal, prepared.header.id, query.allowErased);
-    const weight = prepared.entries.reduce((total, entry) => total + entryWeight(entry), 0);
+    const prepared = prepareSessionImport(file, importOptionsOf(query));
+    const sessionId = prepared.header.id;
+    await this.sessions.requireAvailable(principal, sessionId);
+    await this.sessions.requireNotErased(principal, sessionId, query.allowErased);
     const { maxSessionEntries } = this.config.foldCache;
-    if (weight > maxSessionEntries)
-      throw new SessionTooLargeError(prepared.header.id, weight, maxSessionEntries);
+    const weightOf = (entries: readonly SessionEntry[]) =>
+      entries.reduce((total, entry) => total + entryWeight(entry), 0);
+    // a whole file heavier than the bound is refused before the store is read
+    const weight = weightOf(prepared.entries);
+    if (query.fromEntry === undefined && weight > maxSessionEntries)
+      throw new SessionTooLargeError(sessionId, weight, maxSessionEntries);
     const report = await writeSessionImport(this.store, prepared, {
       tenant: principal.tenant,
       metadata: actorMetadataOf(commandContextOf(principal)),
       reviveErased: query.allowErased,
+      checkAppend: (state, appended) =>
+        requireRoomFor(sessionId, state, weightOf(appended), maxSessionEntries),
     });
     response.statusCode = report.outcome === 'imported' ? 201 : 200;
     const { streamId: _streamId, ...rest } = report;
@@ -85,11 +98,21 @@ export class SessionFilesController {
   async exportFile(
     @Principal() principal: TenantPrincipal,
     @Param('sessionId') sessionIdText: string,
+    @Req() request: IncomingMessage,
     @Res() response: ServerResponse,
   ): Promise<void> {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    const { format } = parseQuery(request, exportQuery);
     await this.sessions.requireOwned(principal, sessionId);
-    const text = await exportSession(this.store, sessionId);
+    if (format === 'events') {
+      const lines = streamEventLines(this.store, sessionStreamName(sessionId));
+      await writeJsonLines(response, lines, `${sessionId}.events.jsonl`);
+      return;
+    }
+    const text =
+      format === 'original'
+        ? (await exportOriginalFile(this.store, sessionId)).text
+        : await exportSession(this.store, sessionId);
     response.statusCode = 200;
     response.setHeader('Content-Type', `${SESSION_FILE_MEDIA_TYPE}; charset=utf-8`);
     response.setHeader(
@@ -104,34 +127,77 @@ export class SessionFilesController {
   async verifySession(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
     await this.sessions.requireOwned(principal, sessionId);
-    return verificationView(sessionId, await verifyStream(this.store, sessionStreamName(sessionId)));
+    const streamId = sessionStreamName(sessionId);
+    const index = await this.anchors.index({ streamId, tenant: principal.tenant });
+    try {
+      const result = await verifyStreamIntegrity(this.store, streamId, { anchors: index });
+      return integrityView(
+        sessionId,
+        result,
+        index.refused(() => true),
+      );
+    } finally {
+      index.close();
+    }
   }
 
   @Get('verify')
   async verifyTenant(@Principal() principal: TenantPrincipal) {
     await this.readModels.requireReached(await this.readModels.storeHead());
-    const broken: { sessionId: string; revision: string; eventId: string; reason: string }[] = [];
-    let sessions = 0;
-    let events = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await this.readModels.projections.catalog.listSessions({
-        tenant: principal.tenant,
-        limit: MAX_SESSION_PAGE,
-        ...(cursor !== undefined ? { cursor } : {}),
-      });
-      for (const session of page.items) {
-        const view = verificationView(
-          session.sessionId,
-          await verifyStream(this.store, sessionStreamName(session.sessionId)),
-        );
-        sessions += 1;
-        events += view.events;
-        if (view.brokenAt !== null) broken.push({ sessionId: session.sessionId, ...view.brokenAt });
+    const index = await this.anchors.index({ tenant: principal.tenant });
+    try {
+      const views: ReturnType<typeof integrityView>[] = [];
+      const listed = new Set<string>();
+      const none = { named: [], total: 0 };
+      const verify = async (sessionId: string): Promise<void> => {
+        const result = await verifyStreamIntegrity(this.store, sessionStreamName(sessionId), {
+          anchors: index,
+        });
+        views.push(integrityView(sessionId, result, none));
+      };
+      let cursor: string | undefined;
+      do {
+        const page = await this.readModels.projections.catalog.listSessions({
+          tenant: principal.tenant,
+          limit: MAX_SESSION_PAGE,
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
+        for (const session of page.items) {
+          listed.add(sessionStreamName(session.sessionId));
+          await verify(session.sessionId);
+        }
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      // Sessions the catalog no longer lists but the tenant's anchors or erasure records name.
+      const erasures = (await this.store.listErasures()).filter(
+        (record) => record.tenant === principal.tenant,
+      );
+      for (const streamId of new Set([...index.streams(), ...erasures.map((record) => record.streamId)])) {
+        if (!listed.has(streamId) && streamId.startsWith(SESSION_STREAM_PREFIX))
+          await verify(streamId.slice(SESSION_STREAM_PREFIX.length));
       }
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor !== undefined);
-    return { ok: broken.length === 0, sessions, events, broken };
+      const refused = refusedAnchorsView(index.refused(() => true));
+      return {
+        ok: views.every((view) => view.ok) && refused.refusedAnchorCount === 0,
+        sessions: views.length,
+        events: views.reduce((total, view) => total + view.events, 0),
+        anchorsMatched: views.reduce((total, view) => total + view.anchorsMatched, 0),
+        broken: views.flatMap((view) =>
+          view.brokenAt !== null ? [{ sessionId: view.sessionId, ...view.brokenAt }] : [],
+        ),
+        findings: views.flatMap((view) =>
+          view.findings.map((finding) => ({ sessionId: view.sessionId, ...finding })),
+        ),
+        erased: views.flatMap((view) =>
+          view.erasure !== null && view.findings.length === 0
+            ? [{ sessionId: view.sessionId, ...view.erasure }]
+            : [],
+        ),
+        ...refused,
+      };
+    } finally {
+      index.close();
+    }
   }
 }
 
@@ -143,10 +209,17 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     path: '/sessions/import',
     operationId: 'importSession',
     tag: 'files',
-    summary: 'Import a pi session file (JSON Lines, v1 to v3)',
+    summary: 'Import a pi session file (JSON Lines, v1 to v3), a Claude Code transcript or a Codex rollout',
     description:
       'Written in one atomic append; importing the same file again answers 200 `unchanged`. ' +
-      'A file whose session is stored with other content answers 409.',
+      'A file that grew since it was imported (the session holds its first entries) gets the rest ' +
+      'appended in one atomic append: 200 `appended`, `appended` saying how many; the bound on one ' +
+      'session (`STRATA_MAX_SESSION_ENTRIES`) applies to what is appended. ' +
+      'A file that differs from its stored session answers 409 `import_conflict` with `firstDifference` ' +
+      '(`line`, `entryIndex`, `entryId`, `storedEntryId`) and `storedEntries`. ' +
+      'A file whose session is stored with other content answers 409. `format=auto` (the default) ' +
+      'tells the format from the lines; a Claude Code or Codex file is converted into entries that ' +
+      'keep every original line, so `GET /sessions/{id}/export?format=original` gives it back.',
     query: importQuery,
     body: {
       mediaTypes: sessionFileMediaTypes,
@@ -154,7 +227,10 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     },
     responses: {
       201: { description: 'Imported', schema: importResponse },
-      200: { description: 'Already stored exactly so', schema: importResponse },
+      200: {
+        description: 'Already stored exactly so, or the new entries of a grown file appended',
+        schema: importResponse,
+      },
     },
     problems: ['validation', 'forbidden', 'conflict', 'payload_too_large'],
   },
@@ -163,10 +239,22 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     path: '/sessions/{sessionId}/export',
     operationId: 'exportSession',
     tag: 'files',
-    summary: 'Export the session as a pi v3 file',
+    summary: 'Export the session as a pi v3 file, the transcript it was imported from, or its raw event log',
+    description:
+      '`format=original` answers the Claude Code or Codex file the session was imported from, ' +
+      'byte for byte; 400 for a session that was not imported from one. ' +
+      '`format=events` answers the raw event log as JSON Lines, one event a line: `streamId`, `revision`, ' +
+      '`position`, `id`, `type`, `createdAt`, `data` and `metadata` (with `previousHash` and `hash`), the ' +
+      'file `strata verify --file` checks with no store or engine (`strata export <id> --events` writes the same).',
     pathParameters: sessionPath,
+    query: exportQuery,
     responses: {
-      200: { description: 'The session file', schema: z.string(), mediaType: SESSION_FILE_MEDIA_TYPE },
+      200: {
+        description:
+          'The session file (`format=pi`) or its event log (`format=events`, `application/x-ndjson` too)',
+        schema: z.string(),
+        mediaType: SESSION_FILE_MEDIA_TYPE,
+      },
     },
     problems: ['validation', 'not_found'],
   },
@@ -175,7 +263,12 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     path: '/sessions/{sessionId}/verify',
     operationId: 'verifySession',
     tag: 'integrity',
-    summary: "Verify the session's hash chain",
+    summary: "Verify the session's hash chain, the store's records of it and its signed anchors",
+    description:
+      "Checks the chain, the store's own record of the stream's last revision (a cut tail), retention " +
+      "metadata, and every anchor of the engine's anchor log for the session (its revision must exist " +
+      "and its hash be the chain's there); an erased session holds with its erasure record. " +
+      '`ok` is false with a finding for each problem.',
     pathParameters: sessionPath,
     responses: {
       200: { description: 'The verification (ok or where it broke)', schema: verifySessionResponse },
@@ -187,7 +280,7 @@ export const sessionFileOperations: readonly ApiOperation[] = [
     path: '/verify',
     operationId: 'verifyTenant',
     tag: 'integrity',
-    summary: "Verify the hash chains of every session of the caller's tenant",
+    summary: "Verify every session of the caller's tenant (chains, the store's records, anchors, erasures)",
     responses: { 200: { description: 'The verification', schema: verifyTenantResponse } },
     problems: ['unavailable'],
   },

@@ -31,8 +31,13 @@ import {
 } from './session-responses.schemas';
 import { auditAttemptView, catalogSessionView, contextView, treeView } from './session-views.mapper';
 import { TenantSessions } from '../../api/tenant-sessions.service';
-import { invalidInput } from '../../api/problem/api-errors';
+import { searchSessions, sessionSearchResponse } from './session-search';
+import { z } from 'zod';
+import { invalidInput, unavailable } from '../../api/problem/api-errors';
+import { ENGINE_CONFIG } from '../../api/http-tokens';
+import type { EngineConfig } from '../../config/engine-config';
 import { CompactionWaits, MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
+import { TenantAdmissions } from '../../shared/tenant-admissions';
 
 export const DEFAULT_ENTRY_PAGE = 100;
 const sessionPath = { sessionId: sessionIdParameter };
@@ -40,17 +45,25 @@ const sessionPath = { sessionId: sessionIdParameter };
 @Controller()
 @UseGuards(TenantGuard)
 export class SessionQueriesController {
+  /** The context reads waiting for compactions, counted per tenant. */
+  private readonly compactionWaits: TenantAdmissions;
+
   constructor(
     private readonly sessions: TenantSessions,
     private readonly readModels: ReadModels,
     @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
     private readonly waits: CompactionWaits,
-  ) {}
+    @Inject(ENGINE_CONFIG) config: EngineConfig,
+  ) {
+    this.compactionWaits = new TenantAdmissions(config.compactionWaitsPerTenant);
+  }
 
   @Get('sessions')
   async list(@Principal() principal: TenantPrincipal, @Req() request: IncomingMessage) {
-    const query = parseQuery(request, listSessionsQuery);
+    const { q, ...query } = parseQuery(request, listSessionsQuery);
     await this.readModels.requireReached(await this.readModels.storeHead());
+    if (q !== undefined && q.trim() !== '')
+      return searchSessions(this.readModels, principal.tenant, { q, ...query });
     const page = await this.readModels.projections.catalog.listSessions({
       tenant: principal.tenant,
       ...query,
@@ -99,9 +112,45 @@ export class SessionQueriesController {
       const projected = await context.contextAt(sessionId, query.leaf);
       return contextView(projected, query.format, this.templates.context, undefined);
     }
-    const compactionWait = await this.waits.waitUntilSettled(sessionId, query.waitForCompaction);
+    const compactionWait = await this.waitForCompactions(
+      principal.tenant,
+      sessionId,
+      query.waitForCompaction,
+      request,
+    );
     const projected = await context.contextAt(sessionId, query.leaf);
     return { ...contextView(projected, query.format, this.templates.context, undefined), compactionWait };
+  }
+
+  /**
+   * Waits for the session's compactions within the tenant's share of waiting reads (each holds a
+   * connection, a timer and a poll of the session); a wait ends early when its client goes away.
+   */
+  private async waitForCompactions(
+    tenant: string,
+    sessionId: string,
+    timeoutMs: number,
+    request: IncomingMessage,
+  ) {
+    const release = this.compactionWaits.admit(tenant);
+    if (release === undefined) {
+      throw unavailable(
+        `this tenant already has ${this.compactionWaits.perTenant} context reads waiting for compactions ` +
+          '(STRATA_MAX_COMPACTION_WAITS_PER_TENANT); read without waitForCompaction or try again shortly',
+        1,
+      );
+    }
+    const gone = new AbortController();
+    const abort = (): void => gone.abort();
+    const socket = request.socket;
+    if (socket.destroyed) gone.abort();
+    else socket.once('close', abort);
+    try {
+      return await this.waits.waitUntilSettled(sessionId, timeoutMs, gone.signal);
+    } finally {
+      socket.off('close', abort);
+      release();
+    }
   }
 
   @Get('sessions/:sessionId/tree')
@@ -176,9 +225,15 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
     tag: 'sessions',
     summary: "List the tenant's sessions",
     description:
-      'Most recently active first; filter by text in the title or working directory; page by offset or cursor.',
+      'Most recently active first; filter by text in the title or working directory; page by offset or cursor. ' +
+      'With `q`, a search inside the sessions (bounded, paged by offset; each item says where it matched).',
     query: listSessionsQuery,
-    responses: { 200: { description: 'A page of sessions', schema: sessionListResponse } },
+    responses: {
+      200: {
+        description: 'A page of sessions (search results with `q`)',
+        schema: z.union([sessionListResponse, sessionSearchResponse]),
+      },
+    },
     problems: ['validation', 'unavailable'],
   },
   {
@@ -204,11 +259,12 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
       'such as the one overflow recovery retries, is left out; it stays in the entries. ' +
       `\`waitForCompaction=<ms>\` (0 to ${MAX_COMPACTION_WAIT_MS}) first waits until no compaction attempt of the ` +
       'session is open and the engine has reacted to all its events (so a compaction an append just asked ' +
-      'for has run), at most that long; `compactionWait` says whether it settled or timed out.',
+      'for has run), at most that long; `compactionWait` says whether it settled or timed out. ' +
+      'A tenant may have `STRATA_MAX_COMPACTION_WAITS_PER_TENANT` such reads waiting at once; more answer 503.',
     pathParameters: sessionPath,
     query: contextQuery,
     responses: { 200: { description: 'The context', schema: contextResponse } },
-    problems: ['validation', 'not_found'],
+    problems: ['validation', 'not_found', 'unavailable'],
   },
   {
     method: 'get',

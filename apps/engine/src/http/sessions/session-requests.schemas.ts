@@ -9,6 +9,7 @@ import {
   sessionEntrySchema,
   sessionHeaderSchema,
 } from '@strata/session';
+import { MAX_SEARCH_QUERY_LENGTH } from '@strata/projections';
 import { z } from 'zod';
 import {
   booleanQuery,
@@ -151,6 +152,13 @@ export const setLabelBody = requestSchema(
 
 export const listSessionsQuery = z.strictObject({
   text: z.string().max(500).optional().describe('case-insensitive text in the title or working directory'),
+  q: z
+    .string()
+    .max(MAX_SEARCH_QUERY_LENGTH)
+    .optional()
+    .describe(
+      'search inside the sessions: every word in one entry (case and accents ignored, the last word also as a prefix), or the text in the title or working directory; pages by offset',
+    ),
   ...pageQueryFields(MAX_SESSION_PAGE),
 });
 
@@ -179,10 +187,44 @@ export const entriesQuery = z.strictObject({
 });
 
 export const importQuery = z.strictObject({
-  lenient: booleanQuery.describe('skip bad lines instead of refusing the file'),
+  lenient: booleanQuery.describe('skip bad lines of a pi file instead of refusing the file'),
+  format: z
+    .enum(['pi', 'claude-code', 'codex', 'auto'])
+    .optional()
+    .describe(
+      "the file's format; auto (the default) tells it from the lines. Claude Code and Codex files are converted, every original line kept",
+    ),
+  fromEntry: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      'the body is a part of a pi v3 file: its header line, then its entries after the first `fromEntry`, ' +
+        'which the session must already hold (as `strata watch` sends a file as it grows); what the session ' +
+        'lacks is appended. Not with `lenient` or another `format`',
+    ),
   allowErased: booleanQuery.describe(
     'write a session that was erased again (refused with 409 session_erased otherwise; impossible on EventStoreDB, whose tombstone is final)',
   ),
+});
+
+export const exportQuery = z.strictObject({
+  format: z
+    .enum(['pi', 'original', 'events'])
+    .default('pi')
+    .describe(
+      '`pi` (the default): the session as a pi v3 file; `original`: the Claude Code or Codex file the session ' +
+        'was imported from, byte for byte; `events`: its raw event log (what `strata verify --file` checks)',
+    ),
+});
+
+export const anchorsQuery = z.strictObject({
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('only anchors signed at or after this date-time'),
 });
 
 export const attemptsQuery = z.strictObject({

@@ -217,14 +217,23 @@ export const importResponse = responseSchema(
   'ImportReport',
   z.object({
     sessionId: z.string(),
-    outcome: z.enum(['imported', 'unchanged']),
-    entryCount: z.number().int(),
+    outcome: z
+      .enum(['imported', 'appended', 'unchanged'])
+      .describe(
+        'imported: a new session; appended: the session held the first entries of the file, the rest were appended; unchanged: it held them all',
+      ),
+    entryCount: z.number().int().describe("the file's entries (for a part: up to its end)"),
+    appended: z.number().int().describe('entries appended by this import'),
     eventsWritten: z.number().int(),
     revision: decimalString,
     sourceVersion: z.number().int(),
     migrated: z.boolean(),
     skipped: z.array(fileProblem),
     repaired: z.array(fileProblem),
+    format: z
+      .enum(['pi', 'claude-code', 'codex'])
+      .optional()
+      .describe('the format the file was read in, for a converted Claude Code or Codex transcript'),
   }),
 );
 
@@ -234,14 +243,47 @@ const chainBreak = z.object({
   reason: z.enum(['missing_seal', 'revision_gap', 'previous_hash_mismatch', 'hash_mismatch']),
 });
 
+const integrityFinding = z.object({
+  kind: z
+    .enum(['chain_broken', 'tail_missing', 'retention_metadata', 'anchor_not_reached', 'anchor_mismatch'])
+    .describe(
+      '`chain_broken`: an event was altered, removed or reordered; `tail_missing`: the store records ' +
+        'more events than the chain holds; `retention_metadata`: stream metadata hides events; ' +
+        '`anchor_not_reached`: the stream is shorter than a signed anchor; `anchor_mismatch`: the ' +
+        "chain's hash at an anchor's revision differs",
+    ),
+  message: z.string(),
+});
+
+const refusedAnchor = z.object({
+  origin: z.string().describe('where the anchor was read (`anchor log #n`)'),
+  reason: z.enum(['bad_signature', 'unknown_key', 'invalid']),
+  message: z.string(),
+});
+
+const erasureView = z.object({
+  erasedAt: z.string(),
+  actor: z.string(),
+  reason: z.string(),
+  eventCount: z.number().int(),
+  message: z.string().describe('`<stream>: erased at <time> by <actor>: <reason>`'),
+});
+
 export const verifySessionResponse = responseSchema(
   'SessionVerification',
   z.object({
     sessionId: z.string(),
-    ok: z.boolean(),
+    ok: z.boolean().describe('no finding and no refused anchor'),
     events: z.number().int().describe('events whose hash chain checked out'),
     headHash: z.string().nullable(),
+    headRevision: revision,
     brokenAt: chainBreak.nullable(),
+    anchorsMatched: z.number().int().describe("anchors of the engine's anchor log the chain matched"),
+    anchorsAnsweredByErasure: z.number().int(),
+    erasure: erasureView.nullable(),
+    findings: z.array(integrityFinding),
+    refusedAnchors: z.array(refusedAnchor).describe('the first 20 refused'),
+    refusedAnchorCount: z.number().int(),
   }),
 );
 
@@ -251,7 +293,12 @@ export const verifyTenantResponse = responseSchema(
     ok: z.boolean(),
     sessions: z.number().int(),
     events: z.number().int(),
+    anchorsMatched: z.number().int(),
     broken: z.array(chainBreak.extend({ sessionId: z.string() })),
+    findings: z.array(integrityFinding.extend({ sessionId: z.string() })),
+    erased: z.array(erasureView.extend({ sessionId: z.string() })),
+    refusedAnchors: z.array(refusedAnchor),
+    refusedAnchorCount: z.number().int(),
   }),
 );
 

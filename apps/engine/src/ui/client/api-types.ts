@@ -162,3 +162,37 @@ export interface SessionVerification {
   readonly headHash: string | null;
   readonly brokenAt: { readonly revision: string; readonly eventId: string; readonly reason: string } | null;
 }
+
+/** Where a search (`GET /sessions?q=`) found the session: null when only its title or directory matched. */
+export interface SearchMatch {
+  readonly entryId: string;
+  readonly excerpt: string;
+  readonly matchingEntries: number;
+}
+
+export interface SearchResults {
+  readonly items: readonly (SessionSummary & { readonly match: SearchMatch | null })[];
+  readonly total: number;
+  readonly nextOffset: number | null;
+  /** A bound of the search was reached: more sessions may match. */
+  readonly truncated: boolean;
+}
+
+/** One raw event of a session (`GET /sessions/{id}/events`). */
+export interface RawEvent {
+  readonly revision: string;
+  readonly position: string;
+  readonly type: string;
+  readonly id: string;
+  readonly actor: string | null;
+  readonly onBehalfOf?: string | null;
+  readonly time: string;
+  readonly hash: string | null;
+  readonly previousHash: string | null;
+}
+
+export interface RawEventsPage {
+  readonly sessionId: string;
+  readonly events: readonly RawEvent[];
+  readonly next: string | null;
+}

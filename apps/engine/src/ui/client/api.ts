@@ -11,6 +11,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The problem document's fields, when the answer was one. */
+    readonly problem: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
@@ -49,7 +51,7 @@ export function authorizationHeaders(): Record<string, string> {
 async function errorOf(response: Response): Promise<ApiError> {
   const text = await response.text();
   try {
-    const problem = JSON.parse(text) as { code?: unknown; detail?: unknown; title?: unknown };
+    const problem = JSON.parse(text) as Record<string, unknown>;
     const code = typeof problem.code === 'string' ? problem.code : `http_${response.status}`;
     const detail =
       typeof problem.detail === 'string'
@@ -57,7 +59,7 @@ async function errorOf(response: Response): Promise<ApiError> {
         : typeof problem.title === 'string'
           ? problem.title
           : text;
-    return new ApiError(response.status, code, detail);
+    return new ApiError(response.status, code, detail, problem);
   } catch {
     return new ApiError(response.status, `http_${response.status}`, text || response.statusText);
   }
@@ -74,6 +76,45 @@ export async function getJson<Result>(
   });
   if (!response.ok) throw await errorOf(response);
   return (await response.json()) as Result;
+}
+
+/** The file name a Content-Disposition header gives, if any. */
+export function attachmentName(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  const plain = /filename="([^"]*)"/i.exec(header);
+  const raw = encoded?.[1] ?? plain?.[1];
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Fetches a file with the API key (a plain link would not carry it) and hands it to the
+ * browser as a download. The name comes from the answer's Content-Disposition, else `fallbackName`.
+ */
+export async function downloadFile(path: string, query: QueryValues, fallbackName: string): Promise<string> {
+  const response = await fetch(apiUrl(path, query), { headers: authorizationHeaders() });
+  if (!response.ok) throw await errorOf(response);
+  const blob = await response.blob();
+  const name = attachmentName(response.headers.get('Content-Disposition')) ?? fallbackName;
+  const url = URL.createObjectURL(blob);
+  try {
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = name;
+    link.hidden = true;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } finally {
+    // Give the browser a moment to start the download before the URL goes.
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+  return name;
 }
 
 export function isUnauthorized(error: unknown): boolean {

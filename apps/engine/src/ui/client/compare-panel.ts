@@ -3,7 +3,7 @@
 // second are marked kept, the others summarised; in the second, what is not in the first is new
 // (the summary itself).
 import { getJson, sessionPath } from './api.js';
-import type { SessionContext, SessionTree } from './api-types.js';
+import type { SessionContext, SessionTree, TreeNode } from './api-types.js';
 import { ContextList, messageDetail } from './context-list.js';
 import { element, figure, replaceChildren } from './dom.js';
 import { formatCount } from './previews.js';
@@ -12,6 +12,27 @@ import type { ViewContext } from './view.js';
 export interface ComparePanelActions {
   choose(compactionId: string): void;
   showInTree(entryId: string): void;
+}
+
+/** The compaction node the before / after tab shows (see `ComparePanel.load`). */
+export function compactionToCompare(
+  tree: SessionTree | undefined,
+  compactionId: string | undefined,
+  entryId: string | undefined,
+): TreeNode | undefined {
+  const nodes = tree?.nodes ?? [];
+  if (compactionId !== undefined) return nodes.find((candidate) => candidate.id === compactionId);
+  if (entryId !== undefined) {
+    const byId = new Map(nodes.map((candidate) => [candidate.id, candidate]));
+    const seen = new Set<string>();
+    let cursor = byId.get(entryId);
+    while (cursor !== undefined && !seen.has(cursor.id)) {
+      if (cursor.type === 'compaction') return cursor;
+      seen.add(cursor.id);
+      cursor = cursor.parentId === null ? undefined : byId.get(cursor.parentId);
+    }
+  }
+  return nodes.findLast((candidate) => candidate.type === 'compaction');
 }
 
 export class ComparePanel {
@@ -77,13 +98,13 @@ export class ComparePanel {
     if (chosen !== '') this.picker.value = chosen;
   }
 
-  /** Compares around `compactionId`, or the latest compaction when undefined. */
-  async load(compactionId: string | undefined): Promise<void> {
-    const nodes = this.tree?.nodes ?? [];
-    const node =
-      compactionId !== undefined
-        ? nodes.find((candidate) => candidate.id === compactionId)
-        : nodes.findLast((candidate) => candidate.type === 'compaction');
+  /**
+   * Compares around the compaction chosen: `compactionId` (the picker), else the selected entry
+   * when it is a compaction, else the compaction in effect at the selected entry (the nearest on
+   * its path), else the latest compaction of the session.
+   */
+  async load(compactionId: string | undefined, entryId?: string): Promise<void> {
+    const node = compactionToCompare(this.tree, compactionId, entryId);
     const request = ++this.request;
     if (node === undefined || node.type !== 'compaction' || node.parentId === null) {
       this.before.clear('Choose a compaction.');
@@ -109,13 +130,24 @@ export class ComparePanel {
       );
       this.after.show(after, (entryId) => (entryId !== null && beforeIds.has(entryId) ? 'kept' : 'new'));
       const kept = before.entryIds.filter((entryId) => entryId !== null && afterIds.has(entryId)).length;
+      const estimated = (caption: string, tokens: number, name: string, counter: string): HTMLElement => {
+        const shown = figure(`${caption} (${counter} estimate)`, formatCount(tokens), name);
+        shown.dataset['source'] = 'estimate';
+        return shown;
+      };
       replaceChildren(this.figures, [
-        figure('Tokens before', formatCount(before.tokens), 'compare-tokens-before'),
-        figure('Tokens after', formatCount(after.tokens), 'compare-tokens-after'),
+        estimated('Tokens before', before.tokens, 'compare-tokens-before', before.tokenCounter),
+        estimated('Tokens after', after.tokens, 'compare-tokens-after', after.tokenCounter),
         figure('Messages before', formatCount(before.messages.length), 'compare-messages-before'),
         figure('Messages after', formatCount(after.messages.length), 'compare-messages-after'),
         figure('Kept', formatCount(kept), 'compare-kept'),
         figure('Summarised away', formatCount(before.messages.length - kept), 'compare-summarised'),
+        element('p', {
+          className: 'muted figure-note',
+          text:
+            `Both sides are counted here with ${before.tokenCounter} from the contexts as the engine builds them; ` +
+            'the timeline’s “tokens before” is the figure the compaction recorded (usage-based), so the two may differ.',
+        }),
       ]);
     } catch (error) {
       if (request === this.request) this.context.reportError(error);

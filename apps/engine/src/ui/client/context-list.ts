@@ -3,6 +3,7 @@
 // which messages a compaction kept and which it summarised away.
 import type { ContextMessage, SessionContext } from './api-types.js';
 import { element, figure, replaceChildren } from './dom.js';
+import { markdownElement } from './markdown-view.js';
 import { formatCount, messagePreview } from './previews.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -103,6 +104,11 @@ export function messageDetail(row: ContextRow, showInTree: (entryId: string) => 
           text: 'Show entry in tree',
           on: { click: () => showInTree(row.entryId ?? '') },
         }),
+      ]),
+    typeof row.message['summary'] === 'string' &&
+      element('section', { className: 'rendered-summary', attributes: { 'aria-label': 'Summary' } }, [
+        element('h3', { text: 'Summary' }),
+        markdownElement(row.message['summary']),
       ]),
     element('pre', { className: 'json', text: JSON.stringify(row.message, null, 2) }),
   ];

@@ -1,7 +1,7 @@
 // The viewer's places as URL fragments, so that the back button and links work:
 // `#/?q=text` (the sessions list) and `#/session/<id>/<tab>?entry=<id>&compaction=<id>`.
 
-export const sessionTabs = ['tree', 'timeline', 'context', 'compare'] as const;
+export const sessionTabs = ['tree', 'timeline', 'context', 'compare', 'events'] as const;
 export type SessionTab = (typeof sessionTabs)[number];
 
 export type Route =

@@ -2,15 +2,11 @@
 // before/after a compaction). Live: the session's events arrive through the event stream,
 // resumed from the position the tree was read at, and each burst reloads the tree and the
 // timeline; a new compaction is announced and highlighted.
-import { errorMessage, getJson, sessionPath } from './api.js';
-import type {
-  AttemptList,
-  AuditAttempt,
-  SessionContext,
-  SessionDetail,
-  SessionTree,
-  SessionVerification,
-} from './api-types.js';
+import { ApiError, downloadFile, errorMessage, getJson, sessionPath, type QueryValues } from './api.js';
+import { describeErasure, erasureRecordOf } from './erasures.js';
+import { EventsPanel } from './events-panel.js';
+import { integrityOf } from './integrity.js';
+import type { AttemptList, AuditAttempt, SessionContext, SessionDetail, SessionTree } from './api-types.js';
 import { ComparePanel } from './compare-panel.js';
 import { ContextPanel } from './context-panel.js';
 import { element, figure, replaceChildren } from './dom.js';
@@ -45,7 +41,46 @@ const tabCaptions: Readonly<Record<SessionTab, string>> = {
   timeline: 'Compactions',
   context: 'What the model saw',
   compare: 'Before / after',
+  events: 'Raw events',
 };
+
+/** The three files of a session the viewer offers (fetched with the API key, then saved). */
+const downloads: readonly {
+  readonly caption: string;
+  readonly suffix: string;
+  readonly query: QueryValues;
+  readonly name: string;
+}[] = [
+  { caption: 'pi session file', suffix: '/export', query: {}, name: '.jsonl' },
+  { caption: 'Events file', suffix: '/export', query: { format: 'events' }, name: '.events.jsonl' },
+  { caption: 'Anchors', suffix: '/anchors', query: {}, name: '.anchors.jsonl' },
+];
+
+/**
+ * Like Promise.all, but when one of the reads answers 410 (the session was erased) that is the
+ * error, whichever failed first: the record is in that answer.
+ */
+async function allOrGone<const Reads extends readonly Promise<unknown>[]>(
+  reads: Reads,
+): Promise<{ -readonly [Index in keyof Reads]: Awaited<Reads[Index]> }> {
+  const settled = await Promise.allSettled(reads);
+  const failures = settled.flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as unknown] : [],
+  );
+  const gone = failures.find((error) => error instanceof ApiError && error.status === 410);
+  if (gone !== undefined || failures.length > 0) throw gone ?? failures[0];
+  return settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as {
+    -readonly [Index in keyof Reads]: Awaited<Reads[Index]>;
+  };
+}
+
+/** The title, or "Untitled session": the id is on the line below, once. */
+function sessionTitle(detail: SessionDetail): HTMLElement {
+  const title = detail.title ?? detail.header.title ?? null;
+  return title !== null && title !== ''
+    ? element('h1', { text: title })
+    : element('h1', { className: 'untitled', text: 'Untitled session' });
+}
 
 export class SessionView {
   readonly element: HTMLElement;
@@ -58,6 +93,7 @@ export class SessionView {
   private readonly timeline: TimelinePanel;
   private readonly contextPanel: ContextPanel;
   private readonly compare: ComparePanel;
+  private readonly events: EventsPanel;
   private route: SessionRoute;
   private loadedTree: SessionTree | undefined;
   private feed: EventFeed | undefined;
@@ -72,7 +108,8 @@ export class SessionView {
     const { sessionId } = route;
     this.cache = new EntryCache(sessionId, () => this.tree.refreshPreviews());
     this.tree = new TreePanel(this.cache, {
-      select: (entryId) => this.navigate({ tab: 'tree', entryId }),
+      // A new selection replaces the compaction chosen before, so the before / after tab follows it.
+      select: (entryId) => this.navigate({ tab: 'tree', entryId, compactionId: undefined }),
       showContext: (entryId) => this.navigate({ tab: 'context', entryId }),
     });
     this.timeline = new TimelinePanel(this.cache, {
@@ -89,6 +126,7 @@ export class SessionView {
       choose: (compactionId) => this.navigate({ tab: 'compare', compactionId }),
       showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }),
     });
+    this.events = new EventsPanel(sessionId, context);
     this.header = element('div', { className: 'session-heading' }, [element('h1', { text: sessionId })]);
     this.integrity = element('div', {
       className: 'integrity',
@@ -99,6 +137,7 @@ export class SessionView {
       timeline: this.timeline.element,
       context: this.contextPanel.element,
       compare: this.compare.element,
+      events: this.events.element,
     };
     const tabList = element('div', {
       className: 'tabs',
@@ -133,6 +172,7 @@ export class SessionView {
       ]),
       this.header,
       this.integrity,
+      this.downloadBar(sessionId),
       tabList,
       ...this.panels.values(),
     ]);
@@ -150,15 +190,18 @@ export class SessionView {
     const previous = this.route;
     this.route = route;
     this.showTab(route.tab);
+    if (route.tab === 'events') void this.events.show();
     if (this.loadedTree === undefined) return;
     if (route.tab === 'tree' && route.entryId !== previous.entryId) this.tree.select(route.entryId, true);
     if (route.tab === 'context' && (route.entryId !== previous.entryId || previous.tab !== 'context'))
       void this.contextPanel.load(route.entryId);
     if (
       route.tab === 'compare' &&
-      (route.compactionId !== previous.compactionId || previous.tab !== 'compare')
+      (route.compactionId !== previous.compactionId ||
+        route.entryId !== previous.entryId ||
+        previous.tab !== 'compare')
     )
-      void this.compare.load(route.compactionId);
+      void this.compare.load(route.compactionId, route.entryId);
   }
 
   private navigate(change: Partial<Omit<SessionRoute, 'kind' | 'sessionId'>>): void {
@@ -168,11 +211,12 @@ export class SessionView {
 
   private async start(): Promise<void> {
     this.showTab(this.route.tab);
+    if (this.route.tab === 'events') void this.events.show();
     const tree = await this.reload();
     if (tree === undefined || this.disposed) return;
     this.tree.select(this.route.entryId);
     if (this.route.tab === 'context') void this.contextPanel.load(this.route.entryId);
-    if (this.route.tab === 'compare') void this.compare.load(this.route.compactionId);
+    if (this.route.tab === 'compare') void this.compare.load(this.route.compactionId, this.route.entryId);
     void this.verify();
     this.feed = new EventFeed({
       query: { session: this.route.sessionId, types: LIVE_TYPES },
@@ -185,11 +229,11 @@ export class SessionView {
   private async reload(): Promise<SessionTree | undefined> {
     const { sessionId } = this.route;
     try {
-      const [detail, tree, attempts] = await Promise.all([
+      const [detail, tree, attempts] = await allOrGone([
         getJson<SessionDetail>(sessionPath(sessionId)),
         getJson<SessionTree>(sessionPath(sessionId, '/tree')),
         this.attempts(),
-      ]);
+      ] as const);
       if (this.disposed) return undefined;
       this.loadedTree = tree;
       this.renderHeader(detail);
@@ -199,9 +243,56 @@ export class SessionView {
       this.element.dataset['position'] = tree.position;
       return tree;
     } catch (error) {
-      this.context.reportError(error, this.integrity);
+      if (error instanceof ApiError && error.status === 410) this.showErased(error);
+      else this.context.reportError(error, this.integrity);
       return undefined;
     }
+  }
+
+  /** An erased session: its record instead of its contents. */
+  private showErased(error: ApiError): void {
+    const record = erasureRecordOf(error.problem);
+    this.element.dataset['erased'] = 'true';
+    replaceChildren(this.header, [
+      element('h1', { className: 'untitled', text: 'Erased session' }),
+      element('p', { className: 'muted mono session-id-line', text: this.route.sessionId }),
+    ]);
+    replaceChildren(this.integrity, [
+      element('p', {
+        className: 'erasure-record',
+        text:
+          record !== undefined
+            ? `This session was ${describeErasure(record, formatTime)}. Its events are gone; this record is what remains.`
+            : `This session was erased: ${error.message}`,
+      }),
+    ]);
+    for (const panel of this.panels.values()) panel.hidden = true;
+    this.element.querySelector('.tabs')?.setAttribute('hidden', '');
+    this.element.querySelector('.downloads')?.setAttribute('hidden', '');
+  }
+
+  private downloadBar(sessionId: string): HTMLElement {
+    return element('div', { className: 'toolbar downloads', attributes: { 'aria-label': 'Downloads' } }, [
+      element('span', { className: 'muted', text: 'Download:' }),
+      ...downloads.map((file) =>
+        element('button', {
+          className: 'button',
+          text: file.caption,
+          dataset: { download: file.name },
+          on: {
+            click: () =>
+              void downloadFile(
+                sessionPath(sessionId, file.suffix),
+                file.query,
+                `${sessionId}${file.name}`,
+              ).then(
+                (name) => this.context.toast(`Downloaded ${name}`),
+                (error: unknown) => this.context.toast(`${file.caption}: ${errorMessage(error)}`),
+              ),
+          },
+        }),
+      ),
+    ]);
   }
 
   private async attempts(): Promise<AuditAttempt[]> {
@@ -224,19 +315,16 @@ export class SessionView {
       element('span', { className: 'muted', text: 'Checking the hash chain…' }),
     ]);
     try {
-      const result = await getJson<SessionVerification>(sessionPath(this.route.sessionId, '/verify'));
+      const result = await getJson<unknown>(sessionPath(this.route.sessionId, '/verify'));
       if (this.disposed) return;
-      this.integrity.dataset['ok'] = String(result.ok);
+      const statement = integrityOf(result, formatTime);
+      this.integrity.dataset['ok'] = String(statement.state === 'verified');
+      this.integrity.dataset['state'] = statement.state;
       replaceChildren(this.integrity, [
-        result.ok
-          ? element('span', {
-              className: 'integrity-ok',
-              text: `✓ Integrity verified: ${formatCount(result.events)} events, head ${result.headHash?.slice(0, 16) ?? '—'}…`,
-            })
-          : element('span', {
-              className: 'integrity-broken',
-              text: `✗ Hash chain broken at revision ${result.brokenAt?.revision ?? '?'} (${result.brokenAt?.reason ?? '?'}, event ${result.brokenAt?.eventId ?? '?'}) after ${formatCount(result.events)} good events`,
-            }),
+        element('span', {
+          className: statement.state === 'broken' ? 'integrity-broken' : 'integrity-ok',
+          text: statement.text,
+        }),
         element('button', {
           className: 'button',
           text: 'Verify again',
@@ -261,6 +349,7 @@ export class SessionView {
     }
     window.clearTimeout(this.reloadTimer);
     this.reloadTimer = window.setTimeout(() => {
+      this.events.invalidate(this.route.tab === 'events');
       void this.reload().then(() => {
         if (event.name === 'session_compact') void this.verify();
       });
@@ -269,8 +358,8 @@ export class SessionView {
 
   private renderHeader(detail: SessionDetail): void {
     replaceChildren(this.header, [
-      element('h1', { text: detail.title ?? detail.header.title ?? detail.sessionId }),
-      element('p', { className: 'muted mono', text: `${detail.sessionId} · ${detail.cwd}` }),
+      sessionTitle(detail),
+      element('p', { className: 'muted mono session-id-line', text: `${detail.sessionId} · ${detail.cwd}` }),
       element('div', { className: 'figures' }, [
         figure('Entries', formatCount(detail.entryCount), 'entries'),
         figure('Messages', formatCount(detail.messageCount), 'messages'),

@@ -1,8 +1,12 @@
-// The sessions of the caller's tenant, most recently active first, with the catalog's figures
-// and a text search (title or working directory). Refreshes itself when sessions start, grow or
-// are compacted. Arrow keys move between the rows' links.
-import { getJson, type QueryValues } from './api.js';
-import type { SessionList, SessionSummary } from './api-types.js';
+// The sessions of the caller's tenant, most recently active first, with the catalog's figures,
+// each visible row's integrity (its verification, a few at a time, kept until the session
+// changes), a search inside the sessions (their entries, titles and directories), and the
+// tenant's erased sessions with their records. Refreshes itself when sessions start, grow or are
+// compacted. Arrow keys move between the rows' links.
+import { ApiError, errorMessage, getJson, sessionPath, type QueryValues } from './api.js';
+import type { SearchMatch, SearchResults, SessionList, SessionSummary } from './api-types.js';
+import { describeErasure, erasureRecordsOf, type ErasureRecord } from './erasures.js';
+import { integrityOf, type IntegrityStatement } from './integrity.js';
 import { element, replaceChildren } from './dom.js';
 import { EventFeed, type FeedState } from './event-feed.js';
 import { formatCost, formatCount, formatTime } from './previews.js';
@@ -13,9 +17,15 @@ const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 250;
 const RELOAD_DELAY_MS = 400;
 const LIVE_TYPES = 'session_start,entry_appended,session_tree,session_compact';
+/** Verifications asked at once (each reads a whole stream). */
+const VERIFY_CONCURRENCY = 2;
+
+/** Verifications by session, kept for as long as the session's position is the same. */
+const verified = new Map<string, { readonly position: string; readonly statement: IntegrityStatement }>();
 
 const columns: readonly { readonly caption: string; readonly className: string }[] = [
   { caption: 'Session', className: 'col-title' },
+  { caption: 'Integrity', className: 'col-integrity' },
   { caption: 'Working directory', className: 'col-cwd' },
   { caption: 'Entries', className: 'col-number' },
   { caption: 'Messages', className: 'col-number col-optional' },
@@ -32,8 +42,14 @@ export class SessionsView {
   private readonly body: HTMLTableSectionElement;
   private readonly status: HTMLElement;
   private readonly more: HTMLButtonElement;
-  private sessions: SessionSummary[] = [];
+  private readonly erasures: HTMLElement;
+  private sessions: (SessionSummary & { readonly match?: SearchMatch | null })[] = [];
   private nextCursor: string | null = null;
+  private nextOffset: number | null = null;
+  private truncated = false;
+  private verifyQueue: SessionSummary[] = [];
+  private verifying = 0;
+  private disposed = false;
   private searchTimer: number | undefined;
   private reloadTimer: number | undefined;
   private readonly feed: EventFeed;
@@ -46,7 +62,7 @@ export class SessionsView {
       className: 'search',
       attributes: {
         type: 'search',
-        placeholder: 'Search title or directory',
+        placeholder: 'Search sessions (what they say, title, directory)',
         'aria-label': 'Search sessions',
       },
       on: { input: () => this.onSearchInput() },
@@ -88,17 +104,24 @@ export class SessionsView {
         this.status,
         element('div', { className: 'table-scroll' }, [table]),
         this.more,
+        (this.erasures = element('section', {
+          className: 'erasures',
+          attributes: { 'aria-label': 'Erased sessions' },
+        })),
       ],
     );
+    this.erasures.hidden = true;
     this.feed = new EventFeed({
       query: { types: LIVE_TYPES },
       onEvent: () => this.scheduleReload(),
       onState: (state: FeedState) => context.showFeedState(state),
     }).start();
     void this.load(false);
+    void this.loadErasures();
   }
 
   dispose(): void {
+    this.disposed = true;
     this.feed.close();
     window.clearTimeout(this.searchTimer);
     window.clearTimeout(this.reloadTimer);
@@ -123,26 +146,115 @@ export class SessionsView {
   }
 
   private async load(more: boolean): Promise<void> {
-    const query: QueryValues = {
-      limit: PAGE_SIZE,
-      ...(this.text !== '' ? { text: this.text } : {}),
-      ...(more && this.nextCursor !== null ? { cursor: this.nextCursor } : {}),
-    };
     this.status.textContent = 'Loading…';
     try {
+      if (this.text !== '') {
+        const page = await getJson<SearchResults>('/sessions', {
+          q: this.text,
+          limit: PAGE_SIZE,
+          ...(more && this.nextOffset !== null ? { offset: this.nextOffset } : {}),
+        });
+        this.sessions = more ? [...this.sessions, ...page.items] : [...page.items];
+        this.nextOffset = page.nextOffset;
+        this.nextCursor = null;
+        this.truncated = page.truncated;
+        this.render(page.total);
+        return;
+      }
+      const query: QueryValues = {
+        limit: PAGE_SIZE,
+        ...(more && this.nextCursor !== null ? { cursor: this.nextCursor } : {}),
+      };
       const page = await getJson<SessionList>('/sessions', query);
       this.sessions = more ? [...this.sessions, ...page.items] : [...page.items];
       this.nextCursor = page.nextCursor;
+      this.nextOffset = null;
+      this.truncated = false;
       this.render(page.total);
     } catch (error) {
       this.context.reportError(error, this.status);
     }
   }
 
+  /** The tenant's erased sessions; nothing is shown when there are none (or the engine keeps none). */
+  private async loadErasures(): Promise<void> {
+    try {
+      const records = erasureRecordsOf(await getJson<unknown>('/erasures'));
+      if (this.disposed) return;
+      this.renderErasures(records);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return;
+      this.context.reportError(error);
+    }
+  }
+
+  private renderErasures(records: readonly ErasureRecord[]): void {
+    this.erasures.hidden = records.length === 0;
+    replaceChildren(this.erasures, [
+      element('h2', { text: `Erased sessions (${records.length})` }),
+      element(
+        'ul',
+        { className: 'erasure-list' },
+        records.map((record) =>
+          element('li', { className: 'erasure-record', dataset: { sessionId: record.sessionId } }, [
+            element('code', { text: record.sessionId }),
+            ` ${describeErasure(record, formatTime)}`,
+          ]),
+        ),
+      ),
+    ]);
+  }
+
+  /** Verifies the rows not verified at their current position, a few at a time. */
+  private verifyVisible(): void {
+    this.verifyQueue = this.sessions.filter(
+      (session) => verified.get(session.sessionId)?.position !== session.position,
+    );
+    for (let slot = this.verifying; slot < VERIFY_CONCURRENCY; slot += 1) void this.verifyNext();
+  }
+
+  private async verifyNext(): Promise<void> {
+    const session = this.verifyQueue.shift();
+    if (session === undefined || this.disposed) return;
+    this.verifying += 1;
+    try {
+      const answer = await getJson<unknown>(sessionPath(session.sessionId, '/verify'));
+      verified.set(session.sessionId, {
+        position: session.position,
+        statement: integrityOf(answer, formatTime),
+      });
+    } catch (error) {
+      // Not kept: the next refresh of the list asks again.
+      const code = error instanceof ApiError ? error.code : 'unreachable';
+      const cell = {
+        state: 'broken' as const,
+        short: `? ${code}`,
+        text: `Verification failed: ${errorMessage(error)}`,
+      };
+      verified.set(session.sessionId, { position: '', statement: cell });
+    } finally {
+      this.verifying -= 1;
+    }
+    this.showIntegrity(session.sessionId);
+    await this.verifyNext();
+  }
+
+  private showIntegrity(sessionId: string): void {
+    const cell = this.body.querySelector<HTMLElement>(
+      `tr[data-session-id="${CSS.escape(sessionId)}"] td.col-integrity`,
+    );
+    const found = verified.get(sessionId);
+    if (cell === null || found === undefined) return;
+    cell.dataset['state'] = found.statement.state;
+    cell.title = found.statement.text;
+    cell.textContent = found.statement.short;
+  }
+
   private render(total: number): void {
     const matching = this.text === '' ? '' : ` matching “${this.text}”`;
-    this.status.textContent = `${formatCount(total)} session${total === 1 ? '' : 's'}${matching}`;
-    this.more.hidden = this.nextCursor === null;
+    const bounded = this.truncated ? ' (the search stopped at its bound: more may match, add words)' : '';
+    this.status.textContent = `${formatCount(total)} session${total === 1 ? '' : 's'}${matching}${bounded}`;
+    this.more.hidden = this.nextCursor === null && this.nextOffset === null;
     replaceChildren(
       this.body,
       this.sessions.length === 0
@@ -157,9 +269,11 @@ export class SessionsView {
           ]
         : this.sessions.map((session) => this.row(session)),
     );
+    for (const session of this.sessions) this.showIntegrity(session.sessionId);
+    this.verifyVisible();
   }
 
-  private row(session: SessionSummary): HTMLTableRowElement {
+  private row(session: SessionSummary & { readonly match?: SearchMatch | null }): HTMLTableRowElement {
     const link = element('a', {
       className: 'session-link',
       text: session.title ?? session.sessionId,
@@ -178,7 +292,25 @@ export class SessionsView {
       element('div', {}, [
         link,
         session.title !== null && element('div', { className: 'muted mono', text: session.sessionId }),
+        session.match != null &&
+          element('div', { className: 'search-match', dataset: { entryId: session.match.entryId } }, [
+            element('a', {
+              className: 'match-link',
+              text: 'found: ',
+              attributes: {
+                href: formatRoute({
+                  kind: 'session',
+                  sessionId: session.sessionId,
+                  tab: 'tree',
+                  entryId: session.match.entryId,
+                  compactionId: undefined,
+                }),
+              },
+            }),
+            session.match.excerpt,
+          ]),
       ]),
+      element('span', { className: 'muted', text: '…' }),
       session.cwd,
       formatCount(session.entryCount),
       formatCount(session.messageCount),

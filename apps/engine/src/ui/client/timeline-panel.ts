@@ -10,7 +10,14 @@ import type { AuditAttempt, SessionEntry, SessionTree, SummaryCall } from './api
 import { timelineItems, type TimelineItem } from './timeline-items.js';
 import { element, figure, replaceChildren } from './dom.js';
 import type { EntryCache } from './entry-cache.js';
+import { markdownElement } from './markdown-view.js';
 import { formatCount, formatDuration, formatTime } from './previews.js';
+
+/** Where a timeline's "tokens before" comes from, said beside the figure (the comparison estimates its own). */
+export const RECORDED_TOKENS_BEFORE_CAPTION = 'Tokens before (recorded: usage)';
+const RECORDED_TOKENS_BEFORE_NOTE =
+  'As the compaction recorded it: the last answer’s reported usage plus an estimate of the messages after it ' +
+  '(an estimate alone when no answer reported usage). The before / after tab estimates both contexts instead.';
 
 export interface TimelineActions {
   compare(compactionId: string): void;
@@ -74,6 +81,13 @@ function summaryCallList(key: string, attempt: AuditAttempt): HTMLElement {
     attempt.summaryCallsOmitted > 0 &&
       element('p', { className: 'muted', text: `${attempt.summaryCallsOmitted} earlier calls not listed` }),
   ]);
+}
+
+function tokensBeforeFigure(tokensBefore: number | null): HTMLElement {
+  const shown = figure(RECORDED_TOKENS_BEFORE_CAPTION, formatCount(tokensBefore), 'tokens-before');
+  shown.title = RECORDED_TOKENS_BEFORE_NOTE;
+  shown.dataset['source'] = 'recorded';
+  return shown;
 }
 
 /** Who started the attempt, and for whom when the caller said. */
@@ -199,7 +213,7 @@ export class TimelinePanel {
           element('span', { className: 'muted', text: formatTime(item.timestamp) }),
         ]),
         element('div', { className: 'figures' }, [
-          figure('Tokens before', formatCount(tokensBefore), 'tokens-before'),
+          tokensBeforeFigure(tokensBefore),
           figure('Tokens after (estimate)', formatCount(tokensAfter), 'tokens-after'),
           figure('Model', attempt?.model ?? '—', 'model'),
           figure('Duration', formatDuration(attempt?.durationMs), 'duration'),
@@ -223,7 +237,7 @@ export class TimelinePanel {
         summary !== undefined &&
           element('details', { className: 'summary-text', dataset: { key: `${item.key}:summary` } }, [
             element('summary', { text: 'Summary' }),
-            element('pre', { className: 'prose', text: summary }),
+            markdownElement(summary, 'summary-markdown'),
           ]),
         details !== undefined && fileList(`${item.key}:read`, 'Files read', stringList(details.readFiles)),
         details !== undefined &&

@@ -4,6 +4,7 @@
 import type { SessionEntry, SessionTree } from './api-types.js';
 import { element, replaceChildren } from './dom.js';
 import type { EntryCache } from './entry-cache.js';
+import { markdownElement } from './markdown-view.js';
 import { entryPreview, formatTime, messageRoleOf } from './previews.js';
 import {
   branchHeadAbove,
@@ -226,7 +227,12 @@ export class TreePanel {
           text: `+${row.descendantCount.toLocaleString('en-US')}`,
         }),
       row.isCurrentLeaf && element('span', { className: 'leaf-chip', text: 'leaf' }),
-      element('span', { className: 'row-time', text: formatTime(node.timestamp).slice(11) }),
+      // Date and time: a session may run across midnight (and its entries may be days apart).
+      element('time', {
+        className: 'row-time',
+        text: formatTime(node.timestamp),
+        attributes: { datetime: node.timestamp },
+      }),
     ]);
   }
 
@@ -255,6 +261,11 @@ export class TreePanel {
           on: { click: () => this.actions.showContext(entryId) },
         }),
       ]),
+      typeof entry?.['summary'] === 'string' &&
+        element('section', { className: 'rendered-summary', attributes: { 'aria-label': 'Summary' } }, [
+          element('h3', { text: 'Summary' }),
+          markdownElement(entry['summary']),
+        ]),
       element('pre', {
         className: 'json',
         text: entry === undefined ? 'Could not load the entry.' : JSON.stringify(entry, null, 2),

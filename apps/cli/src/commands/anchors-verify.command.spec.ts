@@ -1,0 +1,385 @@
+// Tamper evidence that holds (issue 14), end to end through the CLI on real SQLite files changed
+// behind the store's back with raw SQL: a cut tail caught from the store's own records and from
+// anchors, a store rewritten with its records caught against anchors exported before, forged
+// anchors refused, offline verification of an exported event log, and erased sessions reported.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  SqliteEventStore,
+  anchorSchema,
+  signAnchor,
+  generateAnchorSigningKey,
+  type Anchor,
+} from '@strata/event-store';
+import { serializeSessionFile } from '@strata/session';
+import { session } from '@strata/testing';
+import { runCli } from '../run-cli';
+import { recordingIo, type RecordingIo } from '../testing-io';
+import { commands } from '.';
+
+let directory: string;
+let storeFile: string;
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'strata-anchors-'));
+  storeFile = join(directory, 'strata.db');
+});
+afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+async function strata(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<RecordingIo & { code: number }> {
+  const io = recordingIo(env, directory);
+  const code = await runCli(args, io, commands);
+  return Object.assign(io, { code });
+}
+
+/** A session of `turns` user/assistant turns (1 + 2 × turns events), written to a file. */
+function sessionFile(sessionId: string, turns: number, answer = 'Done.'): string {
+  let built = session({ sessionId });
+  for (let turn = 0; turn < turns; turn += 1)
+    built = built.user(`Step ${turn}`).assistant(`${answer} ${turn}`);
+  const file = join(directory, `${sessionId}-${turns}-${answer.length}.jsonl`);
+  writeFileSync(file, serializeSessionFile(built.header, built.entries));
+  return file;
+}
+
+async function importInto(file: string, store: string, env: Record<string, string> = {}): Promise<void> {
+  const imported = await strata(['import', file, '--store', `sqlite:${store}`], env);
+  expect(imported.code).toBe(0);
+}
+
+function sql(file: string, statement: string, ...parameters: unknown[]): void {
+  const database = new Database(file);
+  try {
+    database.prepare(statement).run(...parameters);
+  } finally {
+    database.close();
+  }
+}
+
+function lastRevisionRecorded(file: string, streamId: string): number {
+  const database = new Database(file, { readonly: true });
+  try {
+    return database
+      .prepare('SELECT last_revision FROM streams WHERE stream_id = ?')
+      .pluck()
+      .get(streamId) as number;
+  } finally {
+    database.close();
+  }
+}
+
+/** Deletes the stream's last `count` events, as an intruder with write access to the file would. */
+function deleteTail(file: string, streamId: string, count: number): void {
+  sql(
+    file,
+    'DELETE FROM events WHERE stream_id = ? AND stream_revision > (SELECT max(stream_revision) FROM events WHERE stream_id = ?) - ?',
+    streamId,
+    streamId,
+    count,
+  );
+}
+
+async function exportAnchors(store: string): Promise<string> {
+  const exported = await strata(['anchors', 'export', '--store', `sqlite:${store}`]);
+  expect(exported.code).toBe(0);
+  const file = join(directory, 'anchors.jsonl');
+  writeFileSync(file, exported.out());
+  return file;
+}
+
+function anchorsIn(file: string): Anchor[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => anchorSchema.parse(JSON.parse(line)));
+}
+
+describe("strata verify against the store's records and signed anchors", () => {
+  describe('given a session whose last 3 events were deleted from a copy of the SQLite file', () => {
+    it('names the missing tail from the streams table, without any anchor, and adds nothing to the file', async () => {
+      await importInto(sessionFile('tail', 4), storeFile, { STRATA_ANCHORS: 'off' });
+      const copy = join(directory, 'copy.db');
+      copyFileSync(storeFile, copy);
+      deleteTail(copy, 'session-tail', 3);
+      expect(lastRevisionRecorded(copy, 'session-tail')).toBe(8);
+
+      const intact = await strata(['verify', 'tail', '--store', `sqlite:${storeFile}`]);
+      expect(intact.code).toBe(0);
+      expect(intact.out()).toMatch(/^session-tail: chain holds \(9 events, head [0-9a-f]{64}\)\n$/);
+
+      const one = await strata(['verify', 'tail', '--store', `sqlite:${copy}`]);
+      expect(one.code).toBe(1);
+      expect(one.out()).toBe(
+        "session-tail: the store records revision 8 as the stream's last, but the chain ends at revision 5: " +
+          'the last 3 events are missing\n',
+      );
+      const all = await strata(['verify', '--all', '--store', `sqlite:${copy}`]);
+      expect(all.code).toBe(1);
+      expect(all.out()).toContain('the last 3 events are missing');
+      expect(all.out()).toContain('1 of 1 stream broken');
+      const inspected = new Database(copy, { readonly: true });
+      const tables = inspected.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+      inspected.close();
+      expect(tables).not.toContain('anchors');
+    });
+
+    it('names the anchor the stream no longer reaches when the streams table was rolled back too', async () => {
+      await importInto(sessionFile('tail', 4), storeFile);
+      const anchors = await exportAnchors(storeFile);
+      const [anchor] = anchorsIn(anchors);
+      expect(anchor).toMatchObject({ stream: 'session-tail', revision: '8' });
+      const copy = join(directory, 'copy.db');
+      copyFileSync(storeFile, copy);
+      deleteTail(copy, 'session-tail', 3);
+      sql(copy, "UPDATE streams SET last_revision = 5 WHERE stream_id = 'session-tail'");
+
+      for (const args of [['tail'], ['--all']]) {
+        const result = await strata([
+          'verify',
+          ...args,
+          '--store',
+          `sqlite:${copy}`,
+          '--anchors',
+          'anchors.jsonl',
+        ]);
+        expect(result.code).toBe(1);
+        expect(result.out()).toContain(
+          `session-tail: anchor anchors.jsonl:1 (revision 8, head ${anchor!.headHash.slice(0, 12)}…, signed ${anchor!.time} by key ${anchor!.keyId}) ` +
+            'is not matched: the verified chain ends at revision 5 (the stream is shorter than the anchor)',
+        );
+      }
+      // The store's own anchor log still holds the anchor too, unless the intruder removed it.
+      expect((await strata(['verify', 'tail', '--store', `sqlite:${copy}`])).out()).toContain(
+        'anchor anchor log #1 (revision 8',
+      );
+      sql(copy, 'DELETE FROM anchors');
+      expect((await strata(['verify', 'tail', '--store', `sqlite:${copy}`])).code).toBe(0);
+    });
+  });
+
+  describe('given a store rewritten whole, its records and anchor log included', () => {
+    it('passes on its own but fails against the anchors exported before, naming the anchor', async () => {
+      await importInto(sessionFile('rewritten', 3), storeFile);
+      await importInto(sessionFile('other', 2), storeFile);
+      const anchors = await exportAnchors(storeFile);
+      const copy = join(directory, 'copy.db');
+      copyFileSync(storeFile, copy);
+      for (const table of ['events', 'streams'])
+        sql(copy, `DELETE FROM ${table} WHERE stream_id = 'session-rewritten'`);
+      sql(copy, "DELETE FROM anchors WHERE stream_id = 'session-rewritten'");
+      await importInto(sessionFile('rewritten', 3, 'Something else entirely.'), copy, {
+        STRATA_ANCHORS: 'off',
+      });
+
+      const alone = await strata(['verify', '--all', '--store', `sqlite:${copy}`]);
+      expect(alone.code).toBe(0);
+      expect(alone.out()).toBe('every chain holds (2 streams, 12 events, 1 anchor matched)\n');
+
+      const against = await strata(['verify', '--all', '--store', `sqlite:${copy}`, '--anchors', anchors]);
+      expect(against.code).toBe(1);
+      const rewrittenAnchor = anchorsIn(anchors).find((anchor) => anchor.stream === 'session-rewritten')!;
+      expect(against.out()).toContain(
+        `session-rewritten: anchor ${anchors}:1 (revision 6, head ${rewrittenAnchor.headHash.slice(0, 12)}…`,
+      );
+      expect(against.out()).toContain("is not matched: the chain's hash at that revision is");
+      expect(against.out()).toContain('1 of 2 streams broken');
+      expect(against.out()).not.toContain('session-other');
+    });
+  });
+
+  describe('given an anchor file with a forged anchor', () => {
+    it('refuses an anchor whose fields were changed, and one signed by another key, naming each', async () => {
+      await importInto(sessionFile('forged', 2), storeFile);
+      const anchors = await exportAnchors(storeFile);
+      const [genuine] = anchorsIn(anchors);
+      const foreignKey = generateAnchorSigningKey();
+      const altered = { ...genuine!, revision: '2' };
+      const foreign = signAnchor(
+        { streamId: 'session-forged', revision: 4n, headHash: genuine!.headHash },
+        new Date(),
+        foreignKey,
+      );
+      writeFileSync(anchors, [genuine, altered, foreign].map((anchor) => JSON.stringify(anchor)).join('\n'));
+
+      const result = await strata([
+        'verify',
+        'forged',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--anchors',
+        anchors,
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.out()).toContain(
+        `anchor ${anchors}:2 (session-forged, revision 2, key ${genuine!.keyId}) refused: its signature does not verify (forged or altered)`,
+      );
+      expect(result.out()).toContain(
+        `anchor ${anchors}:3 (session-forged, revision 4, key ${foreignKey.keyId}) refused: it is signed by a key that is not among the public keys given`,
+      );
+      expect(result.out()).toContain('chain holds (5 events');
+
+      const publicKeyFile = join(directory, 'foreign.pub.pem');
+      writeFileSync(publicKeyFile, foreignKey.publicKeyPem);
+      const withForeignKey = await strata([
+        'verify',
+        'forged',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--anchors',
+        anchors,
+        '--public-key',
+        publicKeyFile,
+      ]);
+      expect(withForeignKey.out()).toContain(
+        `anchor ${anchors}:1 (session-forged, revision 4, key ${genuine!.keyId}) refused: it is signed by a key`,
+      );
+      expect(withForeignKey.code).toBe(1);
+    });
+
+    it('refuses lines that are no anchor at all, and an anchor file line past the length bound', async () => {
+      await importInto(sessionFile('lines', 1), storeFile);
+      const anchors = join(directory, 'bad.jsonl');
+      writeFileSync(anchors, `not json\n{"stream":"session-lines"}\n${'x'.repeat(5000)}\n`);
+      const result = await strata([
+        'verify',
+        '--all',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--anchors',
+        anchors,
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.out()).toContain(`anchor ${anchors}:1 refused: not an anchor (it is not JSON)`);
+      expect(result.out()).toContain(`anchor ${anchors}:2 refused: not an anchor (revision:`);
+      expect(result.out()).toContain(
+        `anchor ${anchors}:3 refused: not an anchor (it is longer than 4096 bytes)`,
+      );
+    });
+  });
+
+  describe('given an exported event log checked with no store', () => {
+    it('holds as exported, names an event changed in the file, and names the anchor a cut file misses', async () => {
+      await importInto(sessionFile('offline', 3), storeFile);
+      const exported = await strata(['export', 'offline', '--events', '--store', `sqlite:${storeFile}`]);
+      expect(exported.code).toBe(0);
+      const lines = exported
+        .out()
+        .split('\n')
+        .filter((line) => line !== '');
+      expect(lines).toHaveLength(7);
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        streamId: 'session-offline',
+        revision: '0',
+        type: 'SessionStarted',
+        metadata: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), previousHash: '0'.repeat(64) },
+      });
+      const events = join(directory, 'events.jsonl');
+      writeFileSync(events, exported.out());
+      const anchors = await exportAnchors(storeFile);
+      rmSync(storeFile);
+
+      const holds = await strata(['verify', '--file', events, '--anchors', anchors]);
+      expect(holds.code).toBe(0);
+      expect(holds.out()).toMatch(
+        /^session-offline: chain holds \(7 events, head [0-9a-f]{64}\); 1 anchor matched\n$/,
+      );
+
+      const changed = lines.map((line, index) => (index === 3 ? line.replace('Step 1', 'Step 9') : line));
+      expect(changed[3]).not.toBe(lines[3]);
+      writeFileSync(events, `${changed.join('\n')}\n`);
+      const altered = await strata(['verify', '--file', events]);
+      expect(altered.code).toBe(1);
+      const alteredId = (JSON.parse(lines[3]!) as { id: string }).id;
+      expect(altered.out()).toBe(
+        `session-offline: chain broken at revision 3, event ${alteredId}: hash_mismatch ` +
+          '(its stored content no longer gives its hash (it was altered)); 3 events before it hold\n',
+      );
+
+      writeFileSync(events, `${lines.slice(0, 4).join('\n')}\n`);
+      expect((await strata(['verify', '--file', events])).code).toBe(0);
+      const cut = await strata(['verify', '--file', events, '--anchors', anchors]);
+      expect(cut.code).toBe(1);
+      expect(cut.out()).toContain(`session-offline: anchor ${anchors}:1 (revision 6,`);
+      expect(cut.out()).toContain(
+        'the verified chain ends at revision 3 (the stream is shorter than the anchor)',
+      );
+    });
+
+    it('names a line that is not an exported event', async () => {
+      const events = join(directory, 'events.jsonl');
+      writeFileSync(events, '{"streamId":"session-x"}\n');
+      const result = await strata(['verify', '--file', events]);
+      expect(result.code).toBe(1);
+      expect(result.out()).toContain(`${events}:1: not an exported event`);
+      expect((await strata(['verify', '--file', events, '--all'])).code).toBe(2);
+    });
+  });
+
+  describe('given an erased session', () => {
+    it('reports the erasure record with exit 0, and its anchors are answered by it', async () => {
+      await importInto(sessionFile('erased', 2), storeFile);
+      const anchors = await exportAnchors(storeFile);
+      const store = new SqliteEventStore({ filename: storeFile });
+      const record = await store.eraseStream('session-erased', { actor: 'dpo', reason: 'erasure request 7' });
+      await store.close();
+      for (const args of [['erased'], ['--all'], ['erased', '--anchors', anchors]]) {
+        const result = await strata(['verify', ...args, '--store', `sqlite:${storeFile}`]);
+        expect(result.code).toBe(0);
+        expect(result.out()).toContain(
+          `session-erased: erased at ${record.erasedAt} by dpo: erasure request 7; 1 anchor answered by the erasure record`,
+        );
+      }
+    });
+  });
+
+  describe('strata anchors export', () => {
+    it('prints every anchor as a JSON line, and with --since only those signed since', async () => {
+      await importInto(sessionFile('first', 1), storeFile);
+      await importInto(sessionFile('second', 1), storeFile);
+      const all = await strata(['anchors', 'export', '--store', `sqlite:${storeFile}`]);
+      expect(all.code).toBe(0);
+      const anchors = all
+        .out()
+        .trim()
+        .split('\n')
+        .map((line) => anchorSchema.parse(JSON.parse(line)));
+      expect(anchors.map((anchor) => anchor.stream)).toEqual(['session-first', 'session-second']);
+      const future = await strata([
+        'anchors',
+        'export',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--since',
+        '2999-01-01T00:00:00Z',
+      ]);
+      expect(future.out()).toBe('');
+      const since = await strata([
+        'anchors',
+        'export',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--since',
+        anchors[0]!.time,
+      ]);
+      expect(since.out().trim().split('\n').length).toBeGreaterThanOrEqual(1);
+      expect((await strata(['anchors', 'export', '--since', 'yesterday'])).code).toBe(2);
+      expect((await strata(['anchors', 'list'])).code).toBe(2);
+    });
+
+    it('signs with a key made under data/ on first use, and refuses an unknown STRATA_ANCHORS value', async () => {
+      await importInto(sessionFile('keyed', 1), storeFile);
+      expect(readFileSync(join(directory, 'data', 'signing-key.pub.pem'), 'utf8')).toContain(
+        'BEGIN PUBLIC KEY',
+      );
+      const refused = await strata(['import', sessionFile('keyed', 1), '--store', `sqlite:${storeFile}`], {
+        STRATA_ANCHORS: 'sometimes',
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.err()).toContain('STRATA_ANCHORS must be on or off');
+    });
+  });
+});

@@ -1,0 +1,43 @@
+// `strata anchors export`: the store's signed anchors as JSON Lines on stdout, oldest first, for
+// an auditor to keep outside the store (or to have timestamped); `--since` keeps those signed at
+// or after a time. Read page by page, so a long log is never held in memory.
+import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/event-store';
+import { CliError, type CliCommand } from '../cli-io';
+import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
+import { parseCommandLine } from '../shared/options';
+
+function sinceOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const time = Date.parse(value);
+  if (Number.isNaN(time))
+    throw new CliError(`--since must be a date-time (2026-01-31T12:00:00Z), not '${value}'`, 2);
+  return new Date(time).toISOString();
+}
+
+export const anchorsCommand: CliCommand = {
+  name: 'anchors',
+  summary: "print the store's signed anchors (session heads) as JSON Lines",
+  usage: `strata anchors export ${storeOptionUsage} [--since <time>]\n  ${storeOptionHelp}\n  --since: only anchors signed at or after this date-time`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandLine(
+      argv,
+      { store: { type: 'string' }, since: { type: 'string' } },
+      true,
+    );
+    const [action, ...extra] = positionals;
+    if (action !== 'export' || extra.length > 0) throw new CliError("the one action is 'anchors export'", 2);
+    const since = sinceOption(values.since);
+    await withEventStore(values.store, io, async (store) => {
+      let log;
+      try {
+        log = anchorLogOf(store);
+      } catch (error) {
+        if (error instanceof AnchorLogUnavailableError) throw new CliError(error.message);
+        throw error;
+      }
+      for await (const anchor of log.read(since !== undefined ? { since } : {}))
+        io.stdout(anchorLine(anchor));
+    });
+    return 0;
+  },
+};

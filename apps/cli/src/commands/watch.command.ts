@@ -1,0 +1,115 @@
+// `strata watch`: follows the session files under folders (pi's session folder by default) and
+// stores each complete line as it is written, into an event store or through an engine, resuming
+// from a checkpoint after a restart. Runs until SIGINT or SIGTERM, then writes the checkpoint.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { openEventStore, resolveStoreUrl, StoreUrlError } from '@strata/event-store';
+import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { storeOptionHelp } from '../shared/event-store-option';
+import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
+import { HttpSink } from '../watch/http-sink';
+import { SessionFolderWatcher } from '../watch/session-folder-watcher';
+import { CheckpointError, readWatchCheckpoint } from '../watch/watch-checkpoint';
+import { EventStoreSink, type WatchSink } from '../watch/watch-sink';
+
+/** pi's session folder under the home directory. */
+export function defaultSessionFolder(io: CliIo): string {
+  return join(io.env['HOME'] ?? homedir(), '.pi', 'agent', 'sessions');
+}
+
+function sinkOf(values: { store?: string; url?: string; 'api-key'?: string }, io: CliIo): WatchSink {
+  if (values.store !== undefined && values.url !== undefined) {
+    throw new CliError('give --store or --url, not both', 2);
+  }
+  if (values.url !== undefined) {
+    try {
+      new URL(values.url);
+    } catch {
+      throw new CliError(`--url must be a URL, not '${values.url}'`, 2);
+    }
+    return new HttpSink(values.url, values['api-key'] ?? io.env['STRATA_API_KEY']);
+  }
+  if (values['api-key'] !== undefined) throw new CliError('--api-key goes with --url', 2);
+  try {
+    const url = resolveStoreUrl(values.store, io.env);
+    return new EventStoreSink(openEventStore(url, { cwd: io.cwd }), `the store ${url}`);
+  } catch (error) {
+    if (error instanceof StoreUrlError) throw new CliError(error.message, 2);
+    throw new CliError(`cannot open the store: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Resolves when the process is asked to stop. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolveSignal) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveSignal(signal);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+export const watchCommand: CliCommand = {
+  name: 'watch',
+  summary: 'follow session files as they are written and store every complete line',
+  usage:
+    'strata watch [<dir>...] [--store <url> | --url <engine> --api-key <key>] [--checkpoint <file>]\n' +
+    '             [--format pi|claude-code|codex|auto]\n' +
+    "  <dir>: folders searched recursively for *.jsonl (pi's ~/.pi/agent/sessions by default)\n" +
+    `  --store: write into the event store directly; ${storeOptionHelp}\n` +
+    '  --url, --api-key: write through an engine (POST /sessions/import); STRATA_API_KEY sets the key\n' +
+    '  --checkpoint: where each file was read to (offset, entries, SHA-256), to resume after a restart\n' +
+    "  --format: the files' format; auto (the default) tells each file's from its first lines\n" +
+    '  Stops on SIGINT or SIGTERM, writing the checkpoint.',
+  async run(argv, io) {
+    const { values, positionals } = parseCommandLine(
+      argv,
+      {
+        store: { type: 'string' },
+        url: { type: 'string' },
+        'api-key': { type: 'string' },
+        checkpoint: { type: 'string' },
+        format: { type: 'string', default: 'auto' },
+      },
+      true,
+    );
+    const format = sessionFileFormatOption(values.format);
+    const folders =
+      positionals.length > 0
+        ? positionals.map((folder) => resolve(io.cwd, folder))
+        : [defaultSessionFolder(io)];
+    const checkpointPath = values.checkpoint !== undefined ? resolve(io.cwd, values.checkpoint) : undefined;
+    let checkpoint;
+    try {
+      checkpoint = checkpointPath !== undefined ? readWatchCheckpoint(checkpointPath) : undefined;
+    } catch (error) {
+      if (error instanceof CheckpointError) throw new CliError(error.message);
+      throw error;
+    }
+    const sink = sinkOf(values, io);
+    const log = (message: string) => io.stderr(`strata watch: ${message}\n`);
+    const watcher = new SessionFolderWatcher({
+      folders,
+      format,
+      sink,
+      log,
+      ...(checkpointPath !== undefined ? { checkpointPath } : {}),
+      ...(checkpoint !== undefined ? { checkpoint } : {}),
+    });
+    const stopped = stopSignal();
+    try {
+      await watcher.start();
+      log(`watching ${folders.join(', ')} into ${sink.description} (${watcher.fileCount} files)`);
+      const signal = await stopped;
+      log(`${signal}: stopping`);
+      await watcher.stop();
+      if (checkpointPath !== undefined) log(`checkpoint written to ${checkpointPath}`);
+    } finally {
+      await sink.close();
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,96 @@
+// What the commands need of anchors: the signing key (`STRATA_SIGNING_KEY_FILE`, else the key in
+// `./data`, made there on first use, as the engine does), whether anchoring is on
+// (`STRATA_ANCHORS`), the public keys that check anchors (`--public-key`, else the local key),
+// and the anchors to match (`--anchors <file>`, else the store's own log).
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  ANCHORS_VARIABLE,
+  DEFAULT_PUBLIC_KEY_NAME,
+  DEFAULT_SIGNING_KEY_NAME,
+  SIGNING_KEY_FILE_VARIABLE,
+  SigningKeyError,
+  anchorFileCandidates,
+  anchorLogCandidates,
+  anchorLogIfAny,
+  anchorsEnabled,
+  defaultDataDirectory,
+  loadOrCreateSigningKey,
+  readPublicKey,
+  type AnchorCandidate,
+  type AnchorPublicKey,
+  type AnchorSigningKey,
+  type EventStore,
+} from '@strata/event-store';
+import { CliError, type CliIo } from '../cli-io';
+
+export const anchorOptionsUsage = '[--anchors <file>] [--public-key <file>]...';
+
+export const anchorOptionsHelp =
+  "--anchors: anchors to match (JSON Lines from `strata anchors export`), else the store's anchor log; " +
+  `--public-key: a key that signed them (PEM), else ${SIGNING_KEY_FILE_VARIABLE} or ./data/${DEFAULT_PUBLIC_KEY_NAME}`;
+
+/** Whether the commands that write sign anchors (`STRATA_ANCHORS`). */
+export function anchoringOn(io: CliIo): boolean {
+  try {
+    return anchorsEnabled(io.env[ANCHORS_VARIABLE]);
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+}
+
+/** The key anchors are signed with, made in `./data` when there is none. */
+export function signingKeyOf(io: CliIo): AnchorSigningKey {
+  try {
+    const file = io.env[SIGNING_KEY_FILE_VARIABLE]?.trim() || undefined;
+    return loadOrCreateSigningKey({
+      ...(file !== undefined ? { file } : {}),
+      dataDirectory: defaultDataDirectory(io.cwd),
+      cwd: io.cwd,
+    }).key;
+  } catch (error) {
+    if (error instanceof SigningKeyError) throw new CliError(`signing key: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The local key's file: `STRATA_SIGNING_KEY_FILE`, else the public (or private) key in `./data`. */
+function localKeyFile(io: CliIo): string | undefined {
+  const configured = io.env[SIGNING_KEY_FILE_VARIABLE]?.trim() || undefined;
+  if (configured !== undefined) return resolve(io.cwd, configured);
+  const dataDirectory = defaultDataDirectory(io.cwd);
+  return [join(dataDirectory, DEFAULT_PUBLIC_KEY_NAME), join(dataDirectory, DEFAULT_SIGNING_KEY_NAME)].find(
+    (file) => existsSync(file),
+  );
+}
+
+/** The public keys given, else the local one (none when there is no local key). */
+export function publicKeysOf(io: CliIo, files: readonly string[]): Map<string, AnchorPublicKey> {
+  const local = localKeyFile(io);
+  const paths =
+    files.length > 0 ? files.map((file) => resolve(io.cwd, file)) : local !== undefined ? [local] : [];
+  const keys = new Map<string, AnchorPublicKey>();
+  for (const path of paths) {
+    try {
+      const key = readPublicKey(path);
+      keys.set(key.keyId, key);
+    } catch (error) {
+      if (error instanceof SigningKeyError) throw new CliError(`public key: ${error.message}`, 2);
+      throw error;
+    }
+  }
+  return keys;
+}
+
+/** The anchor file's candidates; refuses a file that does not exist. */
+export function anchorFile(io: CliIo, file: string): AsyncIterable<AnchorCandidate> {
+  const path = resolve(io.cwd, file);
+  if (!existsSync(path)) throw new CliError(`cannot read ${file}: no such file`);
+  return anchorFileCandidates(path, file);
+}
+
+/** The store's anchors of one stream (or all), or none for a store without a log. */
+export async function* storeAnchors(store: EventStore, streamId?: string): AsyncGenerator<AnchorCandidate> {
+  const log = anchorLogIfAny(store);
+  if (log !== undefined) yield* anchorLogCandidates(log, streamId !== undefined ? { streamId } : {});
+}

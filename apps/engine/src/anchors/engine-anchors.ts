@@ -1,0 +1,95 @@
+// The engine's signed anchors (issue 14): its signing key (`STRATA_SIGNING_KEY_FILE`, else made in
+// the data folder on first start), the anchor log of its store, and the scheduler that signs the
+// head of every session stream the engine appends to — appends, labels, commands, compactions,
+// imports — at most once per session per second, the latest head of a burst always, and whatever
+// is held when the engine stops. `STRATA_ANCHORS=off` signs nothing (the key is still loaded, so
+// the public key is served and verification works).
+import { Logger } from '@nestjs/common';
+import {
+  AnchorIndex,
+  AnchorScheduler,
+  anchorLogCandidates,
+  SigningKeyError,
+  anchorLogIfAny,
+  loadOrCreateSigningKey,
+  type AnchorLog,
+  type AnchorQuery,
+  type AnchorSigningKey,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+} from '@strata/event-store';
+import { SESSION_STREAM_PREFIX } from '@strata/session';
+import { ConfigurationError, type EngineConfig } from '../config/engine-config';
+
+export interface EngineAnchorsOptions {
+  /** The shortest time between two anchors of one session; 1,000 ms by default. */
+  readonly intervalMs?: number;
+  readonly clock?: () => Date;
+}
+
+export class EngineAnchors {
+  private readonly logger = new Logger('Anchors');
+  readonly key: AnchorSigningKey;
+  /** The private key file, and whether it was made at this start. */
+  readonly keyFile: string;
+  readonly keyCreated: boolean;
+  /** Undefined for a store that keeps no anchor log (a store given by an embedder). */
+  readonly log: AnchorLog | undefined;
+  readonly scheduler: AnchorScheduler | undefined;
+  /** Anchors written since start (metrics, tests). */
+  written = 0;
+
+  /** Throws `ConfigurationError` for a key that cannot be read or made. */
+  constructor(config: EngineConfig, store: EventStore, options: EngineAnchorsOptions = {}) {
+    try {
+      const loaded = loadOrCreateSigningKey({
+        ...(config.anchors.signingKeyFile !== undefined ? { file: config.anchors.signingKeyFile } : {}),
+        dataDirectory: config.anchors.dataDirectory,
+        cwd: config.cwd,
+      });
+      this.key = loaded.key;
+      this.keyFile = loaded.file;
+      this.keyCreated = loaded.created;
+    } catch (error) {
+      if (error instanceof SigningKeyError)
+        throw new ConfigurationError([`STRATA_SIGNING_KEY_FILE: ${error.message}`]);
+      throw error;
+    }
+    this.log = anchorLogIfAny(store);
+    this.scheduler =
+      config.anchors.enabled && this.log !== undefined
+        ? new AnchorScheduler({
+            key: this.key,
+            log: this.log,
+            ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
+            ...(options.clock !== undefined ? { clock: options.clock } : {}),
+            onWritten: (anchors) => {
+              this.written += anchors.length;
+            },
+            onError: (error) =>
+              this.logger.error(
+                `anchors could not be written (tried again in a second): ${error instanceof Error ? error.message : String(error)}`,
+              ),
+          })
+        : undefined;
+  }
+
+  /** The logged anchors the query selects, indexed for a verification (the caller closes it). */
+  async index(query: AnchorQuery): Promise<AnchorIndex> {
+    const keys = new Map([[this.key.keyId, { keyId: this.key.keyId, publicKey: this.key.publicKey }]]);
+    const candidates =
+      this.log !== undefined ? anchorLogCandidates(this.log, query) : (async function* () {})();
+    return AnchorIndex.build(candidates, keys);
+  }
+
+  /** Told of every append the engine made (the tenant guard's observer). */
+  noteAppend(streamId: string, events: readonly EventToAppend[], result: AppendResult): void {
+    this.scheduler?.noteAppend(streamId, events, result, SESSION_STREAM_PREFIX);
+  }
+
+  /** Signs every head held now and stops signing (at shutdown, before the store closes). */
+  async close(): Promise<void> {
+    await this.scheduler?.close();
+  }
+}

@@ -1,0 +1,111 @@
+// The engine's signed anchors over HTTP: its public key (no API key needed: it is public, and an
+// auditor needs it to check anchors), a session's anchors, and the tenant's anchors since a time,
+// as JSON Lines (the format `strata anchors export` writes and `strata verify --anchors` reads).
+import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { anchorLine, type AnchorQuery } from '@strata/event-store';
+import { sessionStreamName } from '@strata/session';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { EngineAnchors } from '../../anchors/engine-anchors';
+import type { ApiOperation } from '../../api/openapi/api-operation';
+import { JSON_LINES_MEDIA_TYPE, writeJsonLines } from '../../api/request/json-lines-response';
+import { parseParameter, parseQuery } from '../../api/request/request-input';
+import { Principal, TenantGuard } from '../../api/tenant.guard';
+import { TenantSessions } from '../../api/tenant-sessions.service';
+import type { TenantPrincipal } from '../../tenancy/tenant-directory';
+import { anchorsQuery, sessionIdParameter } from '../sessions/session-requests.schemas';
+
+export const PUBLIC_KEY_MEDIA_TYPE = 'application/x-pem-file';
+export const KEY_ID_HEADER = 'x-strata-key-id';
+
+@Controller()
+export class AnchorsController {
+  constructor(
+    private readonly anchors: EngineAnchors,
+    private readonly sessions: TenantSessions,
+  ) {}
+
+  @Get('anchors/public-key')
+  publicKey(@Res() response: ServerResponse): void {
+    response.statusCode = 200;
+    response.setHeader('Content-Type', `${PUBLIC_KEY_MEDIA_TYPE}; charset=utf-8`);
+    response.setHeader(KEY_ID_HEADER, this.anchors.key.keyId);
+    response.end(this.anchors.key.publicKeyPem);
+  }
+
+  @Get('sessions/:sessionId/anchors')
+  @UseGuards(TenantGuard)
+  async sessionAnchors(
+    @Principal() principal: TenantPrincipal,
+    @Param('sessionId') sessionIdText: string,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
+    await this.sessions.requireOwned(principal, sessionId);
+    const query = { streamId: sessionStreamName(sessionId), tenant: principal.tenant };
+    await writeJsonLines(response, this.lines(query), `${sessionId}.anchors.jsonl`);
+  }
+
+  @Get('anchors')
+  @UseGuards(TenantGuard)
+  async tenantAnchors(
+    @Principal() principal: TenantPrincipal,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    const { since } = parseQuery(request, anchorsQuery);
+    const query = { tenant: principal.tenant, ...(since !== undefined ? { since } : {}) };
+    await writeJsonLines(response, this.lines(query), 'anchors.jsonl');
+  }
+
+  private async *lines(query: AnchorQuery): AsyncGenerator<string> {
+    if (this.anchors.log === undefined) return;
+    for await (const anchor of this.anchors.log.read(query)) yield anchorLine(anchor);
+  }
+}
+
+const anchorLines = z
+  .string()
+  .describe(
+    'JSON Lines, one anchor a line: `{stream, revision, headHash, time, keyId, signature}` — the head of a ' +
+      "session stream (the revision of its last event and that event's hash) signed with Ed25519 over " +
+      '`strata-anchor/1\\n` followed by the canonical JSON of the other fields',
+  );
+
+export const anchorOperations: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/anchors/public-key',
+    operationId: 'anchorPublicKey',
+    tag: 'integrity',
+    summary: "The engine's anchor signing public key (PEM)",
+    description:
+      'The Ed25519 public key that checks the anchors this engine signs (`strata verify --public-key`); ' +
+      `its key id is in the \`${KEY_ID_HEADER}\` header. No API key is needed.`,
+    responses: {
+      200: { description: 'The public key, SPKI PEM', schema: z.string(), mediaType: PUBLIC_KEY_MEDIA_TYPE },
+    },
+    problems: [],
+    public: true,
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}/anchors',
+    operationId: 'sessionAnchors',
+    tag: 'integrity',
+    summary: "The session's signed anchors, oldest first",
+    pathParameters: { sessionId: sessionIdParameter },
+    responses: { 200: { description: 'The anchors', schema: anchorLines, mediaType: JSON_LINES_MEDIA_TYPE } },
+    problems: ['validation', 'not_found'],
+  },
+  {
+    method: 'get',
+    path: '/anchors',
+    operationId: 'tenantAnchors',
+    tag: 'integrity',
+    summary: "The signed anchors of the caller's tenant, oldest first",
+    query: anchorsQuery,
+    responses: { 200: { description: 'The anchors', schema: anchorLines, mediaType: JSON_LINES_MEDIA_TYPE } },
+    problems: ['validation'],
+  },
+];

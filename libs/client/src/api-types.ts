@@ -1,0 +1,395 @@
+// The engine's answers as plain TypeScript types, written by hand from the response schemas of the
+// OpenAPI document (apps/engine/src/http/sessions/session-responses.schemas.ts, served at
+// /openapi.json). Revisions and global positions are decimal strings. Entries and messages keep
+// their known fields and allow others: the client passes them through as the engine sent them.
+// test/http/client-types.e2e-spec.ts checks at compile time that the engine's answers fit them.
+
+/** One pi session entry (v3): `type`, `id`, `parentId`, `timestamp`, and the fields of its type. */
+export interface SessionEntry {
+  readonly type: string;
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly timestamp: string;
+  readonly [field: string]: unknown;
+}
+
+/** The header line of a pi v3 file. */
+export interface SessionHeader {
+  readonly type: 'session';
+  readonly id: string;
+  readonly timestamp: string;
+  readonly cwd: string;
+  readonly version?: number;
+  readonly [field: string]: unknown;
+}
+
+export interface Usage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly totalTokens?: number;
+  readonly [field: string]: unknown;
+}
+
+export interface StartSessionRequest {
+  /** Chosen by the caller for an idempotent start (a retried start answers the first answer). */
+  readonly sessionId?: string;
+  readonly cwd: string;
+  readonly title?: string;
+  readonly parentSession?: string;
+}
+
+export interface StartSessionResult {
+  readonly sessionId: string;
+  readonly header: SessionHeader;
+  readonly revision: string | null;
+  readonly alreadyStarted: boolean;
+}
+
+export interface AppendOptions {
+  /** The stream's last revision as the writer saw it; another one answers 409. */
+  readonly expectedRevision?: string;
+  /** The leaf as the writer saw it (null: empty session); another one answers 409. */
+  readonly expectedLeafId?: string | null;
+  /** The same key writes the batch once; with it, the client may resend the append safely. */
+  readonly idempotencyKey?: string;
+}
+
+export interface AppendResult {
+  readonly sessionId: string;
+  readonly entryIds: readonly string[];
+  readonly leafId: string | null;
+  readonly revision: string | null;
+  readonly alreadyAppended: boolean;
+  /** The automatic compaction this append asked for: read the context with `waitForCompaction` next. */
+  readonly compaction: { readonly attemptId: string; readonly trigger: 'threshold' | 'overflow' } | null;
+}
+
+export interface FileProblem {
+  readonly line: number;
+  readonly code: string;
+  readonly reason: string;
+}
+
+export interface ImportReport {
+  readonly sessionId: string;
+  /** `imported`, `appended` (a grown file: the rest appended) or `unchanged`. */
+  readonly outcome: string;
+  readonly entryCount: number;
+  /** Entries appended by this import. */
+  readonly appended: number;
+  readonly eventsWritten: number;
+  readonly revision: string;
+  readonly sourceVersion: number;
+  readonly migrated: boolean;
+  readonly skipped: readonly FileProblem[];
+  readonly repaired: readonly FileProblem[];
+  readonly [field: string]: unknown;
+}
+
+export interface CatalogUsage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly totalTokens: number;
+  readonly cost: number;
+}
+
+export interface SessionSummary {
+  readonly sessionId: string;
+  readonly tenant: string;
+  readonly title: string | null;
+  readonly headerTitle: string | null;
+  readonly sessionName: string | null;
+  readonly cwd: string;
+  readonly createdAt: string;
+  readonly parentSession: string | null;
+  readonly entryCount: number;
+  readonly messageCount: number;
+  readonly usage: CatalogUsage;
+  readonly compactionCount: number;
+  readonly branchSummaryCount: number;
+  readonly leafId: string | null;
+  readonly lastActivityAt: string;
+  readonly lastEntryAt: string | null;
+  readonly position: string;
+}
+
+export interface SessionList {
+  readonly items: readonly SessionSummary[];
+  readonly total: number;
+  readonly nextCursor: string | null;
+}
+
+export interface SessionDetail extends SessionSummary {
+  readonly header: SessionHeader;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly revision: string;
+}
+
+export interface PageQuery {
+  readonly limit?: number;
+  readonly offset?: number;
+  /** `nextCursor` of the previous page (not with `offset`). */
+  readonly cursor?: string;
+}
+
+export interface ListSessionsQuery extends PageQuery {
+  /** Case-insensitive text in the title or working directory. */
+  readonly text?: string;
+}
+
+export interface ContextQuery {
+  /** `agent` messages (default) or messages for a provider (`llm`). */
+  readonly format?: 'agent' | 'llm';
+  readonly leaf?: string;
+  /** The global position: the context as it was once this event was recorded. */
+  readonly asOf?: string;
+  /** Wait up to this many milliseconds for a compaction under way (not with `asOf`). */
+  readonly waitForCompaction?: number;
+}
+
+export interface ContextMessage {
+  readonly role: string;
+  readonly [field: string]: unknown;
+}
+
+export interface SessionContext {
+  readonly sessionId: string;
+  readonly format: 'agent' | 'llm';
+  readonly leafId: string | null;
+  readonly compactionId: string | null;
+  readonly messages: readonly ContextMessage[];
+  readonly entryIds: readonly (string | null)[];
+  readonly thinkingLevel: string;
+  readonly models: Readonly<Record<string, string>>;
+  readonly tokens: number;
+  readonly messageTokens: readonly number[];
+  readonly tokenCounter: string;
+  readonly revision: string;
+  readonly position: string;
+  readonly asOf: string | null;
+  readonly compactionWait?: {
+    readonly outcome: 'settled' | 'timed_out';
+    readonly waitedMs: number;
+    readonly attemptIds: readonly string[];
+  };
+}
+
+export interface TreeNode {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly type: string;
+  readonly timestamp: string;
+  readonly label: string | null;
+  readonly childIds: readonly string[];
+}
+
+export interface SessionTree {
+  readonly sessionId: string;
+  readonly header: SessionHeader;
+  readonly leafId: string | null;
+  readonly rootIds: readonly string[];
+  readonly nodes: readonly TreeNode[];
+  readonly revision: string;
+  readonly position: string;
+}
+
+export interface EntriesQuery {
+  /** Only the path from the root to this entry. */
+  readonly leaf?: string;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+export interface SessionEntries {
+  readonly sessionId: string;
+  readonly items: readonly SessionEntry[];
+  readonly total: number;
+  readonly offset: number;
+  readonly limit: number;
+  readonly leafId: string | null;
+}
+
+export type CompactionTrigger = 'manual' | 'threshold' | 'overflow';
+
+export interface CompactRequest {
+  readonly customInstructions?: string;
+  readonly trigger?: CompactionTrigger;
+  readonly force?: boolean;
+  /** Names the attempt: a repeated id answers its recorded outcome, so the call may be resent. */
+  readonly attemptId?: string;
+}
+
+export interface AttemptError {
+  readonly message: string;
+  readonly code?: string;
+  readonly [field: string]: unknown;
+}
+
+interface CompactionOutcomeBase {
+  readonly sessionId: string;
+  readonly attemptId: string;
+  readonly trigger: CompactionTrigger;
+  readonly redelivered: boolean;
+}
+
+export type CompactionResult =
+  | (CompactionOutcomeBase & {
+      readonly outcome: 'completed';
+      readonly entry: SessionEntry;
+      readonly fromExtension: boolean;
+      readonly model?: string;
+      readonly usage?: Usage;
+      readonly durationMs: number;
+      readonly tokensBefore: number;
+      readonly estimatedTokensAfter: number;
+    })
+  | (CompactionOutcomeBase & { readonly outcome: 'skipped' | 'cancelled'; readonly reason: string })
+  | (CompactionOutcomeBase & { readonly outcome: 'failed'; readonly error: AttemptError });
+
+export interface NavigateOptions {
+  /** Summarise the branch left behind. */
+  readonly summarize?: boolean;
+  readonly customInstructions?: string;
+  /** Names the branch-summary attempt: a repeated id answers its recorded outcome. */
+  readonly attemptId?: string;
+}
+
+interface NavigationBase {
+  readonly sessionId: string;
+  readonly targetId: string;
+  readonly oldLeafId: string | null;
+  readonly leafId: string | null;
+}
+
+export type NavigationResult =
+  | (NavigationBase & {
+      readonly outcome: 'navigated';
+      readonly editorText?: string;
+      readonly summary?: {
+        readonly attemptId: string;
+        readonly entry: SessionEntry;
+        readonly fromExtension: boolean;
+        readonly model?: string;
+        readonly usage?: Usage;
+      };
+      readonly summaryDeclined?: 'disabled' | 'nothing_to_summarize';
+      readonly redelivered?: boolean;
+    })
+  | (NavigationBase & { readonly outcome: 'unchanged' })
+  | (NavigationBase & { readonly outcome: 'cancelled'; readonly reason: string; readonly attemptId?: string })
+  | (NavigationBase & { readonly outcome: 'skipped'; readonly reason: string; readonly attemptId: string })
+  | (NavigationBase & {
+      readonly outcome: 'failed';
+      readonly error: AttemptError;
+      readonly attemptId: string;
+    });
+
+export interface AbortRequest {
+  readonly attemptId?: string;
+  readonly kind?: 'compaction' | 'branch_summary';
+}
+
+export interface AbortResult {
+  readonly sessionId: string;
+  readonly abortedAttemptIds: readonly string[];
+}
+
+export interface SetLabelResult {
+  readonly sessionId: string;
+  readonly entry: SessionEntry;
+  readonly revision: string | null;
+  readonly alreadySet: boolean;
+}
+
+export interface ChainBreak {
+  readonly revision: string;
+  readonly eventId: string;
+  readonly reason: 'missing_seal' | 'revision_gap' | 'previous_hash_mismatch' | 'hash_mismatch';
+}
+
+export interface SessionVerification {
+  readonly sessionId: string;
+  readonly ok: boolean;
+  readonly events: number;
+  readonly headHash: string | null;
+  readonly brokenAt: ChainBreak | null;
+}
+
+export interface TenantVerification {
+  readonly ok: boolean;
+  readonly sessions: number;
+  readonly events: number;
+  readonly broken: readonly (ChainBreak & { readonly sessionId: string })[];
+}
+
+export interface AttemptsQuery extends PageQuery {
+  readonly kind?: 'compaction' | 'branch_summary';
+  readonly outcome?: 'pending' | 'completed' | 'skipped' | 'cancelled' | 'failed';
+  readonly order?: 'newest_first' | 'oldest_first';
+}
+
+export interface AuditAttempt {
+  readonly sessionId: string;
+  readonly attemptId: string;
+  readonly tenant: string;
+  readonly kind: 'compaction' | 'branch_summary';
+  readonly trigger: CompactionTrigger | null;
+  readonly outcome: 'pending' | 'completed' | 'skipped' | 'cancelled' | 'failed';
+  readonly reason: string | null;
+  readonly model: string | null;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly entryId: string | null;
+  readonly actor: string | null;
+  readonly onBehalfOf: string | null;
+  readonly customInstructions: string | null;
+  readonly position: string;
+  readonly startPosition: string;
+  readonly [field: string]: unknown;
+}
+
+export interface AttemptList {
+  readonly items: readonly AuditAttempt[];
+  readonly total: number;
+  readonly nextCursor: string | null;
+}
+
+/** The public names of session events on `GET /events`. */
+export const eventNames = [
+  'session_start',
+  'entry_appended',
+  'session_tree',
+  'tool_outputs_pruned',
+  'compaction_start',
+  'session_compact',
+  'compaction_skipped',
+  'compaction_cancelled',
+  'compaction_failed',
+  'auto_compaction_start',
+  'auto_compaction_end',
+  'branch_summary_start',
+  'branch_summary_skipped',
+  'branch_summary_cancelled',
+  'branch_summary_failed',
+  'continuation_requested',
+] as const;
+
+export type EventName = (typeof eventNames)[number];
+
+/** One public event of the stream (the `data` of its frame). */
+export interface StrataEvent {
+  /** The SSE id: `<position>` or `<position>.<index>`; resume after it with Last-Event-ID. */
+  readonly id: string;
+  readonly name: EventName;
+  readonly position: string;
+  readonly index: number;
+  readonly sessionId: string;
+  readonly revision: string;
+  readonly eventId: string;
+  readonly recordedAt: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}

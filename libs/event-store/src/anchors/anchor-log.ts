@@ -1,0 +1,263 @@
+// The anchor log: where a store keeps the anchors signed for its streams, outside the streams
+// themselves (SQLite: the `anchors` table of the same file; EventStoreDB: the `strata-anchors`
+// stream, which no read model sees; in memory: beside the store). An anchor holds a head, never
+// content, so the log survives an erasure unchanged: the erasure record answers for it. Reads are
+// paged, so a long log is never held in memory.
+import type Database from 'better-sqlite3';
+import { jsonEvent, StreamNotFoundError, type EventStoreDBClient } from '@eventstore/db-client';
+import { EsdbEventStore } from '../esdb/esdb-event-store';
+import { ANCHOR_EVENT_TYPE, ANCHOR_STREAM } from '../esdb/esdb-mapping';
+import { createUuidV7Generator } from '../ids/uuidv7';
+import { InMemoryEventStore } from '../memory/in-memory-event-store';
+import type { EventStore } from '../port';
+import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+import { anchorSchema, type Anchor } from './anchor';
+
+/** An anchor as the engine logs it, with the tenant of its stream (not signed: it only scopes reads). */
+export interface LoggedAnchor {
+  readonly anchor: Anchor;
+  readonly tenant?: string;
+}
+
+export interface AnchorQuery {
+  readonly streamId?: string;
+  /** Only anchors signed at or after this time (ISO 8601). */
+  readonly since?: string;
+  readonly tenant?: string;
+}
+
+export interface AnchorLog {
+  /** Appends the anchors in one write. */
+  append(anchors: readonly LoggedAnchor[]): Promise<void>;
+  /** The anchors the query selects, in the order they were logged. */
+  read(query?: AnchorQuery): AsyncIterable<Anchor>;
+}
+
+/** A store whose anchors cannot be kept (an adapter without an anchor log). */
+export class AnchorLogUnavailableError extends Error {
+  override readonly name = 'AnchorLogUnavailableError';
+}
+
+const PAGE_SIZE = 500;
+
+function selected(logged: LoggedAnchor, query: AnchorQuery): boolean {
+  const { anchor } = logged;
+  if (query.streamId !== undefined && anchor.stream !== query.streamId) return false;
+  if (query.tenant !== undefined && logged.tenant !== query.tenant) return false;
+  return query.since === undefined || Date.parse(anchor.time) >= Date.parse(query.since);
+}
+
+/** The log of an in-memory store (tests). */
+export class InMemoryAnchorLog implements AnchorLog {
+  private readonly entries: LoggedAnchor[] = [];
+
+  append(anchors: readonly LoggedAnchor[]): Promise<void> {
+    this.entries.push(...anchors);
+    return Promise.resolve();
+  }
+
+  async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
+    await Promise.resolve();
+    for (const logged of this.entries) if (selected(logged, query)) yield logged.anchor;
+  }
+}
+
+const SQLITE_ANCHOR_SCHEMA = `
+CREATE TABLE IF NOT EXISTS anchors (
+  anchor_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  head_hash TEXT NOT NULL,
+  signed_at TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  tenant TEXT
+);
+CREATE INDEX IF NOT EXISTS anchors_by_stream ON anchors (stream_id, anchor_id);
+CREATE INDEX IF NOT EXISTS anchors_by_tenant ON anchors (tenant, anchor_id);
+`;
+
+interface AnchorRow {
+  readonly anchor_id: bigint;
+  readonly stream_id: string;
+  readonly revision: bigint;
+  readonly head_hash: string;
+  readonly signed_at: string;
+  readonly key_id: string;
+  readonly signature: string;
+}
+
+/**
+ * The `anchors` table of a Strata SQLite database, made by the first append: reading a store that
+ * has none (a store written before anchors, an auditor's copy) changes nothing in its file.
+ */
+export class SqliteAnchorLog implements AnchorLog {
+  private insertMany: ((anchors: readonly LoggedAnchor[]) => void) | undefined;
+
+  constructor(private readonly database: Database.Database) {}
+
+  append(anchors: readonly LoggedAnchor[]): Promise<void> {
+    if (anchors.length === 0) return Promise.resolve();
+    try {
+      this.writer()(anchors);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private writer(): (anchors: readonly LoggedAnchor[]) => void {
+    if (this.insertMany !== undefined) return this.insertMany;
+    this.database.exec(SQLITE_ANCHOR_SCHEMA);
+    const insert = this.database.prepare(
+      'INSERT INTO anchors (stream_id, revision, head_hash, signed_at, key_id, signature, tenant) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const many = this.database.transaction((anchors: readonly LoggedAnchor[]) => {
+      for (const { anchor, tenant } of anchors) {
+        insert.run(
+          anchor.stream,
+          BigInt(anchor.revision),
+          anchor.headHash,
+          anchor.time,
+          anchor.keyId,
+          anchor.signature,
+          tenant ?? null,
+        );
+      }
+    });
+    this.insertMany = (anchors) => many.immediate(anchors);
+    return this.insertMany;
+  }
+
+  private hasTable(): boolean {
+    return (
+      this.database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'anchors'").get() !==
+      undefined
+    );
+  }
+
+  async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
+    const conditions = ['anchor_id > ?'];
+    const parameters: unknown[] = [];
+    if (query.streamId !== undefined) {
+      conditions.push('stream_id = ?');
+      parameters.push(query.streamId);
+    }
+    if (query.tenant !== undefined) {
+      conditions.push('tenant = ?');
+      parameters.push(query.tenant);
+    }
+    if (!this.hasTable()) return;
+    const statement = this.database.prepare<unknown[], AnchorRow>(
+      `SELECT * FROM anchors WHERE ${conditions.join(' AND ')} ORDER BY anchor_id LIMIT ${PAGE_SIZE}`,
+    );
+    const since = query.since === undefined ? undefined : Date.parse(query.since);
+    let after = 0n;
+    for (;;) {
+      await Promise.resolve();
+      const rows = statement.all(after, ...parameters);
+      for (const row of rows) {
+        const anchor: Anchor = {
+          stream: row.stream_id,
+          revision: row.revision.toString(),
+          headHash: row.head_hash,
+          time: row.signed_at,
+          keyId: row.key_id,
+          signature: row.signature,
+        };
+        if (since === undefined || Date.parse(anchor.time) >= since) yield anchor;
+      }
+      const last = rows[rows.length - 1];
+      if (last === undefined || rows.length < PAGE_SIZE) return;
+      after = last.anchor_id;
+    }
+  }
+}
+
+/** The `strata-anchors` stream of an EventStoreDB: one `strata.anchor-signed` event per anchor. */
+export class EsdbAnchorLog implements AnchorLog {
+  private readonly nextId = createUuidV7Generator();
+
+  constructor(private readonly client: EventStoreDBClient) {}
+
+  async append(anchors: readonly LoggedAnchor[]): Promise<void> {
+    if (anchors.length === 0) return;
+    await this.client.appendToStream(
+      ANCHOR_STREAM,
+      anchors.map(({ anchor, tenant }) =>
+        jsonEvent({
+          id: this.nextId(),
+          type: ANCHOR_EVENT_TYPE,
+          data: { ...anchor },
+          ...(tenant !== undefined ? { metadata: { tenant } } : {}),
+        }),
+      ),
+    );
+  }
+
+  async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
+    let from = 0n;
+    for (;;) {
+      const page = await this.readPage(from);
+      for (const logged of page.anchors) if (selected(logged, query)) yield logged.anchor;
+      if (page.received < PAGE_SIZE) return;
+      from = page.next;
+    }
+  }
+
+  /** One page, read to its end before anything is handed out (no gRPC call is left open). */
+  private async readPage(
+    from: bigint,
+  ): Promise<{ readonly anchors: LoggedAnchor[]; readonly received: number; readonly next: bigint }> {
+    const anchors: LoggedAnchor[] = [];
+    let received = 0;
+    let next = from;
+    try {
+      for await (const resolved of this.client.readStream(ANCHOR_STREAM, {
+        fromRevision: from,
+        maxCount: PAGE_SIZE,
+      })) {
+        const event = resolved.event;
+        if (event === undefined) continue;
+        received += 1;
+        next = event.revision + 1n;
+        if (event.type !== ANCHOR_EVENT_TYPE) continue;
+        const parsed = anchorSchema.safeParse(event.data);
+        if (!parsed.success) continue;
+        const metadata = event.metadata as { readonly tenant?: unknown } | undefined;
+        const tenant = typeof metadata?.tenant === 'string' ? metadata.tenant : undefined;
+        anchors.push({ anchor: parsed.data, ...(tenant !== undefined ? { tenant } : {}) });
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return { anchors, received, next };
+  }
+}
+
+const memoryLogs = new WeakMap<InMemoryEventStore, InMemoryAnchorLog>();
+
+/** The anchor log of a store opened by `openEventStore`; throws `AnchorLogUnavailableError`. */
+export function anchorLogOf(store: EventStore): AnchorLog {
+  if (store instanceof SqliteEventStore) return new SqliteAnchorLog(store.database);
+  if (store instanceof EsdbEventStore) return new EsdbAnchorLog(store.client);
+  if (store instanceof InMemoryEventStore) {
+    let log = memoryLogs.get(store);
+    if (log === undefined) {
+      log = new InMemoryAnchorLog();
+      memoryLogs.set(store, log);
+    }
+    return log;
+  }
+  throw new AnchorLogUnavailableError('this store keeps no anchor log');
+}
+
+/** The store's anchor log, or undefined for a store that keeps none. */
+export function anchorLogIfAny(store: EventStore): AnchorLog | undefined {
+  try {
+    return anchorLogOf(store);
+  } catch (error) {
+    if (error instanceof AnchorLogUnavailableError) return undefined;
+    throw error;
+  }
+}

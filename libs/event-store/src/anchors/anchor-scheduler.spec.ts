@@ -1,0 +1,116 @@
+import { checkAnchorSignature, type Anchor } from './anchor';
+import { generateAnchorSigningKey } from './signing-key';
+import { InMemoryAnchorLog, type AnchorLog, type LoggedAnchor } from './anchor-log';
+import { AnchorScheduler } from './anchor-scheduler';
+
+const hashOf = (revision: number): string => revision.toString(16).padStart(64, '0');
+
+async function anchorsOf(log: AnchorLog): Promise<Anchor[]> {
+  const anchors: Anchor[] = [];
+  for await (const anchor of log.read()) anchors.push(anchor);
+  return anchors;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('AnchorScheduler', () => {
+  describe('given a burst of heads of one stream, one per turn of the event loop, within one interval', () => {
+    it('signs the first at once and the last when the interval ends: two signatures, the final head last', async () => {
+      const key = generateAnchorSigningKey();
+      const log = new InMemoryAnchorLog();
+      const scheduler = new AnchorScheduler({ key, log, intervalMs: 500 });
+      for (let revision = 0; revision < 100; revision += 1) {
+        scheduler.note({ streamId: 'session-a', revision: BigInt(revision), headHash: hashOf(revision) });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect((await anchorsOf(log)).map((anchor) => anchor.revision)).toEqual(['0']);
+      await pause(600);
+      const anchors = await anchorsOf(log);
+      expect(anchors.map((anchor) => anchor.revision)).toEqual(['0', '99']);
+      expect(anchors[1]!.headHash).toBe(hashOf(99));
+      const keys = new Map([[key.keyId, { keyId: key.keyId, publicKey: key.publicKey }]]);
+      expect(anchors.map((anchor) => checkAnchorSignature(anchor, keys))).toEqual(['valid', 'valid']);
+      await scheduler.close();
+    });
+  });
+
+  describe('given heads of many streams noted in one turn', () => {
+    it('signs each stream once and writes them to the log in one append', async () => {
+      const appends: (readonly LoggedAnchor[])[] = [];
+      const log: AnchorLog = {
+        append: (anchors) => {
+          appends.push(anchors);
+          return Promise.resolve();
+        },
+        read: () => (async function* () {})(),
+      };
+      const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 200 });
+      for (let stream = 0; stream < 50; stream += 1)
+        scheduler.note({ streamId: `session-${stream}`, revision: 3n, headHash: hashOf(3), tenant: 'acme' });
+      await pause(20);
+      expect(appends).toHaveLength(1);
+      expect(appends[0]).toHaveLength(50);
+      expect(appends[0]![0]).toMatchObject({
+        tenant: 'acme',
+        anchor: { stream: 'session-0', revision: '3' },
+      });
+      await scheduler.close();
+    });
+  });
+
+  describe('given a head held inside its interval when the scheduler closes', () => {
+    it('signs it on close, ignores older heads, and signs nothing after', async () => {
+      const log = new InMemoryAnchorLog();
+      const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
+      scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
+      await pause(10);
+      scheduler.note({ streamId: 'session-a', revision: 9n, headHash: hashOf(9) });
+      scheduler.note({ streamId: 'session-a', revision: 7n, headHash: hashOf(7) });
+      scheduler.note({ streamId: 'session-a', revision: 4n, headHash: hashOf(4) });
+      await scheduler.close();
+      scheduler.note({ streamId: 'session-a', revision: 10n, headHash: hashOf(10) });
+      await pause(10);
+      expect((await anchorsOf(log)).map((anchor) => anchor.revision)).toEqual(['5', '9']);
+    });
+  });
+
+  describe('given a log that fails once', () => {
+    it('reports the failure and signs the head again an interval later', async () => {
+      const inner = new InMemoryAnchorLog();
+      let failures = 1;
+      const errors: unknown[] = [];
+      const log: AnchorLog = {
+        append: (anchors) =>
+          failures-- > 0 ? Promise.reject(new Error('disk full')) : inner.append(anchors),
+        read: (query) => inner.read(query),
+      };
+      const scheduler = new AnchorScheduler({
+        key: generateAnchorSigningKey(),
+        log,
+        intervalMs: 50,
+        onError: (error) => errors.push(error),
+      });
+      scheduler.note({ streamId: 'session-a', revision: 2n, headHash: hashOf(2) });
+      await pause(150);
+      expect(errors).toHaveLength(1);
+      expect((await anchorsOf(inner)).map((anchor) => anchor.revision)).toEqual(['2']);
+      await scheduler.close();
+    });
+  });
+
+  it('notes only the sealed head of appends to streams with the prefix', async () => {
+    const log = new InMemoryAnchorLog();
+    const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log });
+    const sealed = { id: 'e', type: 't', data: {}, metadata: { hash: hashOf(1), tenant: 'acme' } };
+    scheduler.noteAppend('session-a', [sealed], { nextExpectedRevision: 1n, position: 9n }, 'session-');
+    scheduler.noteAppend('other-b', [sealed], { nextExpectedRevision: 1n, position: 9n }, 'session-');
+    scheduler.noteAppend(
+      'session-c',
+      [{ id: 'p', type: 't', data: {} }],
+      { nextExpectedRevision: 0n, position: 10n },
+      'session-',
+    );
+    await scheduler.close();
+    expect((await anchorsOf(log)).map((anchor) => anchor.stream)).toEqual(['session-a']);
+  });
+});

@@ -1,0 +1,183 @@
+// The session search in SQLite: an FTS5 table (better-sqlite3 ships FTS5) of entry texts,
+// tokenised by unicode61 with accents removed, beside a table of the last position indexed per
+// session and a table of each session's rows (so a session is forgotten without a scan). A
+// tenant is a token of its own in the `scope` column, so a query only walks that tenant's rows.
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { settle } from '../storage/settle';
+import type { SearchHit, SearchQuery, SearchResult, SearchRow, SearchStorage } from './search-storage';
+import type { SearchTerms } from './search-text';
+
+const schema = `
+CREATE VIRTUAL TABLE IF NOT EXISTS projection_search_entries USING fts5(
+  session_id UNINDEXED, entry_id UNINDEXED, tenant UNINDEXED, scope, body,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS projection_search_rows (
+  row_id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS projection_search_rows_by_session ON projection_search_rows (session_id);
+CREATE TABLE IF NOT EXISTS projection_search_sessions (
+  session_id TEXT PRIMARY KEY,
+  position INTEGER NOT NULL
+);
+`;
+
+const EXCERPT_TOKENS = 16;
+
+/** The one token that stands for a tenant in the index. */
+export function tenantScopeToken(tenant: string): string {
+  return `t${createHash('sha256').update(tenant).digest('hex').slice(0, 24)}`;
+}
+
+/** The FTS5 query of a tenant and its terms: words only, each quoted as a phrase. */
+export function ftsQuery(tenant: string, terms: SearchTerms): string {
+  return `scope : "${tenantScopeToken(tenant)}" AND ${bodyQuery(terms)}`;
+}
+
+function bodyQuery(terms: SearchTerms): string {
+  const words = terms.words.map((word, index) =>
+    terms.lastIsPrefix && index === terms.words.length - 1 ? `"${word}"*` : `"${word}"`,
+  );
+  return `body : (${words.join(' AND ')})`;
+}
+
+interface MatchRow {
+  readonly row_id: bigint;
+  readonly session_id: string;
+  readonly entry_id: string;
+}
+
+export class SqliteSearchStorage implements SearchStorage {
+  private readonly selectPosition: Database.Statement<[string], { readonly position: bigint }>;
+  private readonly saveAll: (rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>) => void;
+  private readonly forgetOne: (sessionId: string) => void;
+
+  /** Uses an open database (the caller closes it); creates the tables when missing. */
+  constructor(private readonly database: Database.Database) {
+    database.exec(schema);
+    this.selectPosition = database
+      .prepare<[string], { readonly position: bigint }>(
+        'SELECT position FROM projection_search_sessions WHERE session_id = ?',
+      )
+      .safeIntegers(true);
+    const insertEntry = database.prepare<[string, string, string, string, string]>(
+      'INSERT INTO projection_search_entries (session_id, entry_id, tenant, scope, body) VALUES (?, ?, ?, ?, ?)',
+    );
+    const insertRow = database.prepare<[bigint, string]>(
+      'INSERT INTO projection_search_rows (row_id, session_id) VALUES (?, ?)',
+    );
+    const upsertPosition = database.prepare<[string, bigint]>(
+      `INSERT INTO projection_search_sessions (session_id, position) VALUES (?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET position = excluded.position
+       WHERE excluded.position > projection_search_sessions.position`,
+    );
+    this.saveAll = database.transaction(
+      (rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>) => {
+        const stored = new Map<string, bigint>();
+        const storedPosition = (sessionId: string): bigint => {
+          let found = stored.get(sessionId);
+          if (found === undefined) {
+            found = this.selectPosition.get(sessionId)?.position ?? -1n;
+            stored.set(sessionId, found);
+          }
+          return found;
+        };
+        for (const row of rows) {
+          if (row.position <= storedPosition(row.sessionId)) continue;
+          const inserted = insertEntry
+            .safeIntegers(true)
+            .run(row.sessionId, row.entryId, row.tenant, tenantScopeToken(row.tenant), row.text);
+          insertRow.run(BigInt(inserted.lastInsertRowid), row.sessionId);
+        }
+        for (const [sessionId, position] of positions) upsertPosition.run(sessionId, position);
+      },
+    );
+    const deleteEntries = database.prepare<[string]>(
+      `DELETE FROM projection_search_entries
+       WHERE rowid IN (SELECT row_id FROM projection_search_rows WHERE session_id = ?)`,
+    );
+    const deleteRows = database.prepare<[string]>('DELETE FROM projection_search_rows WHERE session_id = ?');
+    const deleteSession = database.prepare<[string]>(
+      'DELETE FROM projection_search_sessions WHERE session_id = ?',
+    );
+    this.forgetOne = database.transaction((sessionId: string) => {
+      deleteEntries.run(sessionId);
+      deleteRows.run(sessionId);
+      deleteSession.run(sessionId);
+    });
+  }
+
+  indexedPosition(sessionId: string): Promise<bigint | undefined> {
+    return settle(() => this.selectPosition.get(sessionId)?.position);
+  }
+
+  save(rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>): Promise<void> {
+    return settle(() => this.saveAll(rows, positions));
+  }
+
+  search(query: SearchQuery): Promise<SearchResult> {
+    return settle(() => {
+      const matches = this.database
+        .prepare<[string, string, number], MatchRow>(
+          `SELECT rowid AS row_id, session_id, entry_id FROM projection_search_entries
+           WHERE projection_search_entries MATCH ? AND tenant = ? ORDER BY rowid DESC LIMIT ?`,
+        )
+        .safeIntegers(true)
+        .all(ftsQuery(query.tenant, query.terms), query.tenant, query.maxEntries + 1);
+      return collectHits(matches, query);
+    });
+  }
+
+  excerpt(rowId: bigint, terms: SearchTerms): Promise<string> {
+    return settle(() => {
+      const row = this.database
+        .prepare<[string, bigint], { readonly excerpt: string }>(
+          `SELECT snippet(projection_search_entries, 4, '', '', '…', ${EXCERPT_TOKENS}) AS excerpt
+           FROM projection_search_entries WHERE projection_search_entries MATCH ? AND rowid = ?`,
+        )
+        .get(bodyQuery(terms), rowId);
+      return row?.excerpt ?? '';
+    });
+  }
+
+  forgetSession(sessionId: string): Promise<void> {
+    return settle(() => this.forgetOne(sessionId));
+  }
+
+  clear(): Promise<void> {
+    return settle(() => {
+      this.database.exec(
+        'DELETE FROM projection_search_entries; DELETE FROM projection_search_rows; DELETE FROM projection_search_sessions;',
+      );
+    });
+  }
+}
+
+/** Sessions of the matches (newest first), within the query's bounds. */
+export function collectHits(
+  matches: readonly { readonly row_id: bigint; readonly session_id: string; readonly entry_id: string }[],
+  query: Pick<SearchQuery, 'maxEntries' | 'maxSessions'>,
+): SearchResult {
+  const bySession = new Map<string, { -readonly [Key in keyof SearchHit]: SearchHit[Key] }>();
+  let truncated = matches.length > query.maxEntries;
+  for (const match of matches.slice(0, query.maxEntries)) {
+    const found = bySession.get(match.session_id);
+    if (found !== undefined) {
+      found.matchingEntries += 1;
+      continue;
+    }
+    if (bySession.size === query.maxSessions) {
+      truncated = true;
+      break;
+    }
+    bySession.set(match.session_id, {
+      sessionId: match.session_id,
+      entryId: match.entry_id,
+      rowId: match.row_id,
+      matchingEntries: 1,
+    });
+  }
+  return { hits: [...bySession.values()], truncated };
+}

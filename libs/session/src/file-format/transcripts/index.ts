@@ -1,0 +1,6 @@
+// Agents' own transcripts (Claude Code, Codex CLI) converted into session entries, and back.
+export * from './transcript-lines';
+export * from './transcript-converter';
+export * from './claude-code';
+export * from './codex';
+export * from './transcript-file';
