@@ -13,12 +13,15 @@ export const RETENTION_ACTOR = 'strata-retention';
 export const DEFAULT_RETENTION_BATCH = 100;
 const DAY_MS = 86_400_000;
 
+/** What retention needs of an idle session (the catalog's documents have more). */
+export type IdleSession = Pick<CatalogSession, 'sessionId' | 'lastActivityAt'>;
+
 /** Finds a tenant's sessions idle since before a time, longest idle first (the catalog). */
 export type IdleSessionFinder = (
   tenant: string,
   idleBefore: string,
   limit: number,
-) => Promise<readonly CatalogSession[]>;
+) => Promise<readonly IdleSession[]>;
 
 export interface RetentionCandidate {
   readonly sessionId: string;
