@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
+import { openEventStream } from './sse-client';
 import {
   ALPHA_KEY,
   AUDITOR_KEY,
@@ -19,7 +20,10 @@ const ADMIN_KEY = 'alpha-admin-0123456789abcd';
 const BETA_ADMIN_KEY = 'beta-admin-0123456789abcde';
 const KEYS = `alpha:${ALPHA_KEY},beta:${BETA_KEY},alpha:${AUDITOR_KEY}:read,alpha:dpo:${ADMIN_KEY}:admin,beta:ops:${BETA_ADMIN_KEY}:admin`;
 
-const doomed = session({ sessionId: 'erase-me', cwd: '/alpha/secret-project' }).editTurns(3);
+const doomed = session({ sessionId: 'erase-me', cwd: '/alpha/secret-project' })
+  .editTurns(3)
+  .user('the zanzibar migration plan')
+  .assistant('Noted.');
 const kept = session({ sessionId: 'keep-me', cwd: '/alpha/other' }).editTurns(2);
 
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -28,6 +32,17 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
     if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The sessions whose events `GET /events?from=start` replays to tenant alpha. */
+async function replayedSessions(engine: HttpHarness): Promise<Set<string>> {
+  const stream = await openEventStream(`${engine.url}/events?from=start`, {
+    authorization: `Bearer ${ALPHA_KEY}`,
+  });
+  expect(stream.status).toBe(200);
+  await stream.waitForComment((comment) => comment.startsWith('caught up'));
+  stream.close();
+  return new Set(stream.events.map((event) => event.json.sessionId));
 }
 
 describe('given two engines on one SQLite file and a session of tenant alpha', () => {
@@ -42,9 +57,17 @@ describe('given two engines on one SQLite file and a session of tenant alpha', (
     await first.seed(doomed.header, doomed.entries, ALPHA_KEY);
     await first.seed(kept.header, kept.entries, ALPHA_KEY);
     // The second engine has read the session (its caches hold it) before the erasure.
-    for (const path of ['', '/context', '/tree', '/entries', '/attempts']) {
+    for (const path of ['', '/context', '/tree', '/entries', '/attempts', '/events']) {
       expect((await second.request('GET', `/sessions/erase-me${path}`, { key: ALPHA_KEY })).status).toBe(200);
     }
+    // ...its search read model has indexed it, and the event stream replays it
+    await eventually(async () => {
+      const found = await second.request('GET', '/sessions?q=zanzibar', { key: ALPHA_KEY });
+      return (found.body as { items: { sessionId: string }[] }).items.some(
+        (item) => item.sessionId === 'erase-me',
+      );
+    }, 'the search finds the session');
+    expect(await replayedSessions(second)).toContain('erase-me');
   }, 60_000);
 
   afterAll(async () => {
@@ -111,11 +134,31 @@ describe('given two engines on one SQLite file and a session of tenant alpha', (
           reason: 'session_erased',
           erasure: { actor: 'dpo', reason: 'GDPR art. 17' },
         });
-        for (const path of ['/context', '/tree', '/entries', '/attempts', '/export']) {
+        for (const path of [
+          '/context',
+          '/tree',
+          '/entries',
+          '/attempts',
+          '/export',
+          '/export?format=events',
+          '/events',
+          '/anchors',
+        ]) {
           const read = await engine.request('GET', `/sessions/erase-me${path}`, { key: ALPHA_KEY });
-          expect(read.status).toBe(410);
+          expect([path, read.status]).toEqual([path, 410]);
           expect(read.text).not.toContain('secret-project');
+          expect(read.text).not.toContain('zanzibar');
         }
+        const found = await engine.request('GET', '/sessions?q=zanzibar', { key: ALPHA_KEY });
+        expect((found.body as { items: unknown[] }).items).toEqual([]);
+        const replayed = await replayedSessions(engine);
+        expect(replayed.has('erase-me')).toBe(false);
+        expect(replayed.has('keep-me')).toBe(true);
+        const verified = await engine.request('GET', '/sessions/erase-me/verify', { key: ALPHA_KEY });
+        expect([verified.status, verified.body]).toMatchObject([
+          200,
+          { ok: true, erasure: { actor: 'dpo', reason: 'GDPR art. 17' } },
+        ]);
         const attempts = await engine.request('GET', '/attempts', { key: ALPHA_KEY });
         expect(attempts.text).not.toContain('erase-me');
         const search = await engine.request('GET', '/sessions?text=secret-project', { key: ALPHA_KEY });

@@ -37,6 +37,7 @@ import { integrityView, refusedAnchorsView } from './session-integrity';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
+import { SessionErasedError } from '../../shared/session-erasure';
 import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
 
 export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
@@ -126,7 +127,12 @@ export class SessionFilesController {
   @Get('sessions/:sessionId/verify')
   async verifySession(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
-    await this.sessions.requireOwned(principal, sessionId);
+    try {
+      await this.sessions.requireOwned(principal, sessionId);
+    } catch (error) {
+      // an erased session of the tenant is verified: its erasure record answers for it
+      if (!(error instanceof SessionErasedError)) throw error;
+    }
     const streamId = sessionStreamName(sessionId);
     const index = await this.anchors.index({ streamId, tenant: principal.tenant });
     try {
