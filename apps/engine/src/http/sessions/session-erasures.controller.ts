@@ -33,7 +33,11 @@ export const erasureRecordResponse = z
   .object({
     sessionId: z.string(),
     streamId: z.string(),
-    actor: z.string().describe('who erased it: the admin key name, `strata-cli:erase` or `strata-retention`'),
+    actor: z
+      .string()
+      .describe(
+        "who erased it: the admin key's name, `strata erase --actor` (`strata-cli:<user>` by default) or `strata-retention`",
+      ),
     reason: z.string(),
     tenant: z.string().optional(),
     erasedAt: z.string().describe('ISO time of the erasure'),
