@@ -101,7 +101,7 @@ function escapeRegex(text: string): string {
  * log always passes: the adapter reads it to hide an erased stream's later events from a
  * subscription.
  */
-const USER_STREAMS = `^(?!\$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
+const USER_STREAMS = `^(?!\\$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
 
 /** The coarse server-side filter; the client applies the exact port filter afterwards. */
 function serverFilter(filter: EventFilter | undefined): Filter {
