@@ -15,14 +15,14 @@ import { CLOCK, ENGINE_SETTINGS, EVENT_STORE } from '../shared/injection-tokens'
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { describeError } from '../shared/attempt-errors';
 import { ReadModels } from '../read-side/read-models.service';
+import { ENGINE_CONFIG } from '../api/http-tokens';
+import type { EngineConfig } from '../config/engine-config';
 import {
   DEFAULT_RETENTION_BATCH,
   eraseRetentionCandidates,
   retentionCandidates,
   type RetentionPassResult,
 } from './retention';
-
-export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -37,13 +37,15 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly readModels: ReadModels,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
   onApplicationBootstrap(): void {
     if (Object.keys(this.settings.retention).length === 0) return;
-    const interval = Number(process.env['STRATA_RETENTION_INTERVAL_MS'] ?? DEFAULT_RETENTION_INTERVAL_MS);
-    const every = Number.isFinite(interval) && interval >= 1_000 ? interval : DEFAULT_RETENTION_INTERVAL_MS;
-    this.timer = setInterval(() => void this.runPass().catch(() => undefined), every);
+    this.timer = setInterval(
+      () => void this.runPass().catch(() => undefined),
+      this.config.retentionIntervalMs,
+    );
     this.timer.unref();
   }
 
