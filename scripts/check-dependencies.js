@@ -27,7 +27,7 @@ const ENGINE_FLOORS = [
   ['api'],
   ['events-stream'],
   ['read-side'],
-  ['ui', 'health'],
+  ['ui', 'health', 'erasure'],
   ['http'],
   ['.'],
 ];

@@ -13,3 +13,20 @@ export * from './sessions/abort-compaction/abort-compaction.command';
 export * from './sessions/navigate-session/navigate-session.command';
 export type { CompactionResult, CompactRequest } from './compaction/compaction-result';
 export type { NavigationResult } from './branch-summary/navigation-result';
+export {
+  eraseSession,
+  erasureReasonProblem,
+  sessionErasure,
+  SessionErasedError,
+  MAX_ERASURE_REASON_LENGTH,
+  type SessionErasureRequest,
+} from './shared/session-erasure';
+export {
+  eraseRetentionCandidates,
+  retentionCandidates,
+  RETENTION_ACTOR,
+  type IdleSession,
+  type IdleSessionFinder,
+  type RetentionCandidate,
+  type RetentionPassResult,
+} from './erasure/retention';

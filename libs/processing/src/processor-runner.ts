@@ -124,6 +124,9 @@ export class ProcessorRunner<Message> {
     this.filter = {
       eventTypes: [...new Set(options.processors.flatMap((processor) => processor.eventTypes))],
       ...(options.streamPrefixes !== undefined ? { streamPrefixes: options.streamPrefixes } : {}),
+      ...(options.processors.some((processor) => processor.erase !== undefined)
+        ? { includeErasures: true }
+        : {}),
     };
     this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
     this.progressInterval = options.progressInterval ?? DEFAULT_PROGRESS_INTERVAL;
@@ -325,6 +328,9 @@ export class ProcessorRunner<Message> {
     for (const slot of interested) {
       if (decoded.kind === 'pass') {
         slot.pass(event.position);
+      } else if (decoded.kind === 'erased') {
+        if (slot.processor.erase === undefined) slot.pass(event.position);
+        else slot.enqueue(decoded.partition, { event, tenant: decoded.tenant, content: { kind: 'erased' } });
       } else if (slot.isParked(decoded.partition)) {
         slot.passParked(event.position);
       } else if (decoded.kind === 'invalid') {

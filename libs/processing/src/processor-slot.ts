@@ -1,7 +1,7 @@
 // One processor inside the runner: its position (a watermark over the events given to it), the
 // partition scheduler that runs its events, its parked partitions, flushing and checkpoints,
 // and its counters. The runner reads and dispatches; the slot does everything per processor.
-import type { CheckpointStore, RecordedEvent } from '@strata/event-store';
+import { ERASURE_EVENT_TYPE, type CheckpointStore, type RecordedEvent } from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from './parked-partitions';
 import { PartitionScheduler } from './partition-scheduler';
 import { checkpointIdOf, type Processor } from './processor';
@@ -19,6 +19,7 @@ export interface SlotWork<Message> {
   /** The decoded message, or why the event could not be read. */
   readonly content:
     | { readonly kind: 'message'; readonly message: Message }
+    | { readonly kind: 'erased' }
     | { readonly kind: 'invalid'; readonly detail: string };
 }
 
@@ -100,7 +101,10 @@ export class ProcessorSlot<Message> {
     private readonly parkedStore: ParkedPartitionStore,
     private readonly callbacks: SlotCallbacks,
   ) {
-    this.types = new Set(processor.eventTypes);
+    this.types = new Set([
+      ...processor.eventTypes,
+      ...(processor.erase !== undefined ? [ERASURE_EVENT_TYPE] : []),
+    ]);
     this.checkpointId = checkpointIdOf(processor);
     this.scheduler = this.newScheduler();
   }
@@ -251,6 +255,10 @@ export class ProcessorSlot<Message> {
 
   private async run(partition: string, work: SlotWork<Message>): Promise<void> {
     if (this.signal.aborted) return;
+    if (work.content.kind === 'erased') {
+      await this.erase(partition, work);
+      return;
+    }
     if (this.parkedPartitions.has(partition)) {
       this.eventsPassedWhileParked += 1;
       this.finish(work);
@@ -325,6 +333,35 @@ export class ProcessorSlot<Message> {
     }
     this.callbacks.onParked?.(record);
     return true;
+  }
+
+  /** The partition's stream was erased: release it if parked, then let the processor drop it. */
+  private async erase(partition: string, work: SlotWork<Message>): Promise<void> {
+    for (let delivery = 1; ; delivery += 1) {
+      try {
+        if (this.parkedPartitions.has(partition)) {
+          if (this.isDurable) await this.parkedStore.release(this.name, partition);
+          this.parkedPartitions.delete(partition);
+        }
+        await this.processor.erase?.(partition, { signal: this.signal, delivery });
+        this.eventsHandled += 1;
+        break;
+      } catch (error) {
+        if (this.signal.aborted) return;
+        this.failedDeliveries += 1;
+        const failure = this.failureOf(partition, work, delivery, error);
+        this.callbacks.onDeliveryFailed?.(failure);
+        if (delivery >= this.settings.maxDeliveries) {
+          // Never parked: an erasure left undone must not hold the partition's later events back.
+          this.eventsGivenUp += 1;
+          this.callbacks.onGivenUp?.(failure);
+          break;
+        }
+        const delay = this.settings.retryDelayMs * 2 ** (delivery - 1);
+        if (!(await pause(delay, this.signal))) return;
+      }
+    }
+    this.finish(work);
   }
 
   private failureOf(

@@ -44,6 +44,13 @@ export interface Processor<Message> {
   handle(message: Message, context: HandleContext): Promise<void>;
   /** One of its partitions was parked: it may drop what it holds of it. */
   forget?(partition: string): void;
+  /**
+   * The partition's stream was erased: drop everything held of it, durable state included. Called
+   * in the partition's order (after its earlier events), once per erasure record the runner reads
+   * (again after a restart, so it must be idempotent); a parked partition is released first. With
+   * it, the runner reads the store's erasure log (`includeErasures`).
+   */
+  erase?(partition: string, context: HandleContext): Promise<void>;
   /** Makes what was handled so far durable and visible; called before its checkpoint is stored. */
   flush?(): Promise<void>;
   /** Forgets everything (the first step of a rebuild). */
@@ -64,6 +71,8 @@ export type DecodedEvent<Message> =
       readonly tenant: string;
     }
   | { readonly kind: 'pass' }
+  /** An erasure record: every processor with `erase` drops the partition. */
+  | { readonly kind: 'erased'; readonly partition: string; readonly tenant: string }
   | {
       readonly kind: 'invalid';
       readonly partition: string;

@@ -10,12 +10,14 @@ import {
   anchorStreamHead,
   prepareSessionImport,
   SessionImportError,
+  StreamErasedError,
   writeSessionImport,
   type ImportProgress,
   type PreparedSessionImport,
   type SessionImportReport,
 } from '@strata/event-store';
 import { SessionImportConflictError, type SessionFileFormat } from '@strata/session';
+import { sessionErasure } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
@@ -86,11 +88,13 @@ export const importCommand: CliCommand = {
   name: 'import',
   summary: 'import pi session files, Claude Code transcripts or Codex rollouts (prints the session ids)',
   usage:
-    `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--format pi|claude-code|codex|auto]\n` +
+    `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--allow-erased] [--format pi|claude-code|codex|auto]\n` +
     `  ${storeOptionHelp}\n` +
     "  --format: the files' format; auto (the default) tells it from the lines. Claude Code and Codex\n" +
     '    files are converted into entries that keep every original line (strata export --format original)\n' +
     '  --lenient: skip (and report) bad lines of pi files instead of refusing the file\n' +
+    '  --allow-erased: import a session that was erased (`strata erase`) again, as a new stream\n' +
+    '    (its erasure record stays; impossible on EventStoreDB, whose tombstone is final)\n' +
     '  A file already imported that grew since (the stored entries are its first ones) gets its new\n' +
     '  entries appended; a file that differs from its stored session exits 1 naming the first line.',
   async run(argv, io) {
@@ -99,6 +103,7 @@ export const importCommand: CliCommand = {
       {
         store: { type: 'string' },
         lenient: { type: 'boolean', default: false },
+        'allow-erased': { type: 'boolean', default: false },
         format: { type: 'string', default: 'auto' },
       },
       true,
@@ -128,6 +133,7 @@ export const importCommand: CliCommand = {
           const report = await writeSessionImport(store, session, {
             actor: IMPORT_ACTOR,
             onProgress: progressPrinter(path, io),
+            reviveErased: values['allow-erased'],
           });
           io.stderr(`${path}: ${describeReport(report)}\n`);
           if (key !== undefined && anchors !== undefined) {
@@ -136,6 +142,16 @@ export const importCommand: CliCommand = {
           io.stdout(`${report.sessionId}\n`);
         } catch (error) {
           if (error instanceof SessionImportConflictError) throw new CliError(`${path}: ${error.message}`);
+          if (error instanceof StreamErasedError) {
+            const record = await sessionErasure(store, session.header.id);
+            const erased =
+              record !== undefined ? ` at ${record.erasedAt} by ${record.actor}: ${record.reason}` : '';
+            throw new CliError(
+              values['allow-erased']
+                ? `${path}: session ${session.header.id} was erased${erased}, and this store cannot write an erased stream again`
+                : `${path}: session ${session.header.id} was erased${erased}; --allow-erased imports it again`,
+            );
+          }
           throw error;
         }
       }

@@ -3,11 +3,13 @@ import type { CliCommand } from '../cli-io';
 import { anchorsCommand } from './anchors.command';
 import { compactCommand } from './compact.command';
 import { contextCommand } from './context.command';
+import { eraseCommand } from './erase.command';
 import { exportCommand } from './export.command';
 import { importCommand } from './import.command';
 import { navigateCommand } from './navigate.command';
 import { prepareCompactionCommand } from './prepare-compaction.command';
 import { replayCommand } from './replay.command';
+import { retentionCommand } from './retention.command';
 import { tailCommand } from './tail.command';
 import { verifyCommand } from './verify.command';
 import { watchCommand } from './watch.command';
@@ -21,6 +23,8 @@ export const commands: CliCommand[] = [
   navigateCommand,
   verifyCommand,
   anchorsCommand,
+  eraseCommand,
+  retentionCommand,
   replayCommand,
   tailCommand,
   watchCommand,

@@ -2,7 +2,15 @@
 // write is sealed with the tenant and the key's actor), and a session of another tenant is not found.
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, type Command } from '@nestjs/cqrs';
+import { SessionNotFoundError } from '@strata/event-store';
+import { sessionStreamName } from '@strata/session';
 import { ApiError } from './problem/api-errors';
+import {
+  SessionErasedError,
+  erasureTenant,
+  requireNotErased,
+  sessionErasure,
+} from '../shared/session-erasure';
 import type { TenantPrincipal } from '../tenancy/tenant-directory';
 import type { CommandContext } from '../shared/command-context';
 import type { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
@@ -15,9 +23,45 @@ export class TenantSessions {
     private readonly commands: CommandBus,
   ) {}
 
-  /** Throws `SessionNotFoundError` unless the session exists and is the principal's. */
-  requireOwned(principal: TenantPrincipal, sessionId: string): Promise<void> {
-    return this.store.tenants.requireSessionOf(principal.tenant, sessionId);
+  /**
+   * Throws `SessionNotFoundError` unless the session exists and is the principal's, and
+   * `SessionErasedError` (410) when the principal's session was erased.
+   */
+  async requireOwned(principal: TenantPrincipal, sessionId: string): Promise<void> {
+    try {
+      await this.store.tenants.requireSessionOf(principal.tenant, sessionId);
+    } catch (error) {
+      if (!(error instanceof SessionNotFoundError)) throw error;
+      const erased = await sessionErasure(this.store, sessionId, principal.tenant);
+      if (erased !== undefined && (await this.store.streamRevision(sessionStreamName(sessionId))) === null) {
+        throw new SessionErasedError(sessionId, erased);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Refuses to write a session of the principal that was erased (409 `session_erased`) unless
+   * `allowErased`; another tenant's erased session is refused as taken.
+   */
+  async requireNotErased(principal: TenantPrincipal, sessionId: string, allowErased: boolean): Promise<void> {
+    try {
+      await requireNotErased(this.store, sessionId, undefined);
+    } catch (error) {
+      if (!(error instanceof SessionErasedError)) throw error;
+      if (erasureTenant(error.record) !== principal.tenant) {
+        throw new ApiError('conflict', `session id ${sessionId} is not available`, {
+          reason: 'session_id_taken',
+        });
+      }
+      if (allowErased) return;
+      throw new ApiError(
+        'conflict',
+        `session ${sessionId} was erased at ${error.record.erasedAt} by ${error.record.actor}; ` +
+          'send allowErased=true to write it again',
+        { reason: 'session_erased', sessionId, erasure: error.record },
+      );
+    }
   }
 
   /** The tenant the session belongs to; undefined when it does not exist. */

@@ -58,6 +58,7 @@ export const engineEnvironmentSchema = z.object({
     max: 100_000,
     default: DEFAULT_COMPACTION_WAITS_PER_TENANT,
   }),
+  STRATA_RETENTION_INTERVAL_MS: integerVariable({ min: 1_000, max: 86_400_000, default: 60_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
@@ -92,6 +93,8 @@ export interface EngineConfig {
   readonly storeWaitMs: number;
   /** Context reads of one tenant that may wait for compactions at once; more answer 503. */
   readonly compactionWaitsPerTenant: number;
+  /** How often a retention pass runs while the settings name a rule. */
+  readonly retentionIntervalMs: number;
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
   readonly foldCache: {
@@ -197,6 +200,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         : {}),
     },
     compactionWaitsPerTenant: values.STRATA_MAX_COMPACTION_WAITS_PER_TENANT,
+    retentionIntervalMs: values.STRATA_RETENTION_INTERVAL_MS,
     foldCache: {
       maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,

@@ -9,6 +9,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from '../api/openapi/opena
 import { sessionCommandOperations } from './sessions/session-commands.controller';
 import { sessionEventOperations } from './sessions/session-events.controller';
 import { sessionFileOperations } from './sessions/session-files.controller';
+import { sessionErasureOperations } from './sessions/session-erasures.controller';
 import { sessionQueryOperations } from './sessions/session-queries.controller';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -41,6 +42,7 @@ export const apiOperations: readonly ApiOperation[] = [
   ...sessionCommandOperations,
   ...sessionQueryOperations,
   ...sessionFileOperations,
+  ...sessionErasureOperations,
   ...anchorOperations,
   ...sessionEventOperations,
   ...eventStreamOperations,

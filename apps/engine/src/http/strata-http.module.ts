@@ -3,6 +3,9 @@
 // filter. `strataApplicationImports` wires it to the engine's use cases (EngineModule) and sagas
 // (SagasModule) over one tenant-guarding store, opened from the configuration unless a test or
 // embedder passes one.
+import { SessionErasuresController } from './sessions/session-erasures.controller';
+import { SessionErasures } from '../erasure/session-erasures.service';
+import { RetentionService } from '../erasure/retention.service';
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
@@ -92,6 +95,7 @@ export class StrataHttpModule {
         SessionCommandsController,
         SessionQueriesController,
         SessionFilesController,
+        SessionErasuresController,
         AnchorsController,
         SessionEventsController,
         EventStreamController,
@@ -118,6 +122,8 @@ export class StrataHttpModule {
         TenantGuard,
         TenantSessions,
         ReadModels,
+        SessionErasures,
+        RetentionService,
         EventStreams,
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

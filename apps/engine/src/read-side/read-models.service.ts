@@ -29,6 +29,8 @@ import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../observability/engine-metrics.service';
 import { SessionStreams } from '../session-streams/session-streams.service';
 import { storeActivityMetrics } from './store-activity-metrics';
+import { erasedSessionCaches } from './erased-session-caches';
+import { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
 import { describeError } from '../shared/attempt-errors';
 import { EVENT_STORE, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { ENGINE_CONFIG, PROJECTION_STORAGE } from '../api/http-tokens';
@@ -54,7 +56,10 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       storage,
       tokenCounter,
       context: config.contextCache,
-      processors: [storeActivityMetrics(store, metrics)],
+      processors: [
+        storeActivityMetrics(store, metrics),
+        erasedSessionCaches(streams, store instanceof TenantGuardEventStore ? store.tenants : undefined),
+      ],
       runner: {
         restartAfterFailure: true,
         onError: (error) =>

@@ -171,6 +171,11 @@ export class SessionStreams {
           });
   }
 
+  /** Drops the cached fold of a session (its stream was erased). */
+  forget(sessionId: string): void {
+    this.folded?.forget(sessionStreamName(sessionId));
+  }
+
   /**
    * The session's current state, read from the store (forward from the cached fold when there
    * is one, as commands are); throws `SessionNotFoundError` when it was never started.

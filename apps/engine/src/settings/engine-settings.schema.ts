@@ -122,6 +122,14 @@ export const engineSettingsSchema = z.strictObject({
   models: modelSettingsSchema.prefault({}),
   /** The token counter of estimates: js-tiktoken o200k_base, or the reference's chars/4. */
   tokenizer: z.enum(['o200k', 'chars4']).default('o200k'),
+  /**
+   * Retention by tenant: sessions whose last event is older than this many days are erased
+   * (audited, as `strata erase` does). None by default.
+   */
+  retention: z
+    .record(z.string().min(1).max(128), z.number().int().min(1).max(36_500))
+    .refine((rules) => Object.keys(rules).length <= 1_000, 'at most 1,000 tenants')
+    .default({}),
 });
 
 export type EngineSettings = z.infer<typeof engineSettingsSchema>;

@@ -17,7 +17,21 @@ describe('engine settings', () => {
         summarizer: { candidates: [{ provider: 'offline' }], retry: {} },
         models: { defaultContextWindow: 128000, contextWindows: {} },
         tokenizer: 'o200k',
+        retention: {},
       });
+    });
+  });
+
+  describe('given retention rules', () => {
+    it('keep whole days per tenant, from 1 to 36,500', () => {
+      expect(parseEngineSettings({ retention: { alpha: 30, beta: 365 } }).retention).toEqual({
+        alpha: 30,
+        beta: 365,
+      });
+      for (const days of [0, -1, 1.5, 36_501, '30']) {
+        expect(() => parseEngineSettings({ retention: { alpha: days } })).toThrow(SettingsValidationError);
+      }
+      expect(() => parseEngineSettings({ retention: { '': 30 } })).toThrow(SettingsValidationError);
     });
   });
 

@@ -49,18 +49,30 @@ describe('given STRATA_API_KEYS entries of every form', () => {
     expect(asRole).toMatchObject({ keyHash: HASH, access: 'read_only' });
     expect(asRole).not.toHaveProperty('name');
   });
+
+  it('reads the admin role, with a name or without', () => {
+    const [named, bare] = parseApiKeyPairs(
+      `acme:dpo:${KEY}:admin acme:${KEY.replace('a', 'b')}:admin`,
+    ).records;
+    expect(named).toMatchObject({ tenant: 'acme', name: 'dpo', access: 'admin' });
+    expect(bare).toMatchObject({ tenant: 'acme', access: 'admin' });
+  });
 });
 
 describe('given unusable STRATA_API_KEYS entries', () => {
   it.each([
-    ['one field', KEY, /must be tenant:key, tenant:name:key, tenant:key:read or tenant:name:key:read/],
+    ['one field', KEY, /must be tenant:key, tenant:name:key, or either with :read or :admin after the key/],
     ['five fields', `acme:bot:${KEY}:read:more`, /must be tenant:key/],
     ['an empty name', `acme::${KEY}`, /must be tenant:key/],
-    ['an unknown role after a name', `acme:bot:${KEY}:admin`, /the role 'admin' is not one of 'read'/],
+    [
+      'an unknown role after a name',
+      `acme:bot:${KEY}:owner`,
+      /the role 'owner' is not one of 'read', 'admin'/,
+    ],
     [
       'a short last field',
       'acme:bot:short-secret',
-      /the field after the key is not a role \('read'\), and a key has at least 16/,
+      /the field after the key is not a role \('read', 'admin'\), and a key has at least 16/,
     ],
     ['a name with spaces or symbols', `acme:bot!:${KEY}`, /the key name 'bot!' must be 1-64 letters/],
     [
@@ -100,6 +112,6 @@ describe('given a file of hashed keys of every form', () => {
       expect.objectContaining({ name: 'auditor', keyHash: hashApiKey('d'), access: 'read_only' }),
     ]);
     expect(parsed.records[0]).not.toHaveProperty('name');
-    expect(parsed.problems).toEqual(["keys.txt line 5: the role 'owner' is not one of 'read'"]);
+    expect(parsed.problems).toEqual(["keys.txt line 5: the role 'owner' is not one of 'read', 'admin'"]);
   });
 });

@@ -7,13 +7,17 @@
 // `tenant:name:key:role`; of three, the last is the role when it is shorter than
 // MINIMUM_API_KEY_LENGTH (`tenant:key:read`) and the key otherwise (`tenant:name:key`) — a key
 // (or its 64-digit hash) is never that short and a role always is, so no entry reads two ways.
-// The one role today is `read` (a read-only key); no role is full access. Names identify keys in
+// The roles are `read` (a read-only key) and `admin` (full access and erasure); no role is read and
+// write. Names identify keys in
 // the audit (`actor` of every event written with the key); a key without one is audited as
 // `key:<first 12 hex digits of its hash>`.
 import { createHash } from 'node:crypto';
 
-/** `read_write` may do everything; `read_only` may read and subscribe but not write. */
-export type ApiKeyAccess = 'read_write' | 'read_only';
+/**
+ * `read_write` may read and write; `read_only` may read and subscribe but not write; `admin` may
+ * do what `read_write` does and erase the tenant's sessions.
+ */
+export type ApiKeyAccess = 'read_write' | 'read_only' | 'admin';
 
 export interface ApiKeyRecord {
   readonly tenant: string;
@@ -45,7 +49,7 @@ const UNNAMED_KEY_DIGITS = 12;
  * The access each role gives (a key without a role has full access). Roles are words shorter
  * than a key, so that a three-field entry reads one way only; a new role is one more line here.
  */
-const ROLE_ACCESS: Readonly<Record<string, ApiKeyAccess>> = { read: 'read_only' };
+const ROLE_ACCESS: Readonly<Record<string, ApiKeyAccess>> = { read: 'read_only', admin: 'admin' };
 const KNOWN_ROLES = Object.keys(ROLE_ACCESS)
   .map((role) => `'${role}'`)
   .join(', ');
@@ -84,7 +88,7 @@ interface SecretKind {
 
 const clearKeys: SecretKind = {
   noun: 'key',
-  forms: 'tenant:key, tenant:name:key, tenant:key:read or tenant:name:key:read',
+  forms: 'tenant:key, tenant:name:key, or either with :read or :admin after the key',
   problem: (key, tenant) =>
     key.length < MINIMUM_API_KEY_LENGTH
       ? `the key of tenant '${tenant}' is shorter than ${MINIMUM_API_KEY_LENGTH} characters`
@@ -96,7 +100,8 @@ const clearKeys: SecretKind = {
 
 const hashedKeys: SecretKind = {
   noun: 'hash',
-  forms: 'tenant:<sha256 hex of the key>, tenant:name:<sha256 hex>, with :read after it for a read-only key',
+  forms:
+    'tenant:<sha256 hex of the key>, tenant:name:<sha256 hex>, with :read after it for a read-only key or :admin for an admin key',
   problem: (digest) =>
     KEY_HASH_PATTERN.test(digest.toLowerCase())
       ? undefined

@@ -6,10 +6,10 @@
 // and keeps the streams' tenants for the HTTP edge's ownership checks.
 import {
   ConcurrencyError,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type EventToAppend,
-  type ExpectedRevision,
   type RecordedEvent,
 } from '@strata/event-store';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
@@ -42,7 +42,7 @@ export class TenantGuardEventStore implements EventStore {
   async appendToStream(
     streamId: string,
     events: readonly EventToAppend[],
-    options: { expectedRevision?: ExpectedRevision } = {},
+    options: AppendOptions = {},
   ): Promise<AppendResult> {
     if (!streamId.startsWith(SESSION_STREAM_PREFIX) || events.length === 0) {
       return this.inner.appendToStream(streamId, events, options);

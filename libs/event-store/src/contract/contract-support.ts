@@ -23,6 +23,8 @@ export interface EventStoreContractFeatures {
   readonly uniqueEventIds?: boolean;
   /** Erased events leave `readAll` and subscriptions at once (EventStoreDB: after a scavenge). */
   readonly erasureRemovesFromReadAll?: boolean;
+  /** `reviveErased` writes an erased stream again (SQLite, memory); EventStoreDB's tombstone is final. */
+  readonly revivesErasedStreams?: boolean;
   /** Writers racing in the concurrency tests. 8 by default. */
   readonly concurrentWriters?: number;
   /** Events each racing writer appends. 10 by default. */

@@ -16,6 +16,7 @@ import { describeTenantFilterContract } from './tenant-filter-contract';
 const defaultFeatures: Required<EventStoreContractFeatures> = {
   uniqueEventIds: true,
   erasureRemovesFromReadAll: true,
+  revivesErasedStreams: true,
   concurrentWriters: 8,
   eventsPerWriter: 10,
   messageTimeoutMs: 5_000,

@@ -1,6 +1,13 @@
 // Contract: stream metadata (round trip, replacement) and erasure (content gone, appends
 // refused, an audit record that holds no content).
-import { ReservedStreamMetadataError, StreamErasedError } from '../port';
+import {
+  ERASURE_EVENT_TYPE,
+  ERASURE_LOG_STREAM,
+  erasureRecordOfEvent,
+  ReservedStreamMetadataError,
+  StreamErasedError,
+  type RecordedEvent,
+} from '../port';
 import {
   anEvent,
   collect,
@@ -13,6 +20,11 @@ import {
 } from './contract-support';
 
 const SECRET = 'secret-text-that-must-vanish';
+const HEAD_HASH = 'ab'.repeat(32);
+
+function erasuresOf(events: readonly RecordedEvent[], streamId: string): RecordedEvent[] {
+  return events.filter((event) => erasureRecordOfEvent(event)?.streamId === streamId);
+}
 
 export function describeMetadataAndErasureContract({ store, features }: ContractContext): void {
   describe('stream metadata', () => {
@@ -59,7 +71,7 @@ export function describeMetadataAndErasureContract({ store, features }: Contract
       const streamId = scope.stream('session-erased');
       await store().appendToStream(streamId, [
         anEvent('message', { text: SECRET }),
-        anEvent('message', { text: `${SECRET} again` }, { note: SECRET }),
+        anEvent('message', { text: `${SECRET} again` }, { note: SECRET, hash: HEAD_HASH }),
       ]);
       const kept = anEvent('message', { text: 'kept' });
       await store().appendToStream(scope.stream('session-kept'), [kept]);
@@ -96,6 +108,8 @@ export function describeMetadataAndErasureContract({ store, features }: Contract
         reason: 'GDPR art. 17',
         tenant: 'acme',
         eventCount: 2,
+        headHash: HEAD_HASH,
+        headRevision: '1',
       });
       expect(Number.isNaN(Date.parse(records[0]!.erasedAt))).toBe(false);
       expect(JSON.stringify(records)).not.toContain(SECRET);
@@ -106,6 +120,93 @@ export function describeMetadataAndErasureContract({ store, features }: Contract
       ).toEqual([streamId, `${prefix}session-kept`]);
       expect(await store().listErasures(`${prefix}never-erased`)).toEqual([]);
     });
+
+    it('records no head of a stream that held nothing', async () => {
+      const streamId = newScope().stream('never-written');
+      const record = await store().eraseStream(streamId, { actor: 'ops', reason: 'empty' });
+      expect(record).toMatchObject({ streamId, eventCount: 0 });
+      expect(record).not.toHaveProperty('headHash');
+      expect(record).not.toHaveProperty('headRevision');
+    });
+
+    it('shows the erasure log only to reads that ask for it, after the erased events, with the tenant', async () => {
+      const scope = newScope();
+      const streamId = scope.stream('session-logged');
+      await store().appendToStream(streamId, [anEvent('message', { text: SECRET })]);
+      const before = await collect(store().readAll({ direction: 'backwards', maxCount: 1 }));
+      await store().eraseStream(streamId, { actor: 'dpo', reason: 'request 9', tenant: 'acme' });
+      const plain = await collect(store().readAll({ fromPosition: before[0]?.position ?? 'start' }));
+      expect(plain.filter((event) => event.streamId === ERASURE_LOG_STREAM)).toEqual([]);
+      const asked = await collect(
+        store().readAll({ filter: { streamPrefixes: [scope.prefix], includeErasures: true } }),
+      );
+      const logged = erasuresOf(asked, streamId);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({ type: ERASURE_EVENT_TYPE, metadata: { tenant: 'acme' } });
+      expect(erasureRecordOfEvent(logged[0]!)).toEqual((await store().listErasures(streamId))[0]);
+      expect(JSON.stringify(logged.map((event) => [event.data, event.metadata]))).not.toContain(SECRET);
+      const otherTenant = await collect(
+        store().readAll({
+          filter: { tenant: 'globex', includeErasures: true, streamPrefixes: [scope.prefix] },
+        }),
+      );
+      expect(erasuresOf(otherTenant, streamId)).toEqual([]);
+    });
+
+    it('delivers the erasure record live to a subscription that asks for it', async () => {
+      const scope = newScope();
+      const streamId = scope.stream('session-live');
+      await store().appendToStream(streamId, [anEvent()]);
+      const reader = new SubscriptionReader(
+        store().subscribe({
+          fromPosition: 'end',
+          filter: { streamPrefixes: [scope.prefix], includeErasures: true },
+        }),
+        features.messageTimeoutMs,
+      );
+      try {
+        await reader.untilCaughtUp();
+        await store().eraseStream(streamId, { actor: 'ops', reason: 'live', tenant: 'acme' });
+        for (;;) {
+          const [event] = await reader.events(1);
+          if (erasureRecordOfEvent(event!)?.streamId === streamId) {
+            expect(erasureRecordOfEvent(event!)).toMatchObject({
+              actor: 'ops',
+              reason: 'live',
+              eventCount: 1,
+            });
+            break;
+          }
+        }
+      } finally {
+        await reader.close();
+      }
+    });
+
+    if (features.revivesErasedStreams) {
+      it('writes an erased stream again as a new one when asked to revive it, keeping the record', async () => {
+        const { streamId } = await erasedStream();
+        const revived = anEvent('message', { text: 'again' });
+        const result = await store().appendToStream(streamId, [revived], {
+          expectedRevision: 'no_stream',
+          reviveErased: true,
+        });
+        expect(result.nextExpectedRevision).toBe(0n);
+        expect(idsOf(await collect(store().readStream(streamId)))).toEqual([revived.id]);
+        expect(await store().listErasures(streamId)).toHaveLength(1);
+      });
+    } else {
+      it('cannot write an erased stream again, even when asked to revive it', async () => {
+        const { streamId } = await erasedStream();
+        const error = await rejectionOf(
+          store().appendToStream(streamId, [anEvent()], {
+            expectedRevision: 'no_stream',
+            reviveErased: true,
+          }),
+        );
+        expect(error).toBeInstanceOf(StreamErasedError);
+      });
+    }
 
     if (features.erasureRemovesFromReadAll) {
       it('removes the content from the global log and from new subscriptions', async () => {

@@ -3,7 +3,7 @@
 // when, why and how many events, never content. Records are validated when read back.
 import { jsonEvent, StreamNotFoundError, type EventStoreDBClient } from '@eventstore/db-client';
 import { z } from 'zod';
-import type { ErasureRecord } from '../port';
+import { erasureEventData, type ErasureRecord } from '../port';
 import { ERASURE_EVENT_TYPE, ERASURE_STREAM, erasureEventId } from './esdb-mapping';
 
 const erasureRecordSchema = z.object({
@@ -13,21 +13,21 @@ const erasureRecordSchema = z.object({
   tenant: z.string().optional(),
   erasedAt: z.string(),
   eventCount: z.number().int().nonnegative(),
+  headHash: z.string().optional(),
+  headRevision: z.string().optional(),
 });
 
 /** Appends the audit record; a retry of the same erasure appends the same event id again. */
 export async function recordErasure(client: EventStoreDBClient, record: ErasureRecord): Promise<void> {
-  const data: z.infer<typeof erasureRecordSchema> = {
-    streamId: record.streamId,
-    actor: record.actor,
-    reason: record.reason,
-    ...(record.tenant === undefined ? {} : { tenant: record.tenant }),
-    erasedAt: record.erasedAt,
-    eventCount: record.eventCount,
-  };
+  const data = erasureEventData(record) as z.infer<typeof erasureRecordSchema>;
   await client.appendToStream(
     ERASURE_STREAM,
-    jsonEvent({ id: erasureEventId(record.streamId), type: ERASURE_EVENT_TYPE, data }),
+    jsonEvent({
+      id: erasureEventId(record.streamId),
+      type: ERASURE_EVENT_TYPE,
+      data,
+      metadata: record.tenant === undefined ? {} : { tenant: record.tenant },
+    }),
   );
 }
 
@@ -39,11 +39,17 @@ export async function readErasures(client: EventStoreDBClient): Promise<readonly
       const event = resolved.event;
       if (event === undefined || event.type !== ERASURE_EVENT_TYPE) continue;
       const record = erasureRecordSchema.parse(event.data);
-      if (!records.has(record.streamId)) records.set(record.streamId, record);
+      if (!records.has(record.streamId)) records.set(record.streamId, withoutUndefined(record));
     }
   } catch (error) {
     if (error instanceof StreamNotFoundError) return [];
     throw error;
   }
   return [...records.values()];
+}
+
+function withoutUndefined(record: z.infer<typeof erasureRecordSchema>): ErasureRecord {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined),
+  ) as unknown as ErasureRecord;
 }

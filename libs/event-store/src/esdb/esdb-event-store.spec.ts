@@ -24,6 +24,7 @@ import { ERASURE_STREAM, fromEsdbPosition } from './esdb-mapping';
 const esdbFeatures: EventStoreContractFeatures = {
   uniqueEventIds: false,
   erasureRemovesFromReadAll: true,
+  revivesErasedStreams: false,
   concurrentWriters: 4,
   eventsPerWriter: 6,
 };

@@ -12,7 +12,9 @@
 // Erasure writes an audit record to `strata-erasures`, then tombstones the stream. The server
 // keeps the tombstoned events in `$all` until a scavenge removes them (and never from the chunk
 // still being written), so the adapter hides erased streams from `readAll` and from
-// subscriptions opened after the erasure. Physical removal needs a scavenge by an operator.
+// subscriptions: those erased before the read began, and, as the read passes an erasure record,
+// that stream's later events. Physical removal needs a scavenge by an operator. `strata-erasures`
+// is the port's erasure log: reads with `includeErasures` show its records.
 //
 // Differences from the SQLite adapter (declared to the contract suite): an event id is unique
 // only within the retries of one append, as on the server; a reused id elsewhere is written
@@ -35,6 +37,9 @@ import {
   ConcurrencyError,
   StreamErasedError,
   matchesEventFilter,
+  ERASURE_EVENT_TYPE,
+  erasureHeadOf,
+  type AppendOptions,
   type AppendResult,
   type ErasureRecord,
   type ErasureRequest,
@@ -59,6 +64,7 @@ import {
   CHECKPOINT_STREAM_PREFIX,
   ERASURE_STREAM,
   isVisibleInAll,
+  noteErasure,
   toEsdbPosition,
   toExpectedRevision,
   toRecordedEvent,
@@ -90,17 +96,24 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Stream names of everything but system streams and Strata's own streams. */
-const USER_STREAMS = `^(?!\\$|${escapeRegex(ERASURE_STREAM)}$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
+/**
+ * Stream names of everything but system streams, the anchor log and the checkpoints. The erasure
+ * log always passes: the adapter reads it to hide an erased stream's later events from a
+ * subscription.
+ */
+const USER_STREAMS = `^(?!\\$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
 
 /** The coarse server-side filter; the client applies the exact port filter afterwards. */
 function serverFilter(filter: EventFilter | undefined): Filter {
   const streamPrefixes = filter?.streamPrefixes ?? [];
-  if (streamPrefixes.length > 0) return streamNameFilter({ prefixes: [...streamPrefixes] });
+  if (streamPrefixes.length > 0) return streamNameFilter({ prefixes: [...streamPrefixes, ERASURE_STREAM] });
   const eventTypes = filter?.eventTypes ?? [];
   if (eventTypes.length > 0) {
     return eventTypeFilter({
-      prefixes: eventTypes.map((type) => (type.endsWith('*') ? type.slice(0, -1) : type)),
+      prefixes: [
+        ...eventTypes.map((type) => (type.endsWith('*') ? type.slice(0, -1) : type)),
+        ERASURE_EVENT_TYPE,
+      ],
     });
   }
   return streamNameFilter({ regex: USER_STREAMS });
@@ -145,7 +158,7 @@ export class EsdbEventStore implements EventStore {
   async appendToStream(
     streamId: string,
     events: readonly EventToAppend[],
-    options: { expectedRevision?: ExpectedRevision } = {},
+    options: AppendOptions = {},
   ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     assertDistinctIds(
@@ -199,6 +212,7 @@ export class EsdbEventStore implements EventStore {
           { highWaterMark: CLIENT_READ_AHEAD },
         );
         const accept = (resolved: Parameters<typeof isVisibleInAll>[0]) => {
+          noteErasure(resolved, erased);
           if (!isVisibleInAll(resolved, erased)) return undefined;
           const event = toRecordedEvent(resolved);
           return event !== undefined && matchesEventFilter(event, options.filter) ? event : undefined;
@@ -250,6 +264,7 @@ export class EsdbEventStore implements EventStore {
       ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
       erasedAt: this.clock().toISOString(),
       eventCount: head.kind === 'found' ? Number(head.last.revision + 1n) : 0,
+      ...erasureHeadOf(head.kind === 'found' ? head.last : undefined),
     };
     await recordErasure(this.client, record);
     try {
@@ -270,7 +285,7 @@ export class EsdbEventStore implements EventStore {
     if (this.options.disposeClientOnClose === true) await this.client.dispose();
   }
 
-  private async erasedStreams(): Promise<ReadonlySet<string>> {
+  private async erasedStreams(): Promise<Set<string>> {
     return new Set((await readErasures(this.client)).map((record) => record.streamId));
   }
 

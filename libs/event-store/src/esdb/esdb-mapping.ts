@@ -20,11 +20,17 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { createHash } from 'node:crypto';
-import type { ExpectedRevision, RecordedEvent } from '../port';
+import {
+  ERASURE_EVENT_TYPE,
+  ERASURE_LOG_STREAM,
+  erasureRecordOfEvent,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from '../port';
 
-/** The audit stream of erasures (who, when, why, how many; never content). */
-export const ERASURE_STREAM = 'strata-erasures';
-export const ERASURE_EVENT_TYPE = 'strata.stream-erased';
+/** The audit stream of erasures (who, when, why, how many; never content): the port's erasure log. */
+export const ERASURE_STREAM = ERASURE_LOG_STREAM;
+export { ERASURE_EVENT_TYPE };
 /** The log of signed anchors (stream heads; never content). */
 export const ANCHOR_STREAM = 'strata-anchors';
 export const ANCHOR_EVENT_TYPE = 'strata.anchor-signed';
@@ -69,15 +75,29 @@ export function isInternalStream(streamId: string): boolean {
 
 /**
  * Whether `$all` shows an event to the port: never system streams or system events (metastreams,
- * tombstone records, projections' links), Strata's own streams, events that are not JSON, or
- * events of erased streams (which stay in `$all` until the server scavenges them).
+ * tombstone records, projections' links), the checkpoints, events that are not JSON, or events of
+ * erased streams (which stay in `$all` until the server scavenges them). The erasure log's records
+ * are shown (the port filter then lets them through only to `includeErasures`).
  */
 export function isVisibleInAll(resolved: ResolvedEvent, erasedStreams: ReadonlySet<string>): boolean {
   const event = resolved.event;
   if (event === undefined) return false;
   if (event.streamId.startsWith('$') || event.type.startsWith('$')) return false;
   if (!event.isJson) return false;
+  if (event.streamId === ERASURE_STREAM) return event.type === ERASURE_EVENT_TYPE;
   return !isInternalStream(event.streamId) && !erasedStreams.has(event.streamId);
+}
+
+/**
+ * Adds the stream an erasure record names to `erasedStreams`, so that a read or subscription that
+ * passes the record never shows an event of that stream after it (an append that raced the
+ * tombstone is removed by it, and is not shown meanwhile).
+ */
+export function noteErasure(resolved: ResolvedEvent, erasedStreams: Set<string>): void {
+  const event = resolved.event;
+  if (event === undefined || event.streamId !== ERASURE_STREAM || !event.isJson) return;
+  const record = erasureRecordOfEvent(event);
+  if (record !== undefined) erasedStreams.add(record.streamId);
 }
 
 /** The client's metadata of an event as the port's record (binary or absent metadata is `{}`). */

@@ -28,7 +28,13 @@ import {
   type RecordedEvent,
 } from '../port';
 import { PageFill, approximateJsonLength } from '../shared/page-limits';
-import { isVisibleInAll, metadataRecordOf, toEsdbPosition, toRecordedEvent } from './esdb-mapping';
+import {
+  isVisibleInAll,
+  metadataRecordOf,
+  noteErasure,
+  toEsdbPosition,
+  toRecordedEvent,
+} from './esdb-mapping';
 
 export type StreamHead =
   | { readonly kind: 'missing' }
@@ -165,7 +171,7 @@ function allRead(
 export async function* readAllPaged(
   client: EventStoreDBClient,
   options: ReadAllOptions,
-  erasedStreams: ReadonlySet<string>,
+  erasedStreams: Set<string>,
   limits: PageLimits,
 ): AsyncGenerator<RecordedEvent> {
   const backwards = options.direction === 'backwards';
@@ -173,6 +179,7 @@ export async function* readAllPaged(
   if ((from === 'start' && backwards) || (from === 'end' && !backwards)) return;
   let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
   const selected = (resolved: ResolvedEvent): RecordedEvent | undefined => {
+    if (!backwards) noteErasure(resolved, erasedStreams);
     if (!isVisibleInAll(resolved, erasedStreams)) return undefined;
     const event = resolved.event;
     if (event === undefined) return undefined;

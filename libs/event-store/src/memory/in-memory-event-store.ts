@@ -1,10 +1,16 @@
 // The in-memory adapter of the event-store port, for unit tests: the same semantics as the
 // durable adapters (checked by the shared contract suite), nothing kept across processes.
+import { randomUUID } from 'node:crypto';
 import {
   assertAllowedStreamMetadata,
   DuplicateEventIdError,
   StreamErasedError,
   matchesEventFilter,
+  ERASURE_EVENT_TYPE,
+  ERASURE_LOG_STREAM,
+  erasureEventData,
+  erasureHeadOf,
+  type AppendOptions,
   type AppendResult,
   type EventFilter,
   type EventStore,
@@ -69,9 +75,14 @@ export class InMemoryEventStore implements EventStore {
   appendToStream(
     streamId: string,
     events: readonly EventToAppend[],
-    options: { expectedRevision?: ExpectedRevision } = {},
+    options: AppendOptions = {},
   ): Promise<AppendResult> {
-    return settle(() => this.appendNow(streamId, events, options.expectedRevision ?? 'any'));
+    return settle(() => {
+      if (options.reviveErased === true && this.streams.get(streamId)?.erased === true && events.length > 0) {
+        this.streams.delete(streamId);
+      }
+      return this.appendNow(streamId, events, options.expectedRevision ?? 'any');
+    });
   }
 
   readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -156,6 +167,7 @@ export class InMemoryEventStore implements EventStore {
       ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
       erasedAt: this.clock().toISOString(),
       eventCount: stream.events.length,
+      ...erasureHeadOf(stream.events[stream.events.length - 1]),
     };
     for (const event of stream.events) this.eventsById.delete(event.id);
     let kept = 0;
@@ -164,7 +176,28 @@ export class InMemoryEventStore implements EventStore {
     this.streams.set(streamId, { events: [], erased: true });
     this.metadataByStream.delete(streamId);
     this.erasures.push(record);
+    this.appendErasureEvent(record);
     return record;
+  }
+
+  /** The erasure log's event, after every event of the stream (never in a session stream). */
+  private appendErasureEvent(record: ErasureRecord): void {
+    const data = deepFreeze(erasureEventData(record));
+    const metadata = deepFreeze(record.tenant === undefined ? {} : { tenant: record.tenant });
+    const recorded: RecordedEvent = Object.freeze({
+      streamId: ERASURE_LOG_STREAM,
+      id: randomUUID(),
+      type: ERASURE_EVENT_TYPE,
+      data,
+      metadata,
+      revision: BigInt(this.erasures.length - 1),
+      position: this.nextPosition,
+      createdAt: record.erasedAt,
+    });
+    this.eventBytes.set(recorded, JSON.stringify(data).length + JSON.stringify(metadata).length);
+    this.nextPosition += 1n;
+    this.log.push(recorded);
+    this.notifier.notify();
   }
 
   private appendNow(

@@ -1,6 +1,6 @@
 // Shared matching of EventFilter (event types with '*' prefixes, stream prefixes, the tenant),
 // so every adapter filters reads and subscriptions the same way.
-import type { EventFilter } from './event-store';
+import { ERASURE_LOG_STREAM, type EventFilter } from './event-store';
 
 /** The tenant of events whose metadata names none. */
 export const DEFAULT_EVENT_TENANT = 'default';
@@ -15,7 +15,10 @@ function typeMatches(type: string, pattern: string): boolean {
   return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;
 }
 
-/** True when the event passes every criterion of the filter (no filter passes everything). */
+/**
+ * True when the event passes every criterion of the filter (no filter passes everything but the
+ * erasure log, which only `includeErasures` lets through, with its tenant).
+ */
 export function matchesEventFilter(
   event: {
     readonly streamId: string;
@@ -24,6 +27,10 @@ export function matchesEventFilter(
   },
   filter: EventFilter | undefined,
 ): boolean {
+  if (event.streamId === ERASURE_LOG_STREAM) {
+    if (filter?.includeErasures !== true) return false;
+    return filter.tenant === undefined || eventTenantOf(event.metadata) === filter.tenant;
+  }
   if (filter === undefined) return true;
   const { eventTypes, streamPrefixes, tenant } = filter;
   if (eventTypes !== undefined && eventTypes.length > 0) {

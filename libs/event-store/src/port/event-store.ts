@@ -35,6 +35,15 @@ export interface RecordedEvent {
   readonly createdAt: string;
 }
 
+export interface AppendOptions {
+  readonly expectedRevision?: ExpectedRevision;
+  /**
+   * Write to a stream that was erased as to a new one (an explicit re-import). Its erasure
+   * record stays. EventStoreDB cannot (a tombstone is final): it throws `StreamErasedError`.
+   */
+  readonly reviveErased?: boolean;
+}
+
 export interface AppendResult {
   /** The revision of the stream's last event after the append. */
   readonly nextExpectedRevision: bigint;
@@ -75,6 +84,13 @@ export interface EventFilter {
   readonly streamPrefixes?: readonly string[];
   /** Only the events of this tenant, as `eventTenantOf` names it. */
   readonly tenant?: string;
+  /**
+   * Also the erasure log's records (`ERASURE_LOG_STREAM`, type `ERASURE_EVENT_TYPE`, one per
+   * erasure, in position order with everything else), whatever `eventTypes` and `streamPrefixes`
+   * say; `tenant` still applies. No read or subscription shows them otherwise. Read models use
+   * them to forget an erased stream, in every process on the store.
+   */
+  readonly includeErasures?: boolean;
 }
 
 /**
@@ -167,6 +183,75 @@ export interface ErasureRecord {
   readonly tenant?: string;
   readonly erasedAt: string;
   readonly eventCount: number;
+  /** The chain hash (`metadata.hash`) of the stream's last event, when it had one. */
+  readonly headHash?: string;
+  /** The revision of the stream's last event, as a decimal string (absent for an empty stream). */
+  readonly headRevision?: string;
+}
+
+/** The stream of the erasure log as reads that ask for it (`includeErasures`) see it. */
+export const ERASURE_LOG_STREAM = 'strata-erasures';
+/** The type of an erasure log record; its data is the `ErasureRecord`, its metadata the tenant. */
+export const ERASURE_EVENT_TYPE = 'strata.stream-erased';
+
+/** Whether a recorded event is a record of the erasure log. */
+export function isErasureEvent(event: { readonly streamId: string; readonly type: string }): boolean {
+  return event.streamId === ERASURE_LOG_STREAM && event.type === ERASURE_EVENT_TYPE;
+}
+
+const HEAD_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+/** What an erasure record holds of the stream's last event (`headHash`, `headRevision`). */
+export function erasureHeadOf(
+  last: { readonly revision: bigint; readonly metadata: Readonly<Record<string, unknown>> } | undefined,
+): Pick<ErasureRecord, 'headHash' | 'headRevision'> {
+  if (last === undefined) return {};
+  const hash = last.metadata['hash'];
+  return {
+    headRevision: last.revision.toString(),
+    ...(typeof hash === 'string' && HEAD_HASH_PATTERN.test(hash) ? { headHash: hash } : {}),
+  };
+}
+
+/** The erasure record an erasure log event carries; undefined for anything else or a malformed one. */
+export function erasureRecordOfEvent(event: {
+  readonly streamId: string;
+  readonly type: string;
+  readonly data: unknown;
+}): ErasureRecord | undefined {
+  if (!isErasureEvent(event)) return undefined;
+  const data = event.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const fields = data as Record<string, unknown>;
+  const { streamId, actor, reason, tenant, erasedAt, eventCount, headHash, headRevision } = fields;
+  if (typeof streamId !== 'string' || typeof actor !== 'string' || typeof reason !== 'string')
+    return undefined;
+  if (typeof erasedAt !== 'string' || typeof eventCount !== 'number' || !Number.isSafeInteger(eventCount))
+    return undefined;
+  return {
+    streamId,
+    actor,
+    reason,
+    ...(typeof tenant === 'string' ? { tenant } : {}),
+    erasedAt,
+    eventCount,
+    ...(typeof headHash === 'string' ? { headHash } : {}),
+    ...(typeof headRevision === 'string' ? { headRevision } : {}),
+  };
+}
+
+/** An erasure record as the erasure log's event data (the optional fields only when present). */
+export function erasureEventData(record: ErasureRecord): Record<string, unknown> {
+  return {
+    streamId: record.streamId,
+    actor: record.actor,
+    reason: record.reason,
+    ...(record.tenant === undefined ? {} : { tenant: record.tenant }),
+    erasedAt: record.erasedAt,
+    eventCount: record.eventCount,
+    ...(record.headHash === undefined ? {} : { headHash: record.headHash }),
+    ...(record.headRevision === undefined ? {} : { headRevision: record.headRevision }),
+  };
 }
 
 /**
@@ -182,13 +267,18 @@ export interface ErasureRecord {
  * - reads and subscriptions fetch pages bounded by `PageLimits`, and a subscription reads its next
  *   page only once the subscriber asked for an event past the current one (and its gate let it);
  * - after `eraseStream` the stream yields no content, appends throw `StreamErasedError`, and
- *   `listErasures` returns the audit record.
+ *   `listErasures` returns the audit record; the record is in the erasure log that reads and
+ *   subscriptions with `includeErasures` show, after every event of the stream; no subscription
+ *   delivers an event of the stream after it;
+ * - `appendToStream` with `reviveErased` writes to an erased stream as to a new one (its revisions
+ *   start at 0 again), where the store can (SQLite, memory); EventStoreDB cannot write a
+ *   tombstoned stream again and still throws `StreamErasedError`.
  */
 export interface EventStore {
   appendToStream(
     streamId: string,
     events: readonly EventToAppend[],
-    options?: { expectedRevision?: ExpectedRevision },
+    options?: AppendOptions,
   ): Promise<AppendResult>;
   /** A missing stream yields nothing. */
   readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;

@@ -86,6 +86,26 @@ export interface WriteSessionImportOptions {
    * written; throws to refuse them (the engine's bound on one session).
    */
   readonly checkAppend?: (state: SessionState, entries: readonly SessionEntry[]) => void;
+  /**
+   * Write a session whose stream was erased again, as a new stream (its erasure record stays).
+   * EventStoreDB cannot: its tombstone is final, and the import throws `StreamErasedError`.
+   */
+  readonly reviveErased?: boolean;
+}
+
+/** The store with every append asked to revive an erased stream (`AppendOptions.reviveErased`). */
+function revivingStore(store: EventStore): EventStore {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'appendToStream') {
+        const append: EventStore['appendToStream'] = (streamId, events, appendOptions) =>
+          target.appendToStream(streamId, events, { ...appendOptions, reviveErased: true });
+        return append;
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 export type ImportSessionOptions = PrepareSessionImportOptions & WriteSessionImportOptions;
@@ -299,7 +319,7 @@ export async function writeSessionImport(
     },
   };
   const handled = await handleImportCommand(() =>
-    handleCommand(store, streamId, command, decider, {
+    handleCommand(options.reviveErased === true ? revivingStore(store) : store, streamId, command, decider, {
       parseEvent: parseStoredSessionEvent,
       eventIdOf: (event, index) => {
         if ((index + 1) % progressInterval === 0) {

@@ -59,7 +59,9 @@ CREATE TABLE IF NOT EXISTS erasures (
   reason TEXT NOT NULL,
   tenant TEXT,
   erased_at TEXT NOT NULL,
-  event_count INTEGER NOT NULL
+  event_count INTEGER NOT NULL,
+  head_hash TEXT,
+  head_revision TEXT
 );
 CREATE INDEX IF NOT EXISTS events_by_tenant ON events (${EVENT_TENANT_SQL}, global_position);
 CREATE INDEX IF NOT EXISTS erasures_by_stream ON erasures (stream_id);
@@ -69,6 +71,28 @@ CREATE TABLE IF NOT EXISTS checkpoints (
   updated_at TEXT NOT NULL
 );
 `;
+
+/** Columns later versions added to \`erasures\` (a database written before gains them, empty). */
+const ERASURE_HEAD_COLUMNS: readonly (readonly [name: string, type: string])[] = [
+  ['head_hash', 'TEXT'],
+  ['head_revision', 'TEXT'],
+];
+
+function addMissingColumns(
+  database: Database.Database,
+  table: string,
+  columns: readonly (readonly [name: string, type: string])[],
+): void {
+  const present = new Set(
+    database
+      .prepare<[], { readonly name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+      .all()
+      .map((column) => column.name),
+  );
+  for (const [name, type] of columns) {
+    if (!present.has(name)) database.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+  }
+}
 
 /** The resolved file name used to recognise the same database across store instances. */
 export function databaseKey(filename: string): string {
@@ -92,6 +116,7 @@ export function openStrataDatabase(options: SqliteDatabaseOptions = {}): Databas
     database
       .transaction(() => {
         database.exec(SQLITE_SCHEMA);
+        addMissingColumns(database, 'erasures', ERASURE_HEAD_COLUMNS);
         database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
       })
       .immediate();

@@ -3,7 +3,13 @@
 // Pages are filled row by row and stop at their byte limit, so a page of large events never
 // holds more than one of them beyond that limit.
 import type Database from 'better-sqlite3';
-import type { EventFilter, PageLimits, RecordedEvent } from '../port';
+import {
+  ERASURE_EVENT_TYPE,
+  ERASURE_LOG_STREAM,
+  type EventFilter,
+  type PageLimits,
+  type RecordedEvent,
+} from '../port';
 import { deepFreeze, fromJsonText, toJsonRecord } from '../shared/json-values';
 import { PageFill } from '../shared/page-limits';
 import { EVENT_TENANT_SQL } from './sqlite-database';
@@ -94,6 +100,7 @@ export class LogRangeReader {
       exactTypes.length,
       typePrefixes.length,
       streamPrefixes.length,
+      query.filter?.includeErasures === true,
     );
     return fillPage(
       statement,
@@ -116,21 +123,28 @@ export class LogRangeReader {
     exactTypeCount: number,
     typePrefixCount: number,
     streamPrefixCount: number,
+    includeErasures: boolean,
   ): Database.Statement<RangeParameter[], EventRow> {
-    const key = `${direction}:${byTenant}:${exactTypeCount}:${typePrefixCount}:${streamPrefixCount}`;
+    const key = `${direction}:${byTenant}:${exactTypeCount}:${typePrefixCount}:${streamPrefixCount}:${includeErasures}`;
     const cached = this.statements.get(key);
     if (cached !== undefined) return cached;
     const conditions = ['global_position > ?', 'global_position < ?'];
     if (byTenant) conditions.push(`${EVENT_TENANT_SQL} = ?`);
+    // The erasure log is shown only when asked for, whatever the other criteria.
+    const selected = [`stream_id <> '${ERASURE_LOG_STREAM}'`];
     const typeAlternatives = [
       ...(exactTypeCount > 0 ? [`type IN (${placeholders(exactTypeCount)})`] : []),
       ...Array.from({ length: typePrefixCount }, () => 'instr(type, ?) = 1'),
     ];
-    if (typeAlternatives.length > 0) conditions.push(`(${typeAlternatives.join(' OR ')})`);
+    if (typeAlternatives.length > 0) selected.push(`(${typeAlternatives.join(' OR ')})`);
     if (streamPrefixCount > 0) {
       const streamAlternatives = Array.from({ length: streamPrefixCount }, () => 'instr(stream_id, ?) = 1');
-      conditions.push(`(${streamAlternatives.join(' OR ')})`);
+      selected.push(`(${streamAlternatives.join(' OR ')})`);
     }
+    const erasures = `(stream_id = '${ERASURE_LOG_STREAM}' AND type = '${ERASURE_EVENT_TYPE}')`;
+    conditions.push(
+      includeErasures ? `((${selected.join(' AND ')}) OR ${erasures})` : `(${selected.join(' AND ')})`,
+    );
     const order = direction === 'forwards' ? 'ASC' : 'DESC';
     const statement = this.database.prepare<RangeParameter[], EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY global_position ${order} LIMIT ?`,

@@ -21,9 +21,11 @@ export interface ErasureRow {
   readonly tenant: string | null;
   readonly erased_at: string;
   readonly event_count: bigint;
+  readonly head_hash: string | null;
+  readonly head_revision: string | null;
 }
 
-const erasureColumns = 'stream_id, actor, reason, tenant, erased_at, event_count';
+const erasureColumns = 'stream_id, actor, reason, tenant, erased_at, event_count, head_hash, head_revision';
 
 export class SqliteEventStatements {
   readonly selectStream: Database.Statement<[string], StreamRow>;
@@ -39,7 +41,10 @@ export class SqliteEventStatements {
   readonly deleteMetadata: Database.Statement<[string]>;
   readonly deleteStreamEvents: Database.Statement<[string]>;
   readonly markErased: Database.Statement<[string, bigint]>;
-  readonly insertErasure: Database.Statement<[string, string, string, string | null, string, number]>;
+  readonly insertErasure: Database.Statement<
+    [string, string, string, string | null, string, number, string | null, string | null]
+  >;
+  readonly reviveStream: Database.Statement<[string]>;
   readonly selectAllErasures: Database.Statement<[], ErasureRow>;
   readonly selectStreamErasures: Database.Statement<[string], ErasureRow>;
 
@@ -81,8 +86,9 @@ export class SqliteEventStatements {
        ON CONFLICT (stream_id) DO UPDATE SET erased = 1`,
     );
     this.insertErasure = database.prepare(
-      `INSERT INTO erasures (${erasureColumns}) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO erasures (${erasureColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.reviveStream = database.prepare('DELETE FROM streams WHERE stream_id = ? AND erased = 1');
     this.selectAllErasures = database.prepare(`SELECT ${erasureColumns} FROM erasures ORDER BY erasure_id`);
     this.selectStreamErasures = database.prepare(
       `SELECT ${erasureColumns} FROM erasures WHERE stream_id = ? ORDER BY erasure_id`,

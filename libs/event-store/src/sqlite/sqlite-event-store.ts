@@ -3,10 +3,16 @@
 // database's write lock (busy timeout), so revisions and global positions are assigned in
 // commit order and nothing is lost or duplicated. Event ids are unique across the store.
 import type Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import {
   assertAllowedStreamMetadata,
   DuplicateEventIdError,
+  ERASURE_EVENT_TYPE,
+  ERASURE_LOG_STREAM,
+  erasureEventData,
+  erasureHeadOf,
   StreamErasedError,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -41,7 +47,7 @@ import {
   type SqliteDatabaseOptions,
 } from './sqlite-database';
 import { logPages, streamPages } from './sqlite-event-reads';
-import { LogRangeReader, recordedEventFromRow } from './sqlite-event-rows';
+import { LogRangeReader, MAX_SQLITE_INTEGER, recordedEventFromRow } from './sqlite-event-rows';
 import { SqliteEventStatements, type LocationRow } from './sqlite-event-statements';
 
 export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
@@ -75,8 +81,12 @@ export class SqliteEventStore implements EventStore {
     streamId: string,
     events: readonly PreparedEvent[],
     expected: ExpectedRevision,
+    reviveErased: boolean,
   ) => AppendResult;
-  private readonly eraseTransaction: (streamId: string, request: ErasureRequest) => ErasureRecord;
+  private readonly eraseTransaction: (
+    streamId: string,
+    request: ErasureRequest,
+  ) => { readonly record: ErasureRecord; readonly position: bigint };
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions = {}) {
@@ -91,7 +101,8 @@ export class SqliteEventStore implements EventStore {
       options.pollIntervalMs ?? 200,
     );
     const append = this.database.transaction(this.appendInTransaction.bind(this));
-    this.appendTransaction = (streamId, events, expected) => append.immediate(streamId, events, expected);
+    this.appendTransaction = (streamId, events, expected, reviveErased) =>
+      append.immediate(streamId, events, expected, reviveErased);
     const erase = this.database.transaction(this.eraseInTransaction.bind(this));
     this.eraseTransaction = (streamId, request) => erase.immediate(streamId, request);
   }
@@ -99,7 +110,7 @@ export class SqliteEventStore implements EventStore {
   appendToStream(
     streamId: string,
     events: readonly EventToAppend[],
-    options: { expectedRevision?: ExpectedRevision } = {},
+    options: AppendOptions = {},
   ): Promise<AppendResult> {
     return settle(() => {
       const prepared = events.map((event) => ({
@@ -112,7 +123,12 @@ export class SqliteEventStore implements EventStore {
         streamId,
         prepared.map((event) => event.id),
       );
-      const result = this.appendTransaction(streamId, prepared, options.expectedRevision ?? 'any');
+      const result = this.appendTransaction(
+        streamId,
+        prepared,
+        options.expectedRevision ?? 'any',
+        options.reviveErased === true,
+      );
       if (prepared.length > 0) this.watch.announceLocalAppend(result.position);
       return result;
     });
@@ -174,8 +190,9 @@ export class SqliteEventStore implements EventStore {
 
   eraseStream(streamId: string, request: ErasureRequest): Promise<ErasureRecord> {
     return settle(() => {
-      const record = this.eraseTransaction(streamId, request);
+      const { record, position } = this.eraseTransaction(streamId, request);
       this.database.pragma('wal_checkpoint(TRUNCATE)');
+      this.watch.announceLocalAppend(position);
       return record;
     });
   }
@@ -193,6 +210,8 @@ export class SqliteEventStore implements EventStore {
         ...(row.tenant === null ? {} : { tenant: row.tenant }),
         erasedAt: row.erased_at,
         eventCount: Number(row.event_count),
+        ...(row.head_hash === null ? {} : { headHash: row.head_hash }),
+        ...(row.head_revision === null ? {} : { headRevision: row.head_revision }),
       }));
     });
   }
@@ -218,7 +237,9 @@ export class SqliteEventStore implements EventStore {
     streamId: string,
     events: readonly PreparedEvent[],
     expected: ExpectedRevision,
+    reviveErased: boolean,
   ): AppendResult {
+    if (reviveErased && events.length > 0) this.statements.reviveStream.run(streamId);
     const stream = this.statements.selectStream.get(streamId);
     if (stream !== undefined && stream.erased !== 0n) throw new StreamErasedError(streamId);
     const current = stream?.last_revision ?? null;
@@ -270,29 +291,55 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  private eraseInTransaction(streamId: string, request: ErasureRequest): ErasureRecord {
+  private eraseInTransaction(
+    streamId: string,
+    request: ErasureRequest,
+  ): { readonly record: ErasureRecord; readonly position: bigint } {
     const stream = this.statements.selectStream.get(streamId);
     if (stream !== undefined && stream.erased !== 0n) throw new StreamErasedError(streamId);
+    const lastRow = this.statements.selectStreamBackwards.get(streamId, MAX_SQLITE_INTEGER, 1);
+    const head = erasureHeadOf(lastRow === undefined ? undefined : recordedEventFromRow(lastRow));
     const eventCount = Number(this.statements.deleteStreamEvents.run(streamId).changes);
     this.statements.markErased.run(streamId, stream?.last_revision ?? -1n);
     this.statements.deleteMetadata.run(streamId);
     const erasedAt = this.clock().toISOString();
-    this.statements.insertErasure.run(
+    const inserted = this.statements.insertErasure.run(
       streamId,
       request.actor,
       request.reason,
       request.tenant ?? null,
       erasedAt,
       eventCount,
+      head.headHash ?? null,
+      head.headRevision ?? null,
     );
-    return {
+    const record: ErasureRecord = {
       streamId,
       actor: request.actor,
       reason: request.reason,
       ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
       erasedAt,
       eventCount,
+      ...head,
     };
+    // The erasure log's event: in the global log after every event of the stream, so that read
+    // models in every process on this file learn of the erasure in order (reads show it only
+    // to a filter with includeErasures).
+    const position = this.insertEvent(
+      ERASURE_LOG_STREAM,
+      BigInt(inserted.lastInsertRowid) - 1n,
+      {
+        id: randomUUID(),
+        type: ERASURE_EVENT_TYPE,
+        data: toJsonText(erasureEventData(record), 'erasure record'),
+        metadata: toJsonText(
+          request.tenant === undefined ? {} : { tenant: request.tenant },
+          'erasure metadata',
+        ),
+      },
+      erasedAt,
+    );
+    return { record, position };
   }
 }
 

@@ -271,4 +271,5 @@ export const auditProjectionDefinition: DocumentProjectionDefinition<AuditAttemp
   eventTypes: auditEventTypes,
   documentId: auditDocumentId,
   evolve: evolveAuditAttempt,
+  sessionOf: (document) => document.sessionId,
 };

@@ -20,6 +20,7 @@ export interface AuditQuery extends PageRequest {
 /** Where audit documents live. Contract: the queries see what `save` wrote, nothing else. */
 export interface AuditStorage extends DocumentStorage<AuditAttempt> {
   listAttempts(query: AuditQuery): Promise<Page<AuditAttempt>>;
+  removeSession(sessionId: string): Promise<void>;
 }
 
 const auditCursorSchema = z.tuple([z.string().regex(/^\d+$/)]);

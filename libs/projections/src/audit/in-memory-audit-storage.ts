@@ -27,6 +27,13 @@ export class InMemoryAuditStorage implements AuditStorage {
     return Promise.resolve();
   }
 
+  removeSession(sessionId: string): Promise<void> {
+    for (const [documentId, attempt] of this.attempts) {
+      if (attempt.sessionId === sessionId) this.attempts.delete(documentId);
+    }
+    return Promise.resolve();
+  }
+
   listAttempts(query: AuditQuery): Promise<Page<AuditAttempt>> {
     return settle(() => {
       const page = resolvePage(query);

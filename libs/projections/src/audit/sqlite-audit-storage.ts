@@ -80,6 +80,12 @@ export class SqliteAuditStorage implements AuditStorage {
     });
   }
 
+  removeSession(sessionId: string): Promise<void> {
+    return settle(() => {
+      this.database.prepare('DELETE FROM projection_audit_attempts WHERE session_id = ?').run(sessionId);
+    });
+  }
+
   load(documentId: string): Promise<AuditAttempt | undefined> {
     return settle(() => {
       const row = this.selectById.get(documentId);

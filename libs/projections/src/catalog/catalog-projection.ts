@@ -3,7 +3,7 @@
 import { DocumentProjection } from '../documents/document-projection';
 import type { Page } from '../documents/paging';
 import { catalogProjectionDefinition, type CatalogSession } from './catalog-session';
-import type { CatalogQuery, CatalogStorage } from './catalog-storage';
+import type { CatalogQuery, CatalogStorage, IdleSessionsQuery } from './catalog-storage';
 
 export class CatalogProjection extends DocumentProjection<CatalogSession> {
   constructor(private readonly catalog: CatalogStorage) {
@@ -18,5 +18,10 @@ export class CatalogProjection extends DocumentProjection<CatalogSession> {
   /** Throws `InvalidProjectionQueryError` for a bad limit, offset or cursor. */
   listSessions(query: CatalogQuery): Promise<Page<CatalogSession>> {
     return this.catalog.listSessions(query);
+  }
+
+  /** Sessions of a tenant idle since before a time, longest idle first, at most `limit` (retention). */
+  listIdleSessions(query: IdleSessionsQuery): Promise<readonly CatalogSession[]> {
+    return this.catalog.listIdleSessions(query);
   }
 }

@@ -206,4 +206,5 @@ export const catalogProjectionDefinition: DocumentProjectionDefinition<CatalogSe
   eventTypes: sessionEventTypes,
   documentId: (event) => event.sessionId,
   evolve: evolveCatalogSession,
+  sessionOf: (document) => document.sessionId,
 };

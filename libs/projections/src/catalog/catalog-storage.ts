@@ -18,6 +18,18 @@ export interface CatalogStorage extends DocumentStorage<CatalogSession> {
   findSession(tenant: string, sessionId: string): Promise<CatalogSession | undefined>;
   /** Sorted by last activity (latest first), then session id. */
   listSessions(query: CatalogQuery): Promise<Page<CatalogSession>>;
+  /** Sessions idle since before `idleBefore`, longest idle first, at most `limit`. */
+  listIdleSessions(query: IdleSessionsQuery): Promise<readonly CatalogSession[]>;
+  /** Removes the session's document (its stream was erased). */
+  removeSession(sessionId: string): Promise<void>;
+}
+
+/** Sessions of a tenant whose last event was recorded before a time (retention). */
+export interface IdleSessionsQuery {
+  readonly tenant: string;
+  /** ISO time: sessions whose \`lastActivityAt\` is earlier. */
+  readonly idleBefore: string;
+  readonly limit: number;
 }
 
 /** The sort key the cursor carries: last activity and session id of the last item returned. */

@@ -10,6 +10,7 @@ import {
   searchNeedle,
   type CatalogQuery,
   type CatalogStorage,
+  type IdleSessionsQuery,
 } from './catalog-storage';
 
 export class InMemoryCatalogStorage implements CatalogStorage {
@@ -27,6 +28,20 @@ export class InMemoryCatalogStorage implements CatalogStorage {
   clear(): Promise<void> {
     this.sessions.clear();
     return Promise.resolve();
+  }
+
+  removeSession(sessionId: string): Promise<void> {
+    this.sessions.delete(sessionId);
+    return Promise.resolve();
+  }
+
+  listIdleSessions(query: IdleSessionsQuery): Promise<readonly CatalogSession[]> {
+    return settle(() =>
+      [...this.sessions.values()]
+        .filter((session) => session.tenant === query.tenant && session.lastActivityAt < query.idleBefore)
+        .sort((left, right) => -compareCatalogSessions(left, right))
+        .slice(0, Math.max(0, query.limit)),
+    );
   }
 
   findSession(tenant: string, sessionId: string): Promise<CatalogSession | undefined> {

@@ -12,6 +12,7 @@ import {
   searchNeedle,
   type CatalogQuery,
   type CatalogStorage,
+  type IdleSessionsQuery,
 } from './catalog-storage';
 
 const schema = `
@@ -93,6 +94,26 @@ export class SqliteCatalogStorage implements CatalogStorage {
     return settle(() => {
       this.database.exec('DELETE FROM projection_catalog_sessions');
     });
+  }
+
+  removeSession(sessionId: string): Promise<void> {
+    return settle(() => {
+      this.database.prepare('DELETE FROM projection_catalog_sessions WHERE session_id = ?').run(sessionId);
+    });
+  }
+
+  listIdleSessions(query: IdleSessionsQuery): Promise<readonly CatalogSession[]> {
+    return settle(() =>
+      this.database
+        .prepare<[string, string, number], CatalogRow>(
+          `SELECT position, document FROM projection_catalog_sessions
+           WHERE tenant = ? AND last_activity_at < ?
+           ORDER BY last_activity_at ASC, session_id DESC LIMIT ?`,
+        )
+        .safeIntegers(true)
+        .all(query.tenant, query.idleBefore, Math.max(0, Math.floor(query.limit)))
+        .map(sessionOf),
+    );
   }
 
   findSession(tenant: string, sessionId: string): Promise<CatalogSession | undefined> {

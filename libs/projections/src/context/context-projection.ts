@@ -134,6 +134,13 @@ export class ContextProjection implements Projection {
     this.evict(sessionId);
   }
 
+  /** The session was erased: drop it, and what waits to be applied to it. */
+  erase(sessionId: string): Promise<void> {
+    this.evict(sessionId);
+    this.arrivals.get(sessionId)?.splice(0);
+    return Promise.resolve();
+  }
+
   /** Forgets every session held (they hydrate again on demand). */
   reset(): Promise<void> {
     for (const sessionId of [...this.sessions.keys()]) this.evict(sessionId);

@@ -20,6 +20,8 @@ export interface DocumentStorage<Document extends ProjectionDocument> {
   save(documents: ReadonlyMap<string, Document>): Promise<void>;
   /** Removes every document. */
   clear(): Promise<void>;
+  /** Removes every document of one session (its stream was erased). */
+  removeSession?(sessionId: string): Promise<void>;
 }
 
 export interface DocumentProjectionDefinition<Document extends ProjectionDocument> {
@@ -27,6 +29,8 @@ export interface DocumentProjectionDefinition<Document extends ProjectionDocumen
   readonly eventTypes: readonly SessionEventType[];
   /** The document an event belongs to. */
   documentId(event: ProjectedEvent): string;
+  /** The session a document describes (an erasure removes them by session); the document id by default. */
+  sessionOf?(document: Document): string;
   /**
    * The next version of the document (with `position` set to the event's), or null when the
    * event creates nothing (for instance an outcome whose attempt never started). Pure.
@@ -95,5 +99,14 @@ export class DocumentProjection<Document extends ProjectionDocument> implements 
   async reset(): Promise<void> {
     this.unsaved.clear();
     await this.storage.clear();
+  }
+
+  /** The session was erased: its unsaved and stored documents go. */
+  async erase(sessionId: string): Promise<void> {
+    for (const [documentId, document] of this.unsaved) {
+      const owner = this.definition.sessionOf?.(document) ?? documentId;
+      if (owner === sessionId) this.unsaved.delete(documentId);
+    }
+    await this.storage.removeSession?.(sessionId);
   }
 }

@@ -31,6 +31,11 @@ export interface Projection {
   apply(event: ProjectedEvent): Promise<void>;
   /** The session was set aside: drop what is held of it. */
   forget?(sessionId: string): void;
+  /**
+   * The session's stream was erased (an erasure record of the store's log, read in the session's
+   * order): remove every document and everything held of it, durable state too. Idempotent.
+   */
+  erase?(sessionId: string): Promise<void>;
   /** Makes everything applied so far durable and visible to queries; called before its checkpoint is stored. */
   flush(): Promise<void>;
   /** Forgets every document (the first step of a rebuild). */

@@ -3,7 +3,12 @@
 // order, and parks a session whose event it cannot apply — or that cannot be read back at all
 // — so that one bad stream sets that session aside instead of stopping the read side. Events
 // are validated once for every projection (STYLE.md habit 15).
-import type { CheckpointStore, EventStore, RecordedEvent } from '@strata/event-store';
+import {
+  erasureRecordOfEvent,
+  type CheckpointStore,
+  type EventStore,
+  type RecordedEvent,
+} from '@strata/event-store';
 import {
   ProcessorRunner,
   type DecodedEvent,
@@ -13,7 +18,13 @@ import {
 } from '@strata/processing';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
 import type { Projection } from './projection';
-import { readProjectedEvent, sessionIdOfStream, tenantOf, type ProjectedEvent } from './projected-event';
+import {
+  DEFAULT_TENANT,
+  readProjectedEvent,
+  sessionIdOfStream,
+  tenantOf,
+  type ProjectedEvent,
+} from './projected-event';
 
 export const READ_MODELS_RUNNER_NAME = 'read-models';
 /** Read models have little to wait for; a few sessions at once is plenty. */
@@ -40,6 +51,14 @@ export function projectionProcessor(projection: Projection): Processor<Projected
       const sessionId = sessionIdOfStream(partition);
       if (sessionId !== undefined) projection.forget?.(sessionId);
     },
+    ...(projection.erase !== undefined
+      ? {
+          erase: async (partition: string) => {
+            const sessionId = sessionIdOfStream(partition);
+            if (sessionId !== undefined) await projection.erase?.(sessionId);
+          },
+        }
+      : {}),
     flush: () => projection.flush(),
     reset: () => projection.reset(),
   };
@@ -47,6 +66,11 @@ export function projectionProcessor(projection: Projection): Processor<Projected
 
 /** Reads a recorded event for the read models: partitioned by stream, shared fairly by tenant. */
 export function decodeSessionEvent(recorded: RecordedEvent): DecodedEvent<ProjectedEvent> {
+  const erasure = erasureRecordOfEvent(recorded);
+  if (erasure !== undefined) {
+    if (sessionIdOfStream(erasure.streamId) === undefined) return { kind: 'pass' };
+    return { kind: 'erased', partition: erasure.streamId, tenant: erasure.tenant ?? DEFAULT_TENANT };
+  }
   if (sessionIdOfStream(recorded.streamId) === undefined) return { kind: 'pass' };
   const result = readProjectedEvent(recorded);
   if (result.kind === 'invalid') {

@@ -23,6 +23,8 @@ export class SearchProjection implements Projection {
   private positions = new Map<string, bigint>();
   /** What a flush under way is writing (still counts for idempotence). */
   private flushing = new Map<string, bigint>();
+  /** The storage write of the flush under way. */
+  private saving: Promise<void> | undefined;
 
   constructor(private readonly storage: SearchStorage) {}
 
@@ -52,6 +54,14 @@ export class SearchProjection implements Projection {
     this.positions.delete(sessionId);
   }
 
+  /** The session was erased: its rows go, the unsaved and the stored ones. */
+  async erase(sessionId: string): Promise<void> {
+    // a flush under way may still write the session's rows: let it end first
+    await this.saving?.catch(() => undefined);
+    this.forget(sessionId);
+    await this.storage.forgetSession(sessionId);
+  }
+
   async flush(): Promise<void> {
     if (this.positions.size === 0) return;
     const rows = this.unsaved;
@@ -60,7 +70,8 @@ export class SearchProjection implements Projection {
     this.positions = new Map();
     this.flushing = positions;
     try {
-      await this.storage.save(rows, positions);
+      this.saving = this.storage.save(rows, positions);
+      await this.saving;
     } catch (error) {
       this.unsaved = [...rows, ...this.unsaved];
       for (const [sessionId, position] of positions)
@@ -68,6 +79,7 @@ export class SearchProjection implements Projection {
       throw error;
     } finally {
       this.flushing = new Map();
+      this.saving = undefined;
     }
   }
 

@@ -20,6 +20,7 @@ import { SettingsValidationError } from '../../settings/settings-validation-erro
 import { IdempotencyMismatchError } from '../../shared/idempotency';
 import { SessionTooLargeError } from '../../shared/session-size';
 import { TenantMismatchError } from '../../shared/command-context';
+import { SessionErasedError } from '../../shared/session-erasure';
 import { ApiError, problemStatuses, problemTitles, type ProblemCode } from './api-errors';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -96,6 +97,13 @@ export function problemOf(error: unknown): MappedProblem {
   if (error instanceof SessionDomainError) return fromDomain(error);
   if (error instanceof SessionNotFoundError || error instanceof TenantMismatchError) {
     return problem('not_found', 'session not found');
+  }
+  if (error instanceof SessionErasedError) {
+    return problem('gone', error.message, {
+      reason: 'session_erased',
+      sessionId: error.sessionId,
+      erasure: error.record,
+    });
   }
   if (error instanceof StreamErasedError) return problem('not_found', 'the session was erased');
   if (error instanceof UnknownEntryError) return problem('not_found', `entry ${error.entryId} not found`);

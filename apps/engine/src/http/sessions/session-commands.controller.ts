@@ -54,7 +54,10 @@ export class SessionCommandsController {
     @Res({ passthrough: true }) response: ServerResponse,
   ) {
     const body = await readJsonBody(request, startSessionBody, this.config.jsonBodyLimitBytes);
-    if (body.sessionId !== undefined) await this.sessions.requireAvailable(principal, body.sessionId);
+    if (body.sessionId !== undefined) {
+      await this.sessions.requireAvailable(principal, body.sessionId);
+      await this.sessions.requireNotErased(principal, body.sessionId, false);
+    }
     const result = await this.sessions.execute(
       principal,
       (context) => new StartSessionCommand(body, context),

@@ -37,6 +37,7 @@ import { integrityView, refusedAnchorsView } from './session-integrity';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
+import { SessionErasedError } from '../../shared/session-erasure';
 import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
 
 export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
@@ -74,6 +75,7 @@ export class SessionFilesController {
     const prepared = prepareSessionImport(file, importOptionsOf(query));
     const sessionId = prepared.header.id;
     await this.sessions.requireAvailable(principal, sessionId);
+    await this.sessions.requireNotErased(principal, sessionId, query.allowErased);
     const { maxSessionEntries } = this.config.foldCache;
     const weightOf = (entries: readonly SessionEntry[]) =>
       entries.reduce((total, entry) => total + entryWeight(entry), 0);
@@ -84,6 +86,7 @@ export class SessionFilesController {
     const report = await writeSessionImport(this.store, prepared, {
       tenant: principal.tenant,
       metadata: actorMetadataOf(commandContextOf(principal)),
+      reviveErased: query.allowErased,
       checkAppend: (state, appended) =>
         requireRoomFor(sessionId, state, weightOf(appended), maxSessionEntries),
     });
@@ -124,7 +127,12 @@ export class SessionFilesController {
   @Get('sessions/:sessionId/verify')
   async verifySession(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
-    await this.sessions.requireOwned(principal, sessionId);
+    try {
+      await this.sessions.requireOwned(principal, sessionId);
+    } catch (error) {
+      // an erased session of the tenant is verified: its erasure record answers for it
+      if (!(error instanceof SessionErasedError)) throw error;
+    }
     const streamId = sessionStreamName(sessionId);
     const index = await this.anchors.index({ streamId, tenant: principal.tenant });
     try {

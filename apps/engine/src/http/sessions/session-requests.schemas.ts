@@ -205,6 +205,9 @@ export const importQuery = z.strictObject({
         'which the session must already hold (as `strata watch` sends a file as it grows); what the session ' +
         'lacks is appended. Not with `lenient` or another `format`',
     ),
+  allowErased: booleanQuery.describe(
+    'write a session that was erased again (refused with 409 session_erased otherwise; impossible on EventStoreDB, whose tombstone is final)',
+  ),
 });
 
 export const exportQuery = z.strictObject({

@@ -1,0 +1,87 @@
+// Retention in a running engine (issue 14, item 5): with `retention: {tenant: days}` in its
+// settings, the engine's pass erases the sessions of that tenant idle for longer, through the
+// audited erasure (actor strata-retention, the rule as the reason), and leaves the rest alone.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore, importSessionFile } from '@strata/event-store';
+import { serializeSessionFile } from '@strata/session';
+import { session } from '@strata/testing';
+import {
+  ALPHA_KEY,
+  BETA_KEY,
+  TWO_TENANT_KEYS,
+  problemOf,
+  startHttpEngine,
+  type HttpHarness,
+} from './http-harness';
+
+const DAY_MS = 86_400_000;
+
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within 15 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('given an engine with retention rules and sessions written long ago', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'strata-retention-'));
+  let engine: HttpHarness;
+
+  beforeAll(async () => {
+    const seeded = [
+      { id: 'alpha-stale', tenant: 'alpha', daysAgo: 45 },
+      { id: 'alpha-recent', tenant: 'alpha', daysAgo: 10 },
+      { id: 'beta-ancient', tenant: 'beta', daysAgo: 400 },
+    ];
+    for (const { id, tenant, daysAgo } of seeded) {
+      const written = new Date(Date.now() - daysAgo * DAY_MS);
+      const store = new SqliteEventStore({ filename: join(directory, 'strata.db'), clock: () => written });
+      const built = session({ sessionId: id }).user('hello').assistant('hi');
+      try {
+        await importSessionFile(store, serializeSessionFile(built.header, built.entries), { tenant });
+      } finally {
+        await store.close();
+      }
+    }
+    engine = await startHttpEngine({
+      directory,
+      environment: { STRATA_API_KEYS: TWO_TENANT_KEYS, STRATA_RETENTION_INTERVAL_MS: '1000' },
+      settings: { retention: { alpha: 30 } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await engine?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('erases the tenant’s idle sessions with an audited record, and nothing else', async () => {
+    await eventually(
+      async () => (await engine.request('GET', '/sessions/alpha-stale', { key: ALPHA_KEY })).status === 410,
+      'the stale session erased',
+    );
+    const gone = await engine.request('GET', '/sessions/alpha-stale', { key: ALPHA_KEY });
+    expect(problemOf(gone)).toMatchObject({
+      status: 410,
+      reason: 'session_erased',
+      erasure: { actor: 'strata-retention', tenant: 'alpha' },
+    });
+    const erasures = await engine.request('GET', '/erasures', { key: ALPHA_KEY });
+    expect(erasures.body).toMatchObject({
+      total: 1,
+      items: [{ sessionId: 'alpha-stale', actor: 'strata-retention', eventCount: 3 }],
+    });
+    const { items } = erasures.body as { items: { reason: string }[] };
+    expect(items[0]!.reason).toContain('retention.alpha = 30');
+    // a later pass changes nothing more: the recent session and the tenant without a rule stay
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await engine.request('GET', '/sessions/alpha-recent', { key: ALPHA_KEY })).status).toBe(200);
+    expect((await engine.request('GET', '/sessions/beta-ancient', { key: BETA_KEY })).status).toBe(200);
+    expect(
+      ((await engine.request('GET', '/erasures', { key: ALPHA_KEY })).body as { total: number }).total,
+    ).toBe(1);
+  });
+});
