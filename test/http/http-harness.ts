@@ -209,3 +209,16 @@ export function turnOverThreshold(sessionId: string, parentId: string): SessionE
     });
   return next.entries.map((entry, index) => (index === 0 ? { ...entry, parentId } : entry));
 }
+
+/** Polls `check` every 50 ms until it holds; fails naming `what` after `timeoutMs`. */
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -13,18 +13,11 @@ import {
   TWO_TENANT_KEYS,
   problemOf,
   startHttpEngine,
+  waitUntil,
   type HttpHarness,
 } from './http-harness';
 
 const DAY_MS = 86_400_000;
-
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within 15 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('given an engine with retention rules and sessions written long ago', () => {
   const directory = mkdtempSync(join(tmpdir(), 'strata-retention-'));
@@ -59,9 +52,10 @@ describe('given an engine with retention rules and sessions written long ago', (
   });
 
   it('erases the tenant’s idle sessions with an audited record, and nothing else', async () => {
-    await eventually(
+    await waitUntil(
       async () => (await engine.request('GET', '/sessions/alpha-stale', { key: ALPHA_KEY })).status === 410,
       'the stale session erased',
+      15_000,
     );
     const gone = await engine.request('GET', '/sessions/alpha-stale', { key: ALPHA_KEY });
     expect(problemOf(gone)).toMatchObject({

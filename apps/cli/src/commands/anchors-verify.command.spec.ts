@@ -334,6 +334,45 @@ describe("strata verify against the store's records and signed anchors", () => {
         );
       }
     });
+
+    it('answers an anchor signed after the erasure only when it is the head the record states', async () => {
+      await importInto(sessionFile('late', 2), storeFile);
+      const store = new SqliteEventStore({ filename: storeFile });
+      const record = await store.eraseStream('session-late', { actor: 'dpo', reason: 'request 8' });
+      await store.close();
+      const key = generateAnchorSigningKey();
+      const publicKey = join(directory, 'late.pub.pem');
+      writeFileSync(publicKey, key.publicKeyPem);
+      const after = new Date(Date.parse(record.erasedAt) + 1_000);
+      const sign = (revision: bigint, headHash: string) =>
+        JSON.stringify(signAnchor({ streamId: 'session-late', revision, headHash }, after, key));
+      const verify = async (anchorLines: string[]) => {
+        const anchors = join(directory, 'late.jsonl');
+        writeFileSync(anchors, `${anchorLines.join('\n')}\n`);
+        return strata([
+          'verify',
+          'late',
+          '--store',
+          `sqlite:${storeFile}`,
+          '--anchors',
+          anchors,
+          '--public-key',
+          publicKey,
+        ]);
+      };
+      // the head held while the erasure ran, signed just after it
+      const head = await verify([sign(BigInt(record.headRevision!), record.headHash!)]);
+      expect([head.code, head.out()]).toEqual([
+        0,
+        expect.stringContaining('1 anchor answered by the erasure record'),
+      ]);
+      // an earlier revision, or another hash at the head, signed after the erasure is not answered
+      for (const late of [sign(0n, record.headHash!), sign(BigInt(record.headRevision!), '0'.repeat(64))]) {
+        const result = await verify([late]);
+        expect(result.code).toBe(1);
+        expect(result.out()).toContain('is not matched');
+      }
+    });
   });
 
   describe('strata anchors export', () => {

@@ -88,6 +88,11 @@ export class EngineAnchors {
     this.scheduler?.noteAppend(streamId, events, result, SESSION_STREAM_PREFIX);
   }
 
+  /** Told of a session stream this engine erased: its held head is not signed. */
+  noteErased(streamId: string): void {
+    this.scheduler?.forget(streamId);
+  }
+
   /** Signs every head held now and stops signing (at shutdown, before the store closes). */
   async close(): Promise<void> {
     await this.scheduler?.close();

@@ -151,6 +151,7 @@ export function strataApplicationImports(
       if (result === 'ok') metrics.appendedEvents.increment({}, events);
     },
     (streamId, events, result) => anchors.noteAppend(streamId, events, result),
+    (streamId) => anchors.noteErased(streamId),
   );
   const projectionStorage =
     options.projectionStorage ??

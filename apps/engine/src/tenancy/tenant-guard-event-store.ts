@@ -35,6 +35,8 @@ export class TenantGuardEventStore implements EventStore {
     readonly inner: EventStore,
     private readonly observer?: AppendObserver,
     private readonly appended?: AppendedObserver,
+    /** Told of every stream erased through this store (after the erasure). */
+    private readonly erased?: (streamId: string) => void,
   ) {
     this.tenants = new StreamTenants(inner);
   }
@@ -88,6 +90,7 @@ export class TenantGuardEventStore implements EventStore {
   async eraseStream(...args: Parameters<EventStore['eraseStream']>): ReturnType<EventStore['eraseStream']> {
     const record = await this.inner.eraseStream(...args);
     this.tenants.forget(args[0]);
+    this.erased?.(args[0]);
     return record;
   }
 

@@ -74,6 +74,25 @@ describe('AnchorScheduler', () => {
     });
   });
 
+  describe('given a head held inside its interval when its stream is erased', () => {
+    it('signs nothing more of that stream, and the other streams as before', async () => {
+      const log = new InMemoryAnchorLog();
+      const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
+      scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
+      scheduler.note({ streamId: 'session-b', revision: 1n, headHash: hashOf(1) });
+      await pause(10);
+      scheduler.note({ streamId: 'session-a', revision: 9n, headHash: hashOf(9) });
+      scheduler.note({ streamId: 'session-b', revision: 2n, headHash: hashOf(2) });
+      scheduler.forget('session-a');
+      await scheduler.close();
+      expect((await anchorsOf(log)).map((anchor) => `${anchor.stream}@${anchor.revision}`)).toEqual([
+        'session-a@5',
+        'session-b@1',
+        'session-b@2',
+      ]);
+    });
+  });
+
   describe('given a log that fails once', () => {
     it('reports the failure and signs the head again an interval later', async () => {
       const inner = new InMemoryAnchorLog();

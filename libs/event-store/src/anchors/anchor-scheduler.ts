@@ -84,6 +84,18 @@ export class AnchorScheduler {
     });
   }
 
+  /**
+   * Drops the head held for a stream that was erased (nothing of it is signed any more): a head
+   * held inside its interval would otherwise be signed after the erasure, for content gone.
+   */
+  forget(streamId: string): void {
+    const window = this.windows.get(streamId);
+    if (window === undefined) return;
+    if (window.timer !== undefined) clearTimeout(window.timer);
+    this.windows.delete(streamId);
+    this.due.delete(streamId);
+  }
+
   /** Signs every head held, whatever its interval, and waits until the log has them. */
   async flush(): Promise<void> {
     if (this.immediate !== undefined) clearImmediate(this.immediate);

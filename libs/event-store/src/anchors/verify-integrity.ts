@@ -26,13 +26,20 @@ const RETENTION_KEYS = RESERVED_STREAM_METADATA_KEYS.filter((key) =>
   ['maxAge', 'maxCount', 'truncateBefore'].includes(key),
 );
 
-/** Whether an erasure record stands for this anchor: signed before the erasure, at or below its head. */
+/**
+ * Whether an erasure record stands for this anchor: signed before the erasure at or below its
+ * head, or (signed at any time) exactly the head the record states. The latter is an anchor of a
+ * head noted before the erasure and signed while it ran: it attests what the record says was
+ * there, and a stream written again after an erasure cannot hide behind it unless it holds that
+ * very hash at that revision.
+ */
 function answeredByErasure(anchor: AnchorReference['anchor'], erasure: ErasureWithHead | undefined): boolean {
   if (erasure === undefined) return false;
-  if (Date.parse(anchor.time) > Date.parse(erasure.erasedAt)) return false;
-  if (erasure.headRevision === undefined) return true;
-  const head = BigInt(erasure.headRevision);
   const revision = BigInt(anchor.revision);
+  const head = erasure.headRevision !== undefined ? BigInt(erasure.headRevision) : undefined;
+  if (head !== undefined && revision === head && erasure.headHash === anchor.headHash) return true;
+  if (Date.parse(anchor.time) > Date.parse(erasure.erasedAt)) return false;
+  if (head === undefined) return true;
   if (revision > head) return false;
   return revision !== head || erasure.headHash === undefined || erasure.headHash === anchor.headHash;
 }

@@ -1,5 +1,10 @@
 import { NotFoundException } from '@nestjs/common';
-import { ConcurrencyError, SessionImportError, SessionNotFoundError } from '@strata/event-store';
+import {
+  ConcurrencyError,
+  SessionImportError,
+  SessionNotFoundError,
+  StreamErasedError,
+} from '@strata/event-store';
 import { InvalidProjectionQueryError, UnknownEntryError } from '@strata/projections';
 import { alreadyExists, conflict, invalid, notFound, SessionImportConflictError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';
@@ -18,6 +23,8 @@ describe('the mapping onto the closed set of problems', () => {
     [new SessionNotFoundError('s1'), 'not_found', 404],
     [new TenantMismatchError('session-s1', 'acme', 'globex'), 'not_found', 404],
     [new UnknownEntryError('s1', 'e1'), 'not_found', 404],
+    // a write that meets a tombstone the caller's checks did not answer: nothing said of whose
+    [new StreamErasedError('session-s1'), 'not_found', 404],
     [new NotFoundException(), 'not_found', 404],
     [conflict('leaf moved'), 'conflict', 409],
     [alreadyExists('entry exists'), 'conflict', 409],

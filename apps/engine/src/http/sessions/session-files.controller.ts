@@ -11,6 +11,7 @@ import {
   verifyStreamIntegrity,
   type PrepareSessionImportOptions,
   writeSessionImport,
+  StreamErasedError,
   type EventStore,
 } from '@strata/event-store';
 import { SESSION_STREAM_PREFIX, entryWeight, sessionStreamName, type SessionEntry } from '@strata/session';
@@ -23,7 +24,7 @@ import { Principal, TenantGuard } from '../../api/tenant.guard';
 import { ENGINE_CONFIG } from '../../api/http-tokens';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { ReadModels } from '../../read-side/read-models.service';
-import { invalidInput } from '../../api/problem/api-errors';
+import { ApiError, invalidInput } from '../../api/problem/api-errors';
 import {
   parseParameter,
   parseQuery,
@@ -37,7 +38,7 @@ import { integrityView, refusedAnchorsView } from './session-integrity';
 import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
-import { SessionErasedError } from '../../shared/session-erasure';
+import { SessionErasedError, sessionErasure } from '../../shared/session-erasure';
 import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
 
 export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
@@ -89,6 +90,16 @@ export class SessionFilesController {
       reviveErased: query.allowErased,
       checkAppend: (state, appended) =>
         requireRoomFor(sessionId, state, weightOf(appended), maxSessionEntries),
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof StreamErasedError)) throw error;
+      // EventStoreDB: an erasure is a hard delete, and the stream cannot be written again
+      const erasure = await sessionErasure(this.store, sessionId, principal.tenant);
+      throw new ApiError(
+        'gone',
+        `session ${sessionId} was erased and cannot be written again on this store ` +
+          '(an EventStoreDB tombstone is final); import it under another session id',
+        { reason: 'session_erased', sessionId, ...(erasure !== undefined ? { erasure } : {}) },
+      );
     });
     response.statusCode = report.outcome === 'imported' ? 201 : 200;
     const { streamId: _streamId, ...rest } = report;
@@ -225,7 +236,10 @@ export const sessionFileOperations: readonly ApiOperation[] = [
       '(`line`, `entryIndex`, `entryId`, `storedEntryId`) and `storedEntries`. ' +
       'A file whose session is stored with other content answers 409. `format=auto` (the default) ' +
       'tells the format from the lines; a Claude Code or Codex file is converted into entries that ' +
-      'keep every original line, so `GET /sessions/{id}/export?format=original` gives it back.',
+      'keep every original line, so `GET /sessions/{id}/export?format=original` gives it back. ' +
+      'An erased session id answers 409 `session_erased` with its erasure record unless ' +
+      '`allowErased=true`; on EventStoreDB, where an erasure is a hard delete, even then 410 ' +
+      '`session_erased`: the id cannot be written again.',
     query: importQuery,
     body: {
       mediaTypes: sessionFileMediaTypes,
@@ -238,7 +252,7 @@ export const sessionFileOperations: readonly ApiOperation[] = [
         schema: importResponse,
       },
     },
-    problems: ['validation', 'forbidden', 'conflict', 'payload_too_large'],
+    problems: ['validation', 'forbidden', 'conflict', 'gone', 'payload_too_large'],
   },
   {
     method: 'get',
