@@ -12,10 +12,13 @@ import {
 
 export function erasureView(record: ErasureRecord) {
   return {
+    streamId: record.streamId,
     erasedAt: record.erasedAt,
     actor: record.actor,
     reason: record.reason,
     eventCount: record.eventCount,
+    headHash: record.headHash ?? null,
+    headRevision: record.headRevision ?? null,
     message: describeErasure(record),
   };
 }

@@ -262,10 +262,13 @@ const refusedAnchor = z.object({
 });
 
 const erasureView = z.object({
+  streamId: z.string(),
   erasedAt: z.string(),
   actor: z.string(),
   reason: z.string(),
   eventCount: z.number().int(),
+  headHash: z.string().nullable().describe("the chain hash of the session's last event when erased"),
+  headRevision: decimalString.nullable(),
   message: z.string().describe('`<stream>: erased at <time> by <actor>: <reason>`'),
 });
 

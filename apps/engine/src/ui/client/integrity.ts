@@ -1,6 +1,7 @@
-// A session's integrity as the viewer states it, from `GET /sessions/{id}/verify`: verified,
-// broken (where and why), or erased (its record). Read defensively, so that fields the engine
-// adds (the head revision it recorded, anchors) are shown when present. Pure.
+// A session's integrity as the viewer states it, from `GET /sessions/{id}/verify`
+// (`SessionVerification`): verified (events, head, anchors matched), broken (where the chain
+// broke, else the engine's findings: a cut tail, an anchor the stream does not reach or match,
+// refused anchors), or erased (its record). Read defensively: a field missing is left out. Pure.
 import { describeErasure, erasureRecordOf } from './erasures.js';
 
 export type IntegrityState = 'verified' | 'broken' | 'erased';
@@ -29,20 +30,35 @@ function count(value: unknown): string {
   return typeof value === 'number' ? value.toLocaleString('en-US') : '?';
 }
 
+/** The messages of a list of findings or refused anchors, those of kind `skip` left out. */
+function messagesOf(value: unknown, skip?: string): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .map((item) =>
+      isRecord(item) && (skip === undefined || item['kind'] !== skip) ? text(item['message']) : undefined,
+    )
+    .filter((message): message is string => message !== undefined);
+}
+
 /** What a verification answer says. */
 export function integrityOf(answer: unknown, formatTime: (iso: string) => string): IntegrityStatement {
   const result = isRecord(answer) ? answer : {};
-  const erasure = erasureRecordOf(result['erasure'] ?? result['erased']);
+  const erased = result['erasure'];
+  const erasure = erasureRecordOf(
+    isRecord(erased) && erased['sessionId'] === undefined && erased['streamId'] === undefined
+      ? { ...erased, sessionId: result['sessionId'] }
+      : erased,
+  );
   if (erasure !== undefined)
     return {
       state: 'erased',
       short: '⌫ erased',
       text: `This session was ${describeErasure(erasure, formatTime)}`,
     };
-  const anchors = isRecord(result['anchors']) ? result['anchors'] : undefined;
+  const matched = result['anchorsMatched'];
   const anchorText =
-    anchors !== undefined && typeof anchors['checked'] === 'number'
-      ? `, ${count(anchors['checked'])} anchor${anchors['checked'] === 1 ? '' : 's'} matched`
+    typeof matched === 'number' && matched > 0
+      ? `, ${count(matched)} anchor${matched === 1 ? '' : 's'} matched`
       : '';
   const headRevision = text(result['headRevision']);
   if (result['ok'] === true) {
@@ -58,13 +74,21 @@ export function integrityOf(answer: unknown, formatTime: (iso: string) => string
     };
   }
   const brokenAt = isRecord(result['brokenAt']) ? result['brokenAt'] : undefined;
-  const why =
+  const refused = result['refusedAnchorCount'];
+  const reasons =
     brokenAt !== undefined
-      ? `hash chain broken at revision ${text(brokenAt['revision']) ?? '?'} (${text(brokenAt['reason']) ?? '?'}, event ${text(brokenAt['eventId']) ?? '?'})`
-      : (text(result['reason']) ?? text(result['detail']) ?? 'the check failed');
+      ? [
+          `Hash chain broken at revision ${text(brokenAt['revision']) ?? '?'} (${text(brokenAt['reason']) ?? '?'}, event ${text(brokenAt['eventId']) ?? '?'})`,
+        ]
+      : messagesOf(result['findings'], 'chain_broken');
+  if (brokenAt === undefined && typeof refused === 'number' && refused > 0)
+    reasons.push(
+      `${count(refused)} anchor${refused === 1 ? '' : 's'} refused: ${messagesOf(result['refusedAnchors'])[0] ?? '?'}`,
+    );
+  const why = reasons.length > 0 ? reasons.join('; ') : 'The check failed';
   return {
     state: 'broken',
     short: '✗ broken',
-    text: `✗ ${why.charAt(0).toUpperCase()}${why.slice(1)} after ${count(result['events'])} good events`,
+    text: `✗ ${why} (${count(result['events'])} events verified)`,
   };
 }
