@@ -31,21 +31,68 @@ export async function recordErasure(client: EventStoreDBClient, record: ErasureR
   );
 }
 
-/** Every erasure record, oldest first (one per stream, should a retry have written it twice). */
-export async function readErasures(client: EventStoreDBClient): Promise<readonly ErasureRecord[]> {
-  const records = new Map<string, ErasureRecord>();
-  try {
-    for await (const resolved of client.readStream(ERASURE_STREAM)) {
-      const event = resolved.event;
-      if (event === undefined || event.type !== ERASURE_EVENT_TYPE) continue;
-      const record = erasureRecordSchema.parse(event.data);
-      if (!records.has(record.streamId)) records.set(record.streamId, withoutUndefined(record));
-    }
-  } catch (error) {
-    if (error instanceof StreamNotFoundError) return [];
-    throw error;
+/**
+ * The erasure records of one store, read incrementally: each read asks the server only for the
+ * records appended since the last one (a store keeps them, one small record per erased stream),
+ * so listing erasures, or starting a read of `$all` that must hide erased streams, costs what
+ * was erased since, not every erasure ever made. Callers that arrive while a read runs share
+ * the next read, which starts after theirs arrived: a record appended before a call is in its
+ * answer.
+ */
+export class ErasureRecords {
+  private readonly records = new Map<string, ErasureRecord>();
+  /** The revision of `strata-erasures` to read next. */
+  private next = 0n;
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+
+  constructor(private readonly client: EventStoreDBClient) {}
+
+  /** Every erasure record, oldest first (one per stream, should a retry have written it twice). */
+  async all(): Promise<readonly ErasureRecord[]> {
+    await this.catchUp();
+    return [...this.records.values()];
   }
-  return [...records.values()];
+
+  /** The ids of the erased streams. */
+  async streamIds(): Promise<Set<string>> {
+    await this.catchUp();
+    return new Set(this.records.keys());
+  }
+
+  private catchUp(): Promise<void> {
+    if (this.queued !== undefined) return this.queued;
+    if (this.running === undefined) return this.start();
+    const after = () => {
+      this.queued = undefined;
+      return this.start();
+    };
+    this.queued = this.running.then(after, after);
+    return this.queued;
+  }
+
+  private start(): Promise<void> {
+    const run = this.readNew().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async readNew(): Promise<void> {
+    try {
+      for await (const resolved of this.client.readStream(ERASURE_STREAM, { fromRevision: this.next })) {
+        const event = resolved.event;
+        if (event === undefined) continue;
+        this.next = event.revision + 1n;
+        if (event.type !== ERASURE_EVENT_TYPE) continue;
+        const record = erasureRecordSchema.parse(event.data);
+        if (!this.records.has(record.streamId)) this.records.set(record.streamId, withoutUndefined(record));
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+  }
 }
 
 function withoutUndefined(record: z.infer<typeof erasureRecordSchema>): ErasureRecord {

@@ -58,7 +58,7 @@ import {
 import { assertDistinctIds, assertExpectation } from '../shared/append-rules';
 import { toJsonText } from '../shared/json-values';
 import { pageLimitsOf } from '../shared/page-limits';
-import { readErasures, recordErasure } from './esdb-erasures';
+import { ErasureRecords, recordErasure } from './esdb-erasures';
 import {
   ANCHOR_STREAM,
   CHECKPOINT_STREAM_PREFIX,
@@ -138,6 +138,7 @@ export class EsdbEventStore implements EventStore {
   private readonly subscriptions = new Set<EsdbSubscription>();
   private readonly clock: () => Date;
   private readonly pageLimits: PageLimits;
+  private readonly erasures: ErasureRecords;
 
   /** A store on its own client, e.g. `esdb://localhost:2113?tls=false`; `close()` disposes it. */
   static fromConnectionString(connectionString: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
@@ -153,6 +154,7 @@ export class EsdbEventStore implements EventStore {
   ) {
     this.clock = options.clock ?? (() => new Date());
     this.pageLimits = pageLimitsOf({ maxCount: options.pageSize, maxBytes: options.pageBytes }, 512);
+    this.erasures = new ErasureRecords(client);
   }
 
   async appendToStream(
@@ -276,7 +278,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   async listErasures(streamId?: string): Promise<readonly ErasureRecord[]> {
-    const records = await readErasures(this.client);
+    const records = await this.erasures.all();
     return streamId === undefined ? records : records.filter((record) => record.streamId === streamId);
   }
 
@@ -286,7 +288,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   private async erasedStreams(): Promise<Set<string>> {
-    return new Set((await readErasures(this.client)).map((record) => record.streamId));
+    return this.erasures.streamIds();
   }
 
   /** An append with no events writes nothing; it still checks the expectation. */
