@@ -14,8 +14,9 @@ import {
   anchorKeyIdOf,
   type Anchor,
 } from '@strata/event-store';
-import { createPublicKey } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { session } from '@strata/testing';
 import { ALPHA_KEY, BETA_KEY, startHttpEngine, type HttpHarness } from './http-harness';
 
@@ -157,5 +158,58 @@ describe('signed anchors over HTTP', () => {
       sessionId: 'cut',
       kind: 'tail_missing',
     });
+  });
+
+  it('accepts the anchors of a rotated key only when STRATA_ANCHOR_PUBLIC_KEYS names its public key', async () => {
+    const keys = mkdtempSync(join(tmpdir(), 'strata-keys-'));
+    const keyFile = (name: string) => {
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      writeFileSync(join(keys, `${name}.pem`), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      writeFileSync(join(keys, `${name}.pub.pem`), publicKey.export({ type: 'spki', format: 'pem' }));
+      return join(keys, `${name}.pem`);
+    };
+    const [oldKey, newKey] = [keyFile('old'), keyFile('new')];
+    try {
+      engine = await startHttpEngine({ environment: { STRATA_SIGNING_KEY_FILE: oldKey } });
+      const built = session({ sessionId: 'rotated' }).user('One').assistant('Two');
+      await engine.seed(built.header, built.entries);
+      const directory = engine.directory;
+      await engine.close({ keepDirectory: true });
+
+      engine = await startHttpEngine({ directory, environment: { STRATA_SIGNING_KEY_FILE: newKey } });
+      const refused = (await engine.request('GET', '/sessions/rotated/verify')).body as {
+        ok: boolean;
+        refusedAnchors: { reason: string }[];
+      };
+      expect(refused.ok).toBe(false);
+      expect(refused.refusedAnchors.map((anchor) => anchor.reason)).toContain('unknown_key');
+      await engine.close({ keepDirectory: true });
+
+      engine = await startHttpEngine({
+        directory,
+        environment: {
+          STRATA_SIGNING_KEY_FILE: newKey,
+          STRATA_ANCHOR_PUBLIC_KEYS: ` ${join(keys, 'old.pub.pem')} ,`,
+        },
+      });
+      const accepted = await engine.request('GET', '/sessions/rotated/verify');
+      expect(accepted.body).toMatchObject({ ok: true, refusedAnchorCount: 0 });
+      expect((accepted.body as { anchorsMatched: number }).anchorsMatched).toBeGreaterThan(0);
+      await engine.close({ keepDirectory: true });
+      engine = undefined;
+
+      await expect(
+        startHttpEngine({
+          directory,
+          environment: {
+            STRATA_SIGNING_KEY_FILE: newKey,
+            STRATA_ANCHOR_PUBLIC_KEYS: join(keys, 'missing.pem'),
+          },
+        }),
+      ).rejects.toThrow(/STRATA_ANCHOR_PUBLIC_KEYS: .*missing\.pem does not exist/);
+      rmSync(directory, { recursive: true, force: true });
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
   });
 });

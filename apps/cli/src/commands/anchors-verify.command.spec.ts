@@ -2,6 +2,7 @@
 // behind the store's back with raw SQL: a cut tail caught from the store's own records and from
 // anchors, a store rewritten with its records caught against anchors exported before, forged
 // anchors refused, offline verification of an exported event log, and erased sessions reported.
+import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -372,6 +373,36 @@ describe("strata verify against the store's records and signed anchors", () => {
         expect(result.code).toBe(1);
         expect(result.out()).toContain('is not matched');
       }
+    });
+  });
+
+  describe('given anchors signed with a key that was rotated since', () => {
+    it('refuses them unless STRATA_ANCHOR_PUBLIC_KEYS names the earlier public key', async () => {
+      const keyFile = (name: string) => {
+        const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+        writeFileSync(join(directory, `${name}.pem`), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+        writeFileSync(join(directory, `${name}.pub.pem`), publicKey.export({ type: 'spki', format: 'pem' }));
+        return `${name}.pem`;
+      };
+      const [oldKey, newKey] = [keyFile('old'), keyFile('new')];
+      await importInto(sessionFile('rotated', 2), storeFile, { STRATA_SIGNING_KEY_FILE: oldKey });
+      const args = ['verify', 'rotated', '--store', `sqlite:${storeFile}`];
+      const refused = await strata(args, { STRATA_SIGNING_KEY_FILE: newKey });
+      expect(refused.code).toBe(1);
+      expect(refused.out()).toContain(
+        'refused: it is signed by a key that is not among the public keys given',
+      );
+      const accepted = await strata(args, {
+        STRATA_SIGNING_KEY_FILE: newKey,
+        STRATA_ANCHOR_PUBLIC_KEYS: 'old.pub.pem',
+      });
+      expect([accepted.code, accepted.out()]).toEqual([0, expect.stringContaining('1 anchor matched')]);
+      const missing = await strata(args, {
+        STRATA_SIGNING_KEY_FILE: newKey,
+        STRATA_ANCHOR_PUBLIC_KEYS: 'gone.pem',
+      });
+      expect(missing.code).toBe(2);
+      expect(missing.err()).toContain('gone.pem does not exist');
     });
   });
 

@@ -28,7 +28,8 @@ export const anchorOptionsUsage = '[--anchors <file>] [--public-key <file>]...';
 
 export const anchorOptionsHelp =
   "--anchors: anchors to match (JSON Lines from `strata anchors export`), else the store's anchor log; " +
-  `--public-key: a key that signed them (PEM), else ${SIGNING_KEY_FILE_VARIABLE} or ./data/${DEFAULT_PUBLIC_KEY_NAME}`;
+  `--public-key: a key that signed them (PEM, repeatable), else ${SIGNING_KEY_FILE_VARIABLE} or ./data/${DEFAULT_PUBLIC_KEY_NAME} ` +
+  'and the earlier keys of STRATA_ANCHOR_PUBLIC_KEYS (comma-separated)';
 
 /** Whether the commands that write sign anchors (`STRATA_ANCHORS`). */
 export function anchoringOn(io: CliIo): boolean {
@@ -64,11 +65,25 @@ function localKeyFile(io: CliIo): string | undefined {
   );
 }
 
-/** The public keys given, else the local one (none when there is no local key). */
+/** Earlier keys trusted as the engine trusts them: `STRATA_ANCHOR_PUBLIC_KEYS`, comma-separated. */
+function rotatedKeyFiles(io: CliIo): string[] {
+  return (io.env['STRATA_ANCHOR_PUBLIC_KEYS'] ?? '')
+    .split(',')
+    .map((file) => file.trim())
+    .filter((file) => file !== '')
+    .map((file) => resolve(io.cwd, file));
+}
+
+/**
+ * The public keys given, else the local one and the earlier keys of `STRATA_ANCHOR_PUBLIC_KEYS`
+ * (none when there is no local key and no earlier one).
+ */
 export function publicKeysOf(io: CliIo, files: readonly string[]): Map<string, AnchorPublicKey> {
   const local = localKeyFile(io);
   const paths =
-    files.length > 0 ? files.map((file) => resolve(io.cwd, file)) : local !== undefined ? [local] : [];
+    files.length > 0
+      ? files.map((file) => resolve(io.cwd, file))
+      : [...(local !== undefined ? [local] : []), ...rotatedKeyFiles(io)];
   const keys = new Map<string, AnchorPublicKey>();
   for (const path of paths) {
     try {

@@ -3,7 +3,8 @@
 // head of every session stream the engine appends to — appends, labels, commands, compactions,
 // imports — at most once per session per second, the latest head of a burst always, and whatever
 // is held when the engine stops. `STRATA_ANCHORS=off` signs nothing (the key is still loaded, so
-// the public key is served and verification works).
+// the public key is served and verification works). Verification accepts anchors of the engine's
+// key and of the earlier keys named by `STRATA_ANCHOR_PUBLIC_KEYS` (a rotated key's anchors).
 import { Logger } from '@nestjs/common';
 import {
   AnchorIndex,
@@ -12,13 +13,16 @@ import {
   SigningKeyError,
   anchorLogIfAny,
   loadOrCreateSigningKey,
+  readPublicKey,
   type AnchorLog,
+  type AnchorPublicKey,
   type AnchorQuery,
   type AnchorSigningKey,
   type AppendResult,
   type EventStore,
   type EventToAppend,
 } from '@strata/event-store';
+import { resolve } from 'node:path';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
 import { ConfigurationError, type EngineConfig } from '../config/engine-config';
 
@@ -34,6 +38,8 @@ export class EngineAnchors {
   /** The private key file, and whether it was made at this start. */
   readonly keyFile: string;
   readonly keyCreated: boolean;
+  /** The keys whose anchors verification accepts: the engine's, then the earlier ones given. */
+  readonly trustedKeys: ReadonlyMap<string, AnchorPublicKey>;
   /** Undefined for a store that keeps no anchor log (a store given by an embedder). */
   readonly log: AnchorLog | undefined;
   readonly scheduler: AnchorScheduler | undefined;
@@ -56,6 +62,19 @@ export class EngineAnchors {
         throw new ConfigurationError([`STRATA_SIGNING_KEY_FILE: ${error.message}`]);
       throw error;
     }
+    const trusted = new Map([[this.key.keyId, { keyId: this.key.keyId, publicKey: this.key.publicKey }]]);
+    const problems: string[] = [];
+    for (const file of config.anchors.trustedPublicKeyFiles) {
+      try {
+        const key = readPublicKey(resolve(config.cwd, file));
+        trusted.set(key.keyId, key);
+      } catch (error) {
+        if (!(error instanceof SigningKeyError)) throw error;
+        problems.push(`STRATA_ANCHOR_PUBLIC_KEYS: ${error.message}`);
+      }
+    }
+    if (problems.length > 0) throw new ConfigurationError(problems);
+    this.trustedKeys = trusted;
     this.log = anchorLogIfAny(store);
     this.scheduler =
       config.anchors.enabled && this.log !== undefined
@@ -77,7 +96,7 @@ export class EngineAnchors {
 
   /** The logged anchors the query selects, indexed for a verification (the caller closes it). */
   async index(query: AnchorQuery): Promise<AnchorIndex> {
-    const keys = new Map([[this.key.keyId, { keyId: this.key.keyId, publicKey: this.key.publicKey }]]);
+    const keys = this.trustedKeys;
     const candidates =
       this.log !== undefined ? anchorLogCandidates(this.log, query) : (async function* () {})();
     return AnchorIndex.build(candidates, keys);

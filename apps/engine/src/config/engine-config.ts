@@ -64,6 +64,7 @@ export const engineEnvironmentSchema = z.object({
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
   STRATA_SAGA_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
   STRATA_SIGNING_KEY_FILE: optionalTextVariable(),
+  STRATA_ANCHOR_PUBLIC_KEYS: optionalTextVariable(),
   STRATA_ANCHORS: choiceVariable(['on', 'off'] as const, 'on'),
 });
 
@@ -109,12 +110,15 @@ export interface EngineConfig {
   readonly sagas: { readonly concurrency: number; readonly maxPerTenant: number };
   /**
    * Signed anchors: whether the engine signs the heads it writes (`STRATA_ANCHORS`), the key file
-   * named by `STRATA_SIGNING_KEY_FILE`, and the data folder where a key is made otherwise.
+   * named by `STRATA_SIGNING_KEY_FILE`, the data folder where a key is made otherwise, and the
+   * public key files of earlier signing keys whose anchors verification accepts too
+   * (`STRATA_ANCHOR_PUBLIC_KEYS`, comma-separated, after a key rotation).
    */
   readonly anchors: {
     readonly enabled: boolean;
     readonly signingKeyFile: string | undefined;
     readonly dataDirectory: string;
+    readonly trustedPublicKeyFiles: readonly string[];
   };
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
@@ -219,6 +223,10 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       enabled: values.STRATA_ANCHORS === 'on',
       signingKeyFile: values.STRATA_SIGNING_KEY_FILE,
       dataDirectory: defaultDataDirectory(cwd),
+      trustedPublicKeyFiles: (values.STRATA_ANCHOR_PUBLIC_KEYS ?? '')
+        .split(',')
+        .map((file) => file.trim())
+        .filter((file) => file !== ''),
     },
     cwd,
   };
