@@ -15,6 +15,7 @@ import {
   anchorLogIfAny,
   anchorsEnabled,
   defaultDataDirectory,
+  keyFileList,
   loadOrCreateSigningKey,
   readPublicKey,
   type AnchorCandidate,
@@ -67,11 +68,7 @@ function localKeyFile(io: CliIo): string | undefined {
 
 /** Earlier keys trusted as the engine trusts them: `STRATA_ANCHOR_PUBLIC_KEYS`, comma-separated. */
 function rotatedKeyFiles(io: CliIo): string[] {
-  return (io.env['STRATA_ANCHOR_PUBLIC_KEYS'] ?? '')
-    .split(',')
-    .map((file) => file.trim())
-    .filter((file) => file !== '')
-    .map((file) => resolve(io.cwd, file));
+  return keyFileList(io.env['STRATA_ANCHOR_PUBLIC_KEYS']).map((file) => resolve(io.cwd, file));
 }
 
 /**

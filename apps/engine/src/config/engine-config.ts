@@ -7,6 +7,7 @@ import {
   DEFAULT_STORE_URL,
   StoreUrlError,
   defaultDataDirectory,
+  keyFileList,
   parseStoreUrl,
   type StoreLocation,
 } from '@strata/event-store';
@@ -223,10 +224,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       enabled: values.STRATA_ANCHORS === 'on',
       signingKeyFile: values.STRATA_SIGNING_KEY_FILE,
       dataDirectory: defaultDataDirectory(cwd),
-      trustedPublicKeyFiles: (values.STRATA_ANCHOR_PUBLIC_KEYS ?? '')
-        .split(',')
-        .map((file) => file.trim())
-        .filter((file) => file !== ''),
+      trustedPublicKeyFiles: keyFileList(values.STRATA_ANCHOR_PUBLIC_KEYS),
     },
     cwd,
   };

@@ -95,6 +95,14 @@ export function readPublicKey(path: string): AnchorPublicKey {
   return { keyId: anchorKeyIdOf(publicKey), publicKey };
 }
 
+/** The files of a comma-separated list (`STRATA_ANCHOR_PUBLIC_KEYS`), blanks dropped. */
+export function keyFileList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((file) => file.trim())
+    .filter((file) => file !== '');
+}
+
 export interface SigningKeyLocation {
   /** The key file named by `STRATA_SIGNING_KEY_FILE` (relative to `cwd`); it must exist. */
   readonly file?: string;
