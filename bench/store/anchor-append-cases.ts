@@ -84,7 +84,7 @@ export async function anchorAppendFixture(
       signatures[name] = 0;
       scheduler = new AnchorScheduler({
         key,
-        log: new SqliteAnchorLog(store.database),
+        log: new SqliteAnchorLog(store.database, store.writer),
         onWritten: (anchors) => {
           signatures[name] = (signatures[name] ?? 0) + anchors.length;
         },

@@ -13,6 +13,7 @@ import { session } from '@strata/testing';
 import { loadEngineConfig, type EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { createEngineApplication } from '../../apps/engine/src/engine-application';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
+import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 
 export const ALPHA_KEY = 'alpha-key-0123456789abcdef';
@@ -34,6 +35,11 @@ export interface HttpHarnessOptions {
   readonly projectionStorage?: ProjectionStorage;
   /** The variables the settings' summarisers read their keys and auth values from (none by default). */
   readonly summarizerEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * Whether `startHttpEngine` resolves only once the read models have caught up with the store
+   * (true by default, as a deployment waits for /ready); false to watch the catch-up itself.
+   */
+  readonly waitUntilCaughtUp?: boolean;
 }
 
 export interface ApiResponse {
@@ -84,6 +90,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
     ...(options.projectionStorage !== undefined ? { projectionStorage: options.projectionStorage } : {}),
   });
   await app.listen(options.port ?? 0, '127.0.0.1');
+  if (options.waitUntilCaughtUp !== false) await app.get(ReadModels).runner.whenCaughtUp();
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const port = Number(new URL(url).port);
 

@@ -2,6 +2,7 @@
 // key when keys are configured (aggregate health only: nothing that counts the store's events),
 // and the details a valid key gets. Status codes are those a load balancer reads either way.
 import { session } from '@strata/testing';
+import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import { ALPHA_KEY, AUDITOR_KEY, TWO_TENANT_KEYS, startHttpEngine, type HttpHarness } from './http-harness';
 
 describe('given an engine with API keys and a session of tenant alpha', () => {
@@ -12,6 +13,10 @@ describe('given an engine with API keys and a session of tenant alpha', () => {
     const builder = session({ sessionId: 'counted' }).editTurns(3);
     await engine.seed(builder.header, builder.entries, ALPHA_KEY);
     await engine.request('GET', '/sessions/counted/context', { key: ALPHA_KEY });
+    // Every read model (not only the context the read above waited for) holds every event.
+    const readModels = engine.app.get(ReadModels);
+    const head = await readModels.storeHead();
+    if (head !== null) await readModels.runner.waitForPosition(head);
   });
 
   afterAll(() => engine.close());

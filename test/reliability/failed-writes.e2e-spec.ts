@@ -8,7 +8,13 @@ import { serializeSessionFile } from '@strata/session';
 import { SqliteEventStore, type RecordedEvent } from '@strata/event-store';
 import { session } from '@strata/testing';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
-import { problemOf, startHttpEngine, type ApiResponse, type HttpHarness } from '../http/http-harness';
+import {
+  problemOf,
+  startHttpEngine,
+  waitUntil,
+  type ApiResponse,
+  type HttpHarness,
+} from '../http/http-harness';
 import { CaseCounts } from './support/case-counts';
 
 const counts = new CaseCounts('failed writes (read-only SQLite)');
@@ -66,11 +72,12 @@ describe('an engine whose SQLite store file stops accepting writes', () => {
 
     beforeAll(async () => {
       before = await allEvents();
-      store.database.pragma('query_only = ON');
+      // The file's writer (its only connection that writes) refuses every write from now on.
+      await store.writerPragma('query_only = ON');
     });
 
-    afterAll(() => {
-      store.database.pragma('query_only = OFF');
+    afterAll(async () => {
+      await store.writerPragma('query_only = OFF');
     });
 
     const writes: readonly { name: string; send: () => Promise<ApiResponse> }[] = [
@@ -147,6 +154,16 @@ describe('an engine whose SQLite store file stops accepting writes', () => {
   });
 
   describe('once the file accepts writes again', () => {
+    beforeAll(async () => {
+      // The read models share the file: their writes were refused too, and they start again by
+      // themselves after a pause; the engine is ready again once they are live.
+      await waitUntil(
+        async () => (await engine.request('GET', '/ready')).status === 200,
+        'the engine is ready again',
+        30_000,
+      );
+    });
+
     it('writes with the same engine, and the refused entries never appear', async () => {
       const appended = await engine.request('POST', `/sessions/${sessionId}/entries`, {
         body: { entries: [userEntry('after-refusal', builder.lastId)] },

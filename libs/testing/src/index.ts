@@ -10,3 +10,4 @@ export * from './loopback-port';
 export * from './long-texts';
 export * from './pi-reference/pi-reference';
 export * from './transcript-samples';
+export * from './sqlite-wal';

@@ -11,6 +11,8 @@ import { createUuidV7Generator } from '../ids/uuidv7';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import type { EventStore } from '../port';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+import type { SqliteWriter } from '../sqlite/writer/sqlite-writer';
+import { anchorWrites, type AnchorRowToAppend } from './sqlite-anchor-writes';
 import { anchorSchema, type Anchor } from './anchor';
 
 /** An anchor as the engine logs it, with the tenant of its stream (not signed: it only scopes reads). */
@@ -62,21 +64,6 @@ export class InMemoryAnchorLog implements AnchorLog {
   }
 }
 
-const SQLITE_ANCHOR_SCHEMA = `
-CREATE TABLE IF NOT EXISTS anchors (
-  anchor_id INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream_id TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  head_hash TEXT NOT NULL,
-  signed_at TEXT NOT NULL,
-  key_id TEXT NOT NULL,
-  signature TEXT NOT NULL,
-  tenant TEXT
-);
-CREATE INDEX IF NOT EXISTS anchors_by_stream ON anchors (stream_id, anchor_id);
-CREATE INDEX IF NOT EXISTS anchors_by_tenant ON anchors (tenant, anchor_id);
-`;
-
 interface AnchorRow {
   readonly anchor_id: bigint;
   readonly stream_id: string;
@@ -92,41 +79,24 @@ interface AnchorRow {
  * has none (a store written before anchors, an auditor's copy) changes nothing in its file.
  */
 export class SqliteAnchorLog implements AnchorLog {
-  private insertMany: ((anchors: readonly LoggedAnchor[]) => void) | undefined;
+  /** Reads on `database`; appends through `writer`, the file's writer (see sqlite-anchor-writes.ts). */
+  constructor(
+    private readonly database: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {}
 
-  constructor(private readonly database: Database.Database) {}
-
-  append(anchors: readonly LoggedAnchor[]): Promise<void> {
-    if (anchors.length === 0) return Promise.resolve();
-    try {
-      this.writer()(anchors);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
-
-  private writer(): (anchors: readonly LoggedAnchor[]) => void {
-    if (this.insertMany !== undefined) return this.insertMany;
-    this.database.exec(SQLITE_ANCHOR_SCHEMA);
-    const insert = this.database.prepare(
-      'INSERT INTO anchors (stream_id, revision, head_hash, signed_at, key_id, signature, tenant) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    const many = this.database.transaction((anchors: readonly LoggedAnchor[]) => {
-      for (const { anchor, tenant } of anchors) {
-        insert.run(
-          anchor.stream,
-          BigInt(anchor.revision),
-          anchor.headHash,
-          anchor.time,
-          anchor.keyId,
-          anchor.signature,
-          tenant ?? null,
-        );
-      }
-    });
-    this.insertMany = (anchors) => many.immediate(anchors);
-    return this.insertMany;
+  async append(anchors: readonly LoggedAnchor[]): Promise<void> {
+    if (anchors.length === 0) return;
+    const rows = anchors.map(({ anchor, tenant }): AnchorRowToAppend => ({
+      streamId: anchor.stream,
+      revision: BigInt(anchor.revision),
+      headHash: anchor.headHash,
+      signedAt: anchor.time,
+      keyId: anchor.keyId,
+      signature: anchor.signature,
+      tenant: tenant ?? null,
+    }));
+    await this.writer.write(anchorWrites.appendAnchors, { rows }, rows.length * 256);
   }
 
   private hasTable(): boolean {
@@ -239,7 +209,7 @@ const memoryLogs = new WeakMap<InMemoryEventStore, InMemoryAnchorLog>();
 
 /** The anchor log of a store opened by `openEventStore`; throws `AnchorLogUnavailableError`. */
 export function anchorLogOf(store: EventStore): AnchorLog {
-  if (store instanceof SqliteEventStore) return new SqliteAnchorLog(store.database);
+  if (store instanceof SqliteEventStore) return new SqliteAnchorLog(store.database, store.writer);
   if (store instanceof EsdbEventStore) return new EsdbAnchorLog(store.client);
   if (store instanceof InMemoryEventStore) {
     let log = memoryLogs.get(store);

@@ -81,12 +81,13 @@ export interface HandleCommandOptions<Event, State = never> {
   readonly eventIdOf?: (event: Event, index: number) => string;
   /** Metadata written with every new event; its `tenant`, `actor`, `correlationId` and `causationId` go into the seal. */
   readonly metadata?: Readonly<Record<string, unknown>>;
-  /** How many times to read, decide and append before a conflict is reported. 5 by default. */
+  /** How many times to read, decide and append before a conflict is reported. 8 by default. */
   readonly maxAttempts?: number;
   /**
    * Waited for after a conflict, before the next attempt (`attempt` is the one that lost).
-   * By default a random pause of up to `RETRY_JITTER_MS × attempt` ms, so writers that keep
-   * meeting in step (two engines on one file, say) fall out of step.
+   * By default a random pause of up to `RETRY_JITTER_MS × 2^(attempt − 1)` ms (exponential
+   * backoff, full jitter), so writers that keep meeting in step (two engines on one file, whose
+   * appends a group commit puts in the same transaction) fall out of step.
    */
   readonly pauseBeforeRetry?: (attempt: number) => Promise<void>;
   /** `sealingAppender` by default. */
@@ -132,7 +133,7 @@ export const REQUEST_DIGEST_KEY = 'requestDigest';
 export const RETRY_JITTER_MS = 5;
 
 function jitteredPause(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * 2 ** (attempt - 1)));
 }
 
 async function eventAt(
@@ -199,7 +200,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   decider: Decider<Command, Event, State>,
   options: HandleCommandOptions<Event, NoInfer<State>>,
 ): Promise<CommandHandled<Event, State>> {
-  const maxAttempts = options.maxAttempts ?? 5;
+  const maxAttempts = options.maxAttempts ?? 8;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
   }

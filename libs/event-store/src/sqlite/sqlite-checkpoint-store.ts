@@ -1,30 +1,31 @@
 // A CheckpointStore in the `checkpoints` table of a Strata SQLite database: one row per
-// subscriber, overwritten on each store (a rebuild may move a checkpoint back).
+// subscriber, overwritten on each store (a rebuild may move a checkpoint back). Reads use the
+// given connection; stores go through the file's writer, like every write to the file.
 import type Database from 'better-sqlite3';
 import type { CheckpointStore } from '../port';
 import { settle } from '../shared/append-rules';
-import { openStrataDatabase, type SqliteDatabaseOptions } from './sqlite-database';
+import { sqliteEventWrites } from './sqlite-event-writes';
+import { databaseKey, openStrataDatabase, type SqliteDatabaseOptions } from './sqlite-database';
+import { openSqliteWriter, type SqliteWriter } from './writer/sqlite-writer';
 
 export class SqliteCheckpointStore implements CheckpointStore {
   private readonly selectPosition: Database.Statement<[string], { readonly position: bigint }>;
-  private readonly upsertPosition: Database.Statement<[string, bigint, string]>;
 
-  /** Uses an open database (see `openStrataDatabase`); the caller keeps ownership of it. */
+  /** Reads on `database` and writes through `writer` (both the caller's: `close()` leaves them open). */
   constructor(
     private readonly database: Database.Database,
+    private readonly writer: SqliteWriter,
     private readonly clock: () => Date = () => new Date(),
-    private readonly ownsDatabase = false,
+    private readonly owned?: { readonly database: Database.Database; readonly writer: SqliteWriter },
   ) {
     this.selectPosition = database.prepare('SELECT position FROM checkpoints WHERE subscriber_id = ?');
-    this.upsertPosition = database.prepare(
-      `INSERT INTO checkpoints (subscriber_id, position, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (subscriber_id) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
-    );
   }
 
-  /** Opens its own connection to the database file; `close()` closes it. */
+  /** Opens its own connection and writer on the database file; `close()` closes them. */
   static open(options: SqliteDatabaseOptions = {}): SqliteCheckpointStore {
-    return new SqliteCheckpointStore(openStrataDatabase(options), () => new Date(), true);
+    const database = openStrataDatabase(options);
+    const writer = openSqliteWriter(database, databaseKey(options.filename ?? ':memory:'), options);
+    return new SqliteCheckpointStore(database, writer, () => new Date(), { database, writer });
   }
 
   load(subscriberId: string): Promise<bigint | null> {
@@ -32,14 +33,16 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   store(subscriberId: string, position: bigint): Promise<void> {
-    return settle(() => {
-      this.upsertPosition.run(subscriberId, position, this.clock().toISOString());
+    return this.writer.write(sqliteEventWrites.storeCheckpoint, {
+      subscriberId,
+      position,
+      updatedAt: this.clock().toISOString(),
     });
   }
 
-  close(): Promise<void> {
-    return settle(() => {
-      if (this.ownsDatabase) this.database.close();
-    });
+  async close(): Promise<void> {
+    if (this.owned === undefined) return;
+    await this.owned.writer.close();
+    this.owned.database.close();
   }
 }

@@ -1,4 +1,5 @@
-// Opens the embedded SQLite event database (better-sqlite3): WAL journal, synchronous=NORMAL,
+// Opens the embedded SQLite event database (better-sqlite3): WAL journal, synchronous=NORMAL (this
+// connection's own writes are the schema's; the file's writer sets its own durability),
 // a busy timeout so that writers in several processes queue instead of failing, secure delete
 // so that erased content is overwritten, and the schema (created once, idempotently; a database
 // of an earlier version gains what the current one added).
@@ -23,10 +24,16 @@ export const SQLITE_SCHEMA_VERSION = 2;
 export const EVENT_TENANT_SQL =
   "coalesce(CASE json_type(metadata, '$.tenant') WHEN 'text' THEN nullif(json_extract(metadata, '$.tenant'), '') END, 'default')";
 
+/** How long a write waits for another connection's write lock before it is refused. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
 export interface SqliteDatabaseOptions {
   /** `./data/strata.db` by default (its folder is created); `':memory:'` for a private database. */
   readonly filename?: string;
-  /** How long a writer waits for another process's write lock before failing. 10 s by default. */
+  /**
+   * How long a write waits for another process's write lock before it is refused (`StoreBusyError`,
+   * 503 at the HTTP edge); 10 s by default. The wait happens on the file's writer thread.
+   */
   readonly busyTimeoutMs?: number;
 }
 
@@ -78,20 +85,36 @@ const ERASURE_HEAD_COLUMNS: readonly (readonly [name: string, type: string])[] =
   ['head_revision', 'TEXT'],
 ];
 
-function addMissingColumns(
+function missingColumns(
   database: Database.Database,
   table: string,
   columns: readonly (readonly [name: string, type: string])[],
-): void {
+): (readonly [name: string, type: string])[] {
   const present = new Set(
     database
       .prepare<[], { readonly name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
       .all()
       .map((column) => column.name),
   );
-  for (const [name, type] of columns) {
-    if (!present.has(name)) database.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+  return columns.filter(([name]) => !present.has(name));
+}
+
+function addMissingColumns(
+  database: Database.Database,
+  table: string,
+  columns: readonly (readonly [name: string, type: string])[],
+): void {
+  for (const [name, type] of missingColumns(database, table, columns)) {
+    database.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
   }
+}
+
+/** Whether the file's schema is the current one already (then opening it writes nothing). */
+function schemaIsCurrent(database: Database.Database): boolean {
+  return (
+    database.pragma('user_version', { simple: true }) === BigInt(SQLITE_SCHEMA_VERSION) &&
+    missingColumns(database, 'erasures', ERASURE_HEAD_COLUMNS).length === 0
+  );
 }
 
 /** The resolved file name used to recognise the same database across store instances. */
@@ -106,20 +129,24 @@ export function databaseKey(filename: string): string {
 export function openStrataDatabase(options: SqliteDatabaseOptions = {}): Database.Database {
   const filename = options.filename ?? DEFAULT_SQLITE_FILENAME;
   if (filename !== ':memory:') mkdirSync(dirname(resolve(filename)), { recursive: true });
-  const database = new Database(filename, { timeout: options.busyTimeoutMs ?? 10_000 });
+  const database = new Database(filename, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
   try {
     database.defaultSafeIntegers(true);
-    database.pragma('journal_mode = WAL');
+    if (database.pragma('journal_mode', { simple: true }) !== 'wal') database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('secure_delete = ON');
     database.pragma('foreign_keys = ON');
-    database
-      .transaction(() => {
-        database.exec(SQLITE_SCHEMA);
-        addMissingColumns(database, 'erasures', ERASURE_HEAD_COLUMNS);
-        database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
-      })
-      .immediate();
+    // A file at the current version is left as it is: opening it then needs no write lock (a
+    // backup or another engine may hold it while this one starts).
+    if (!schemaIsCurrent(database)) {
+      database
+        .transaction(() => {
+          database.exec(SQLITE_SCHEMA);
+          addMissingColumns(database, 'erasures', ERASURE_HEAD_COLUMNS);
+          database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+        })
+        .immediate();
+    }
     return database;
   } catch (error) {
     database.close();

@@ -2,6 +2,7 @@ import { InvalidProjectionQueryError } from '../documents/paging';
 import { sqliteProjectionStorage } from '../storage/projection-storage';
 import type { AuditAttempt } from './audit-attempt';
 import Database from 'better-sqlite3';
+import { openSqliteWriter } from '@strata/event-store';
 import type { AuditStorage } from './audit-storage';
 import { InMemoryAuditStorage } from './in-memory-audit-storage';
 import { SqliteAuditStorage } from './sqlite-audit-storage';
@@ -167,7 +168,7 @@ describe.each(storages)('audit storage %s', (_name, create) => {
 describe('a document stored in SQLite before the instructions, the actor and the calls were recorded', () => {
   it('reads them as null and none', async () => {
     const database = new Database(':memory:');
-    const storage = new SqliteAuditStorage(database);
+    const storage = new SqliteAuditStorage(database, openSqliteWriter(database, ':memory:'));
     await storage.save(new Map([['s1/a1', attempt('s1', 'a1', 10n)]]));
     const row = database.prepare('SELECT document FROM projection_audit_attempts').get() as {
       document: string;

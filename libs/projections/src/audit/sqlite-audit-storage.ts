@@ -1,10 +1,13 @@
 // Audit documents in a SQLite table (better-sqlite3): the document as JSON, with the columns
-// the queries filter and sort on beside it. Writes of one flush run in one transaction.
+// the queries filter and sort on beside it. Writes of one flush run in one transaction, on the
+// file's writer (storage/sqlite-projection-writes.ts); reads on the given connection.
 // A write never replaces a document of a later position: engines sharing one database (several
 // on one SQLite store) each flush what they applied, and a slower one must not move a document back.
 import type Database from 'better-sqlite3';
+import type { SqliteWriter } from '@strata/event-store';
 import { finishPage, resolvePage, type Page } from '../documents/paging';
 import { settle } from '../storage/settle';
+import { projectionWrites, type AuditRowToSave } from '../storage/sqlite-projection-writes';
 import { storedAuditAttemptSchema, type AuditAttempt } from './audit-attempt';
 import { auditCursorOf, readAuditCursor, type AuditQuery, type AuditStorage } from './audit-storage';
 
@@ -45,45 +48,22 @@ function documentText(attempt: AuditAttempt): string {
 
 export class SqliteAuditStorage implements AuditStorage {
   private readonly selectById: Database.Statement<[string], AuditRow>;
-  private readonly saveAll: (documents: ReadonlyMap<string, AuditAttempt>) => void;
 
-  /** Uses an open database (the caller closes it); creates the table when missing. */
-  constructor(private readonly database: Database.Database) {
+  /** Reads on `database` and writes through `writer` (the caller closes both); creates the table when missing. */
+  constructor(
+    private readonly database: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {
     database.exec(schema);
     this.selectById = database
       .prepare<[string], AuditRow>(
         'SELECT start_position, position, document FROM projection_audit_attempts WHERE document_id = ?',
       )
       .safeIntegers(true);
-    const upsert = database.prepare<[string, string, string, string, string, bigint, bigint, string]>(
-      `INSERT INTO projection_audit_attempts
-         (document_id, tenant, session_id, kind, outcome, start_position, position, document)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (document_id) DO UPDATE SET tenant = excluded.tenant, session_id = excluded.session_id,
-         kind = excluded.kind, outcome = excluded.outcome, start_position = excluded.start_position,
-         position = excluded.position, document = excluded.document
-       WHERE excluded.position > projection_audit_attempts.position`,
-    );
-    this.saveAll = database.transaction((documents: ReadonlyMap<string, AuditAttempt>) => {
-      for (const [documentId, attempt] of documents) {
-        upsert.run(
-          documentId,
-          attempt.tenant,
-          attempt.sessionId,
-          attempt.kind,
-          attempt.outcome,
-          attempt.startPosition,
-          attempt.position,
-          documentText(attempt),
-        );
-      }
-    });
   }
 
   removeSession(sessionId: string): Promise<void> {
-    return settle(() => {
-      this.database.prepare('DELETE FROM projection_audit_attempts WHERE session_id = ?').run(sessionId);
-    });
+    return this.writer.write(projectionWrites.removeAuditSession, { sessionId });
   }
 
   load(documentId: string): Promise<AuditAttempt | undefined> {
@@ -93,14 +73,25 @@ export class SqliteAuditStorage implements AuditStorage {
     });
   }
 
-  save(documents: ReadonlyMap<string, AuditAttempt>): Promise<void> {
-    return settle(() => this.saveAll(documents));
+  async save(documents: ReadonlyMap<string, AuditAttempt>): Promise<void> {
+    const rows = await settle(() =>
+      [...documents].map(([documentId, attempt]): AuditRowToSave => ({
+        documentId,
+        tenant: attempt.tenant,
+        sessionId: attempt.sessionId,
+        kind: attempt.kind,
+        outcome: attempt.outcome,
+        startPosition: attempt.startPosition,
+        position: attempt.position,
+        document: documentText(attempt),
+      })),
+    );
+    const bytes = rows.reduce((total, row) => total + row.document.length, 0);
+    await this.writer.write(projectionWrites.saveAudit, { rows }, bytes);
   }
 
   clear(): Promise<void> {
-    return settle(() => {
-      this.database.exec('DELETE FROM projection_audit_attempts');
-    });
+    return this.writer.write(projectionWrites.clearAudit, {});
   }
 
   listAttempts(query: AuditQuery): Promise<Page<AuditAttempt>> {

@@ -1,10 +1,13 @@
 // Catalog documents in a SQLite table (better-sqlite3): the document as JSON, with the columns
-// the queries filter and sort on beside it. Writes of one flush run in one transaction.
+// the queries filter and sort on beside it. Writes of one flush run in one transaction, on the
+// file's writer (storage/sqlite-projection-writes.ts); reads on the given connection.
 // A write never replaces a document of a later position: engines sharing one database (several
 // on one SQLite store) each flush what they applied, and a slower one must not move a document back.
 import type Database from 'better-sqlite3';
+import type { SqliteWriter } from '@strata/event-store';
 import { finishPage, resolvePage, type Page } from '../documents/paging';
 import { settle } from '../storage/settle';
+import { projectionWrites, type CatalogRowToSave } from '../storage/sqlite-projection-writes';
 import { catalogSearchText, storedCatalogSessionSchema, type CatalogSession } from './catalog-session';
 import {
   catalogCursorOf,
@@ -47,36 +50,18 @@ function documentText(session: CatalogSession): string {
 
 export class SqliteCatalogStorage implements CatalogStorage {
   private readonly selectById: Database.Statement<[string], CatalogRow>;
-  private readonly upsert: Database.Statement<[string, string, string, string, bigint, string]>;
-  private readonly saveAll: (documents: readonly CatalogSession[]) => void;
 
-  /** Uses an open database (the caller closes it); creates the table when missing. */
-  constructor(private readonly database: Database.Database) {
+  /** Reads on `database` and writes through `writer` (the caller closes both); creates the table when missing. */
+  constructor(
+    private readonly database: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {
     database.exec(schema);
     this.selectById = database
       .prepare<[string], CatalogRow>(
         'SELECT position, document FROM projection_catalog_sessions WHERE session_id = ?',
       )
       .safeIntegers(true);
-    this.upsert = database.prepare(
-      `INSERT INTO projection_catalog_sessions (session_id, tenant, last_activity_at, search_text, position, document)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET tenant = excluded.tenant, last_activity_at = excluded.last_activity_at,
-         search_text = excluded.search_text, position = excluded.position, document = excluded.document
-       WHERE excluded.position > projection_catalog_sessions.position`,
-    );
-    this.saveAll = database.transaction((documents: readonly CatalogSession[]) => {
-      for (const session of documents) {
-        this.upsert.run(
-          session.sessionId,
-          session.tenant,
-          session.lastActivityAt,
-          catalogSearchText(session),
-          session.position,
-          documentText(session),
-        );
-      }
-    });
   }
 
   load(sessionId: string): Promise<CatalogSession | undefined> {
@@ -86,20 +71,27 @@ export class SqliteCatalogStorage implements CatalogStorage {
     });
   }
 
-  save(documents: ReadonlyMap<string, CatalogSession>): Promise<void> {
-    return settle(() => this.saveAll([...documents.values()]));
+  async save(documents: ReadonlyMap<string, CatalogSession>): Promise<void> {
+    const rows = await settle(() =>
+      [...documents.values()].map((session): CatalogRowToSave => ({
+        sessionId: session.sessionId,
+        tenant: session.tenant,
+        lastActivityAt: session.lastActivityAt,
+        searchText: catalogSearchText(session),
+        position: session.position,
+        document: documentText(session),
+      })),
+    );
+    const bytes = rows.reduce((total, row) => total + row.document.length + row.searchText.length, 0);
+    await this.writer.write(projectionWrites.saveCatalog, { rows }, bytes);
   }
 
   clear(): Promise<void> {
-    return settle(() => {
-      this.database.exec('DELETE FROM projection_catalog_sessions');
-    });
+    return this.writer.write(projectionWrites.clearCatalog, {});
   }
 
   removeSession(sessionId: string): Promise<void> {
-    return settle(() => {
-      this.database.prepare('DELETE FROM projection_catalog_sessions WHERE session_id = ?').run(sessionId);
-    });
+    return this.writer.write(projectionWrites.removeCatalogSession, { sessionId });
   }
 
   listIdleSessions(query: IdleSessionsQuery): Promise<readonly CatalogSession[]> {

@@ -2,9 +2,12 @@
 // tokenised by unicode61 with accents removed, beside a table of the last position indexed per
 // session and a table of each session's rows (so a session is forgotten without a scan). A
 // tenant is a token of its own in the `scope` column, so a query only walks that tenant's rows.
+// Writes go through the file's writer (storage/sqlite-projection-writes.ts).
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { SqliteWriter } from '@strata/event-store';
 import { settle } from '../storage/settle';
+import { projectionWrites, type SearchRowToSave } from '../storage/sqlite-projection-writes';
 import type { SearchHit, SearchQuery, SearchResult, SearchRow, SearchStorage } from './search-storage';
 import type { SearchTerms } from './search-text';
 
@@ -51,70 +54,37 @@ interface MatchRow {
 
 export class SqliteSearchStorage implements SearchStorage {
   private readonly selectPosition: Database.Statement<[string], { readonly position: bigint }>;
-  private readonly saveAll: (rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>) => void;
-  private readonly forgetOne: (sessionId: string) => void;
 
-  /** Uses an open database (the caller closes it); creates the tables when missing. */
-  constructor(private readonly database: Database.Database) {
+  /** Reads on `database` and writes through `writer` (the caller closes both); creates the tables when missing. */
+  constructor(
+    private readonly database: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {
     database.exec(schema);
     this.selectPosition = database
       .prepare<[string], { readonly position: bigint }>(
         'SELECT position FROM projection_search_sessions WHERE session_id = ?',
       )
       .safeIntegers(true);
-    const insertEntry = database.prepare<[string, string, string, string, string]>(
-      'INSERT INTO projection_search_entries (session_id, entry_id, tenant, scope, body) VALUES (?, ?, ?, ?, ?)',
-    );
-    const insertRow = database.prepare<[bigint, string]>(
-      'INSERT INTO projection_search_rows (row_id, session_id) VALUES (?, ?)',
-    );
-    const upsertPosition = database.prepare<[string, bigint]>(
-      `INSERT INTO projection_search_sessions (session_id, position) VALUES (?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET position = excluded.position
-       WHERE excluded.position > projection_search_sessions.position`,
-    );
-    this.saveAll = database.transaction(
-      (rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>) => {
-        const stored = new Map<string, bigint>();
-        const storedPosition = (sessionId: string): bigint => {
-          let found = stored.get(sessionId);
-          if (found === undefined) {
-            found = this.selectPosition.get(sessionId)?.position ?? -1n;
-            stored.set(sessionId, found);
-          }
-          return found;
-        };
-        for (const row of rows) {
-          if (row.position <= storedPosition(row.sessionId)) continue;
-          const inserted = insertEntry
-            .safeIntegers(true)
-            .run(row.sessionId, row.entryId, row.tenant, tenantScopeToken(row.tenant), row.text);
-          insertRow.run(BigInt(inserted.lastInsertRowid), row.sessionId);
-        }
-        for (const [sessionId, position] of positions) upsertPosition.run(sessionId, position);
-      },
-    );
-    const deleteEntries = database.prepare<[string]>(
-      `DELETE FROM projection_search_entries
-       WHERE rowid IN (SELECT row_id FROM projection_search_rows WHERE session_id = ?)`,
-    );
-    const deleteRows = database.prepare<[string]>('DELETE FROM projection_search_rows WHERE session_id = ?');
-    const deleteSession = database.prepare<[string]>(
-      'DELETE FROM projection_search_sessions WHERE session_id = ?',
-    );
-    this.forgetOne = database.transaction((sessionId: string) => {
-      deleteEntries.run(sessionId);
-      deleteRows.run(sessionId);
-      deleteSession.run(sessionId);
-    });
   }
 
   indexedPosition(sessionId: string): Promise<bigint | undefined> {
     return settle(() => this.selectPosition.get(sessionId)?.position);
   }
 
-  save(rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>): Promise<void> {
-    return settle(() => this.saveAll(rows, positions));
+  async save(rows: readonly SearchRow[], positions: ReadonlyMap<string, bigint>): Promise<void> {
+    const toSave = await settle(() =>
+      rows.map((row): SearchRowToSave => ({
+        sessionId: row.sessionId,
+        entryId: row.entryId,
+        tenant: row.tenant,
+        scope: tenantScopeToken(row.tenant),
+        text: row.text,
+        position: row.position,
+      })),
+    );
+    const bytes = toSave.reduce((total, row) => total + row.text.length, 0);
+    await this.writer.write(projectionWrites.saveSearchRows, { rows: toSave, positions }, bytes);
   }
 
   search(query: SearchQuery): Promise<SearchResult> {
@@ -143,15 +113,11 @@ export class SqliteSearchStorage implements SearchStorage {
   }
 
   forgetSession(sessionId: string): Promise<void> {
-    return settle(() => this.forgetOne(sessionId));
+    return this.writer.write(projectionWrites.forgetSearchSession, { sessionId });
   }
 
   clear(): Promise<void> {
-    return settle(() => {
-      this.database.exec(
-        'DELETE FROM projection_search_entries; DELETE FROM projection_search_rows; DELETE FROM projection_search_sessions;',
-      );
-    });
+    return this.writer.write(projectionWrites.clearSearch, {});
   }
 }
 

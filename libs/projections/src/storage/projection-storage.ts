@@ -8,6 +8,8 @@ import { isAbsolute, resolve } from 'node:path';
 import {
   InMemoryCheckpointStore,
   SqliteCheckpointStore,
+  databaseKey,
+  openSqliteWriter,
   openStrataDatabase,
   parseStoreUrl,
   type CheckpointStore,
@@ -51,24 +53,31 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
   };
 }
 
-/** Opens (creating when needed) the projection tables and checkpoints in a SQLite database file. */
+/**
+ * Opens (creating when needed) the projection tables and checkpoints in a SQLite database file:
+ * reads on a connection of this thread, writes through the file's writer (shared with the event
+ * store when the file is the store's).
+ */
 export function sqliteProjectionStorage(filename: string): ProjectionStorage {
   const database = openStrataDatabase({ filename });
+  const writer = openSqliteWriter(database, databaseKey(filename), { guardAfter: false });
   try {
-    const checkpoints = new SqliteCheckpointStore(database);
-    return {
-      catalog: new SqliteCatalogStorage(database),
-      audit: new SqliteAuditStorage(database),
-      search: new SqliteSearchStorage(database),
-      checkpoints,
-      parked: new SqliteParkedPartitionStore(database),
+    const storage: ProjectionStorage = {
+      catalog: new SqliteCatalogStorage(database, writer),
+      audit: new SqliteAuditStorage(database, writer),
+      search: new SqliteSearchStorage(database, writer),
+      checkpoints: new SqliteCheckpointStore(database, writer),
+      parked: new SqliteParkedPartitionStore(database, writer),
       location: filename,
-      close: () => {
+      close: async () => {
+        await writer.close();
         database.close();
-        return Promise.resolve();
       },
     };
+    if (filename !== ':memory:') database.pragma('query_only = ON');
+    return storage;
   } catch (error) {
+    void writer.close();
     database.close();
     throw error;
   }

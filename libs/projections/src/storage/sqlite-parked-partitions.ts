@@ -1,9 +1,11 @@
 // Parked partitions of the read models in their SQLite database, beside their checkpoints
 // (a table of its own, created when missing), so a session set aside stays aside after a
-// restart until a rebuild releases it.
+// restart until a rebuild releases it. Writes go through the file's writer.
 import type Database from 'better-sqlite3';
+import type { SqliteWriter } from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from '@strata/processing';
 import { settle } from './settle';
+import { projectionWrites } from './sqlite-projection-writes';
 
 const PARKED_SCHEMA = `
 CREATE TABLE IF NOT EXISTS parked_partitions (
@@ -32,29 +34,15 @@ interface ParkedRow {
 
 export class SqliteParkedPartitionStore implements ParkedPartitionStore {
   private readonly selectParked: Database.Statement<[string], ParkedRow>;
-  private readonly upsertParked: Database.Statement<
-    [string, string, string, string, string, bigint, string, string]
-  >;
-  private readonly deleteOne: Database.Statement<[string, string]>;
-  private readonly deleteAll: Database.Statement<[string]>;
 
-  constructor(database: Database.Database) {
+  constructor(
+    database: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {
     database.exec(PARKED_SCHEMA);
     this.selectParked = database
       .prepare<[string], ParkedRow>('SELECT * FROM parked_partitions WHERE processor = ? ORDER BY position')
       .safeIntegers(true);
-    this.upsertParked = database.prepare(
-      `INSERT INTO parked_partitions
-         (processor, partition_key, tenant, event_id, event_type, position, reason, parked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (processor, partition_key) DO UPDATE SET
-         tenant = excluded.tenant, event_id = excluded.event_id, event_type = excluded.event_type,
-         position = excluded.position, reason = excluded.reason, parked_at = excluded.parked_at`,
-    );
-    this.deleteOne = database.prepare(
-      'DELETE FROM parked_partitions WHERE processor = ? AND partition_key = ?',
-    );
-    this.deleteAll = database.prepare('DELETE FROM parked_partitions WHERE processor = ?');
   }
 
   list(processor: string): Promise<readonly ParkedPartition[]> {
@@ -73,24 +61,13 @@ export class SqliteParkedPartitionStore implements ParkedPartitionStore {
   }
 
   park(record: ParkedPartition): Promise<void> {
-    return settle(() => {
-      this.upsertParked.run(
-        record.processor,
-        record.partition,
-        record.tenant,
-        record.eventId,
-        record.eventType,
-        record.position,
-        record.reason,
-        record.parkedAt,
-      );
-    });
+    return this.writer.write(projectionWrites.park, { record });
   }
 
   release(processor: string, partition?: string): Promise<void> {
-    return settle(() => {
-      if (partition === undefined) this.deleteAll.run(processor);
-      else this.deleteOne.run(processor, partition);
+    return this.writer.write(projectionWrites.release, {
+      processor,
+      ...(partition !== undefined ? { partition } : {}),
     });
   }
 }
