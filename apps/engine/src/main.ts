@@ -21,7 +21,7 @@ import { StoreUnreachableError, waitForStore } from './startup/wait-for-store';
 
 /** Waits, printing each try, until the store answers (an EventStoreDB node may still be starting). */
 async function storeReachable(config: EngineConfig): Promise<void> {
-  const store = openEventStore(config.storeUrl, { cwd: config.cwd });
+  const store = openEventStore(config.storeUrl, { cwd: config.cwd, sqlite: config.sqlite });
   try {
     await waitForStore(store, {
       timeoutMs: config.storeWaitMs,

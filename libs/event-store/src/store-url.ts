@@ -8,6 +8,7 @@ import { EsdbEventStore } from './esdb/esdb-event-store';
 import { InMemoryEventStore } from './memory/in-memory-event-store';
 import type { EventStore } from './port';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
+import type { SqliteSettings } from './sqlite/sqlite-settings';
 
 export const DEFAULT_STORE_URL = 'sqlite:./data/strata.db';
 export const STORE_URL_ENVIRONMENT_VARIABLE = 'STRATA_STORE';
@@ -85,6 +86,8 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLo
 export interface OpenEventStoreOptions {
   /** Base of relative SQLite paths; the process's working directory by default. */
   readonly cwd?: string;
+  /** How a SQLite store writes (`sqliteSettingsOf` reads them from the environment). */
+  readonly sqlite?: Partial<SqliteSettings>;
 }
 
 /** Opens the store a URL names (see the module header). The caller closes it. */
@@ -92,7 +95,7 @@ export function openEventStore(url: string, options: OpenEventStoreOptions = {})
   const location = parseStoreUrl(url, options.cwd);
   switch (location.kind) {
     case 'sqlite':
-      return new SqliteEventStore({ filename: location.filename });
+      return new SqliteEventStore({ filename: location.filename, ...options.sqlite });
     case 'memory':
       return new InMemoryEventStore();
     case 'esdb':

@@ -13,7 +13,12 @@ import {
 } from '@strata/projections';
 import { charsPerFourCounter } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
-import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
+import {
+  storeOpeningOptions,
+  storeOptionHelp,
+  storeOptionUsage,
+  withEventStore,
+} from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
 const PROGRESS_INTERVAL = 10_000;
@@ -59,7 +64,7 @@ async function replay(
 ): Promise<number> {
   return withEventStore(storeUrl, io, async (store) => {
     const storage = openProjectionStorage(storeUrl, {
-      cwd: io.cwd,
+      ...storeOpeningOptions(io),
       ...(projectionsDatabase !== undefined ? { projectionsDatabase } : {}),
     });
     try {

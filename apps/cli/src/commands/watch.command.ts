@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openEventStore, resolveStoreUrl, StoreUrlError } from '@strata/event-store';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
-import { storeOptionHelp } from '../shared/event-store-option';
+import { storeOpeningOptions, storeOptionHelp } from '../shared/event-store-option';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
 import { HttpSink } from '../watch/http-sink';
 import { SessionFolderWatcher } from '../watch/session-folder-watcher';
@@ -32,8 +32,9 @@ function sinkOf(values: { store?: string; url?: string; 'api-key'?: string }, io
   if (values['api-key'] !== undefined) throw new CliError('--api-key goes with --url', 2);
   try {
     const url = resolveStoreUrl(values.store, io.env);
-    return new EventStoreSink(openEventStore(url, { cwd: io.cwd }), `the store ${url}`);
+    return new EventStoreSink(openEventStore(url, storeOpeningOptions(io)), `the store ${url}`);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     if (error instanceof StoreUrlError) throw new CliError(error.message, 2);
     throw new CliError(`cannot open the store: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -5,8 +5,10 @@ import {
   openEventStore,
   resolveStoreUrl,
   SessionNotFoundError,
+  sqliteSettingsOf,
   StoreUrlError,
   type EventStore,
+  type OpenEventStoreOptions,
 } from '@strata/event-store';
 import { CliError, type CliIo } from '../cli-io';
 
@@ -14,6 +16,16 @@ export const storeOptionUsage = '[--store <url>]';
 
 export const storeOptionHelp =
   'store URLs: sqlite:<path> (default sqlite:./data/strata.db), memory:, esdb://host:2113?tls=false; STRATA_STORE sets the default';
+
+/**
+ * How the command opens stores: relative to its working directory, SQLite files written as
+ * `STRATA_SQLITE_SYNCHRONOUS` and `STRATA_SQLITE_BUSY_TIMEOUT_MS` say (a wrong value exits 2).
+ */
+export function storeOpeningOptions(io: CliIo): Required<OpenEventStoreOptions> {
+  const { settings, problems } = sqliteSettingsOf(io.env);
+  if (problems.length > 0) throw new CliError(problems.join('\n'), 2);
+  return { cwd: io.cwd, sqlite: settings };
+}
 
 /** Opens the store, runs `work` with it, and closes it whatever happens. */
 export async function withEventStore<Result>(
@@ -23,8 +35,9 @@ export async function withEventStore<Result>(
 ): Promise<Result> {
   let store: EventStore;
   try {
-    store = openEventStore(resolveStoreUrl(storeUrl, io.env), { cwd: io.cwd });
+    store = openEventStore(resolveStoreUrl(storeUrl, io.env), storeOpeningOptions(io));
   } catch (error) {
+    if (error instanceof CliError) throw error;
     if (error instanceof StoreUrlError) throw new CliError(error.message, 2);
     throw new CliError(`cannot open the store: ${error instanceof Error ? error.message : String(error)}`);
   }

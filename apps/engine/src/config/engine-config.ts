@@ -9,6 +9,8 @@ import {
   defaultDataDirectory,
   keyFileList,
   parseStoreUrl,
+  sqliteSettingsOf,
+  type SqliteSettings,
   type StoreLocation,
 } from '@strata/event-store';
 import { z } from 'zod';
@@ -74,6 +76,8 @@ export interface EngineConfig {
   /** The interface to listen on; every interface when undefined. */
   readonly host: string | undefined;
   readonly storeUrl: string;
+  /** How SQLite files are written (`STRATA_SQLITE_SYNCHRONOUS`, `STRATA_SQLITE_BUSY_TIMEOUT_MS`). */
+  readonly sqlite: SqliteSettings;
   readonly storeLocation: StoreLocation;
   /** A SQLite file for the projection tables instead of the default place. */
   readonly projectionsDatabase: string | undefined;
@@ -172,6 +176,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
   const text = (name: string): string | undefined => environment[name]?.trim() || undefined;
   const storeUrl = text('STRATA_STORE') ?? DEFAULT_STORE_URL;
   const storeLocation = storeLocationOf(storeUrl, cwd, problems);
+  const sqlite = sqliteSettingsOf(environment);
+  problems.push(...sqlite.problems);
   const fromEnvironment = parseApiKeyPairs(text('STRATA_API_KEYS') ?? '');
   const keyFile = text('STRATA_API_KEYS_FILE');
   const fromFile = keyFile !== undefined ? readKeyFile(keyFile, cwd) : { records: [], problems: [] };
@@ -184,6 +190,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     port: values.PORT,
     host: values.STRATA_HOST,
     storeUrl,
+    sqlite: sqlite.settings,
     storeLocation,
     projectionsDatabase: values.STRATA_PROJECTIONS_DB,
     settingsFile: values.STRATA_SETTINGS,

@@ -137,7 +137,7 @@ export function strataApplicationImports(
   options: StrataApplicationOptions = {},
 ): DynamicModule[] {
   const metrics = new EngineMetrics();
-  const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd });
+  const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd, sqlite: config.sqlite });
   const anchors = new EngineAnchors(
     config,
     inner,
@@ -157,6 +157,7 @@ export function strataApplicationImports(
     options.projectionStorage ??
     openProjectionStorage(config.storeUrl, {
       cwd: config.cwd,
+      sqlite: config.sqlite,
       ...(config.projectionsDatabase !== undefined
         ? { projectionsDatabase: config.projectionsDatabase }
         : {}),

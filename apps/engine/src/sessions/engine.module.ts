@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { openEventStore, resolveStoreUrl, type EventStore } from '@strata/event-store';
+import { openEventStore, resolveStoreUrl, sqliteSettingsOf, type EventStore } from '@strata/event-store';
 import type { Summarizer } from '@strata/summarizer';
 import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from '../attempts/interrupted-attempts.service';
@@ -147,7 +147,10 @@ export class EngineModule {
         useFactory: (): EventStore =>
           typeof options.store === 'object'
             ? options.store
-            : openEventStore(resolveStoreUrl(options.store, environment), { cwd }),
+            : openEventStore(resolveStoreUrl(options.store, environment), {
+                cwd,
+                sqlite: sqliteSettingsOf(environment).settings,
+              }),
       },
       { provide: STORE_OWNED, useValue: typeof options.store !== 'object' },
       EventStoreLifecycle,

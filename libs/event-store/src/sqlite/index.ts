@@ -20,3 +20,4 @@ export {
 export type { SqliteWriteContext, SqliteWriteOperations } from './writer/sqlite-write-executor';
 export { StoreBusyError } from './writer/sqlite-write-protocol';
 export { DEFAULT_SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './writer/sqlite-writer-connection';
+export * from './sqlite-settings';

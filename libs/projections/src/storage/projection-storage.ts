@@ -13,6 +13,7 @@ import {
   openStrataDatabase,
   parseStoreUrl,
   type CheckpointStore,
+  type SqliteSettings,
 } from '@strata/event-store';
 import { InMemoryParkedPartitionStore, type ParkedPartitionStore } from '@strata/processing';
 import { InMemoryAuditStorage } from '../audit/in-memory-audit-storage';
@@ -58,9 +59,12 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
  * reads on a connection of this thread, writes through the file's writer (shared with the event
  * store when the file is the store's).
  */
-export function sqliteProjectionStorage(filename: string): ProjectionStorage {
+export function sqliteProjectionStorage(
+  filename: string,
+  settings: Partial<SqliteSettings> = {},
+): ProjectionStorage {
   const database = openStrataDatabase({ filename });
-  const writer = openSqliteWriter(database, databaseKey(filename), { guardAfter: false });
+  const writer = openSqliteWriter(database, databaseKey(filename), { ...settings, guardAfter: false });
   try {
     const storage: ProjectionStorage = {
       catalog: new SqliteCatalogStorage(database, writer),
@@ -88,6 +92,8 @@ export interface OpenProjectionStorageOptions {
   readonly cwd?: string;
   /** The SQLite file for EventStoreDB stores (or to override the store's own file). */
   readonly projectionsDatabase?: string;
+  /** How the SQLite file is written (see `sqliteSettingsOf`). */
+  readonly sqlite?: Partial<SqliteSettings>;
 }
 
 /** The projection storage that goes with a store URL (see the module header). The caller closes it. */
@@ -98,17 +104,17 @@ export function openProjectionStorage(
   const cwd = options.cwd ?? process.cwd();
   const explicit = options.projectionsDatabase;
   if (explicit !== undefined)
-    return sqliteProjectionStorage(isAbsolute(explicit) ? explicit : resolve(cwd, explicit));
+    return sqliteProjectionStorage(isAbsolute(explicit) ? explicit : resolve(cwd, explicit), options.sqlite);
   const location = parseStoreUrl(storeUrl, cwd);
   switch (location.kind) {
     case 'sqlite':
       return location.filename === ':memory:'
         ? inMemoryProjectionStorage()
-        : sqliteProjectionStorage(location.filename);
+        : sqliteProjectionStorage(location.filename, options.sqlite);
     case 'memory':
       return inMemoryProjectionStorage();
     case 'esdb':
-      return sqliteProjectionStorage(resolve(cwd, DEFAULT_PROJECTIONS_DATABASE));
+      return sqliteProjectionStorage(resolve(cwd, DEFAULT_PROJECTIONS_DATABASE), options.sqlite);
     default: {
       const unhandled: never = location;
       throw new Error(`unhandled store location ${JSON.stringify(unhandled)}`);
