@@ -62,9 +62,12 @@ describe('given a running engine', () => {
     await engine.request('POST', '/sessions/metrics-1/compact', { body: { trigger: 'threshold' } });
     await engine.request('GET', '/sessions/metrics-1/context');
 
-    // The compaction counters follow the store's subscription: wait until it has delivered both outcomes.
+    // The compaction counters and the lag follow the store's subscription: wait until it has
+    // delivered both outcomes and every read model has written what it applied.
+    const settled = (text: string): boolean =>
+      text.includes('trigger="threshold"} 1') && /^strata_projection_lag_events 0$/m.test(text);
     let metrics = await engine.request('GET', '/metrics');
-    for (let attempt = 0; attempt < 100 && !metrics.text.includes('trigger="threshold"} 1'); attempt += 1) {
+    for (let attempt = 0; attempt < 200 && !settled(metrics.text); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       metrics = await engine.request('GET', '/metrics');
     }
