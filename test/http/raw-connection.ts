@@ -16,6 +16,7 @@ export interface RawAnswer {
 export type ConnectionEnd = 'closed' | 'reset';
 
 export class RawConnection {
+  private static readonly opened = new Set<RawConnection>();
   private received = Buffer.alloc(0);
   private wake: (() => void) | undefined;
   private endedAs: ConnectionEnd | undefined;
@@ -36,6 +37,7 @@ export class RawConnection {
         socket.end();
       });
       socket.on('close', () => {
+        RawConnection.opened.delete(this);
         this.endedAs ??= 'reset';
         resolve(this.endedAs);
         this.wake?.();
@@ -46,7 +48,11 @@ export class RawConnection {
   static open(port: number): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
       const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => resolve(new RawConnection(socket)));
+      socket.once('connect', () => {
+        const connection = new RawConnection(socket);
+        RawConnection.opened.add(connection);
+        resolve(connection);
+      });
       socket.once('error', reject);
     });
   }
@@ -60,6 +66,11 @@ export class RawConnection {
 
   send(bytes: string | Buffer): void {
     this.socket.write(bytes);
+  }
+
+  /** Cuts every connection still open (after a test, so that a failed one holds no engine open). */
+  static destroyAll(): void {
+    for (const connection of RawConnection.opened) connection.destroy();
   }
 
   /** Cuts the connection, as a client that goes away. */

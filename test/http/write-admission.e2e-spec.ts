@@ -22,6 +22,8 @@ const MiB = 1024 * KiB;
 
 let entryNumber = 0;
 
+afterEach(() => RawConnection.destroyAll());
+
 /** An append of one user entry under the session's first entry, padded to exactly `bytes`. */
 function appendBody(bytes?: number): string {
   entryNumber += 1;
