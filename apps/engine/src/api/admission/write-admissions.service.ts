@@ -8,13 +8,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { EngineConfig } from '../../config/engine-config';
 import { EngineMetrics } from '../../observability/engine-metrics.service';
-import { FairWriteQueue, type WriteBounds, type WriteRefusal } from '../../shared/fair-write-queue';
+import { FairWriteQueue, type WriteRefusal } from '../../shared/fair-write-queue';
 import { ENGINE_CONFIG } from '../http-tokens';
 import { ApiError } from '../problem/api-errors';
 import { declaredBodyBytes, earlyAnswerHeaders } from '../request/request-input';
 
 /** The `reason` of each refusal's problem document. */
-export const refusalReasons: Readonly<Record<WriteRefusal, string>> = {
+const refusalReasons: Readonly<Record<WriteRefusal, string>> = {
   tenant_share: 'write_share_exceeded',
   engine_budget: 'write_capacity_exhausted',
 };
@@ -103,7 +103,7 @@ export class WriteAdmissions {
   }
 
   private refusal(refusal: WriteRefusal, request: IncomingMessage): ApiError {
-    const bounds: WriteBounds = this.queue.bounds;
+    const { bounds } = this.queue;
     const headers = { 'Retry-After': this.retryAfter, ...earlyAnswerHeaders(request) };
     const extensions = { reason: refusalReasons[refusal] };
     switch (refusal) {
