@@ -19,6 +19,11 @@ type RequestWithPrincipal = IncomingMessage & { [PRINCIPAL]?: TenantPrincipal };
 
 const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Whether the request may write (any method but GET, HEAD and OPTIONS). */
+export function isWriteRequest(request: IncomingMessage): boolean {
+  return !readMethods.has(request.method ?? 'GET');
+}
+
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -68,7 +73,7 @@ export function principalOf(directory: TenantDirectory, request: IncomingMessage
     }
   }
   const { principal } = authentication;
-  if (principal.access === 'read_only' && !readMethods.has(request.method ?? 'GET')) {
+  if (principal.access === 'read_only' && isWriteRequest(request)) {
     throw forbidden('this API key is read-only');
   }
   const onBehalfOf = onBehalfOfOf(request);
@@ -97,6 +102,11 @@ export class TenantGuard implements CanActivate {
     request[PRINCIPAL] = principalOf(this.directory, request);
     return true;
   }
+}
+
+/** The principal `TenantGuard` authenticated for the request; undefined before it ran. */
+export function guardedPrincipalOf(request: IncomingMessage): TenantPrincipal | undefined {
+  return (request as RequestWithPrincipal)[PRINCIPAL];
 }
 
 /** The authenticated principal of the request (use on routes behind `TenantGuard`). */

@@ -170,3 +170,67 @@ describe('byte sizes', () => {
     expect(parseByteSize(text)).toBeUndefined();
   });
 });
+
+describe('the admission of writes', () => {
+  const twoTenants = 'acme:0123456789abcdef0123 globex:fedcba9876543210fedc';
+
+  it('gives a single tenant the whole budget by default', () => {
+    expect(loadEngineConfig({}, '/srv').writeAdmission).toEqual({
+      bytes: 128 * 1024 * 1024,
+      bytesPerTenant: 128 * 1024 * 1024,
+      writes: 64,
+      writesPerTenant: 64,
+      queuedPerTenant: 128,
+      queueWaitMs: 10_000,
+    });
+  });
+
+  it('gives each tenant half of the budget by default when keys name several', () => {
+    expect(loadEngineConfig({ STRATA_API_KEYS: twoTenants }, '/srv').writeAdmission).toMatchObject({
+      bytesPerTenant: 64 * 1024 * 1024,
+      writesPerTenant: 32,
+    });
+  });
+
+  it('reads each variable, and never gives a tenant more than the budget', () => {
+    const config = loadEngineConfig(
+      {
+        STRATA_API_KEYS: twoTenants,
+        STRATA_WRITE_BYTES_IN_FLIGHT: '16mb',
+        STRATA_WRITE_BYTES_IN_FLIGHT_PER_TENANT: '32mb',
+        STRATA_WRITE_CONCURRENCY: '8',
+        STRATA_WRITE_TENANT_CONCURRENCY: '3',
+        STRATA_WRITE_QUEUE_PER_TENANT: '0',
+        STRATA_WRITE_QUEUE_WAIT_MS: '250',
+      },
+      '/srv',
+    );
+    expect(config.writeAdmission).toEqual({
+      bytes: 16 * 1024 * 1024,
+      bytesPerTenant: 16 * 1024 * 1024,
+      writes: 8,
+      writesPerTenant: 3,
+      queuedPerTenant: 0,
+      queueWaitMs: 250,
+    });
+  });
+
+  it('names each variable it cannot read', () => {
+    const problems = problemsOf({
+      STRATA_WRITE_BYTES_IN_FLIGHT: 'lots',
+      STRATA_WRITE_BYTES_IN_FLIGHT_PER_TENANT: '0',
+      STRATA_WRITE_CONCURRENCY: '0',
+      STRATA_WRITE_TENANT_CONCURRENCY: '-2',
+      STRATA_WRITE_QUEUE_PER_TENANT: 'some',
+      STRATA_WRITE_QUEUE_WAIT_MS: '600000',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^STRATA_WRITE_BYTES_IN_FLIGHT: must be a size/),
+      expect.stringMatching(/^STRATA_WRITE_BYTES_IN_FLIGHT_PER_TENANT: must be a size/),
+      expect.stringMatching(/^STRATA_WRITE_CONCURRENCY: must be an integer from 1 to 100000/),
+      expect.stringMatching(/^STRATA_WRITE_TENANT_CONCURRENCY: must be a positive integer/),
+      expect.stringMatching(/^STRATA_WRITE_QUEUE_PER_TENANT: must be an integer from 0 to 100000/),
+      expect.stringMatching(/^STRATA_WRITE_QUEUE_WAIT_MS: must be an integer from 0 to 300000/),
+    ]);
+  });
+});

@@ -24,6 +24,7 @@ import {
   byteSizeVariable,
   choiceVariable,
   integerVariable,
+  optionalByteSizeVariable,
   optionalPositiveIntegerVariable,
   optionalTextVariable,
 } from './environment-values';
@@ -32,6 +33,8 @@ export const DEFAULT_PORT = 3000;
 export const DEFAULT_SAGA_CONCURRENCY = 16;
 /** Context reads of one tenant that may wait for compactions (`waitForCompaction`) at once. */
 export const DEFAULT_COMPACTION_WAITS_PER_TENANT = 128;
+/** Write requests in progress at once, engine-wide (`STRATA_WRITE_CONCURRENCY`). */
+export const DEFAULT_WRITE_CONCURRENCY = 64;
 export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type EngineLogLevel = (typeof logLevels)[number];
 
@@ -61,6 +64,12 @@ export const engineEnvironmentSchema = z.object({
     max: 100_000,
     default: DEFAULT_COMPACTION_WAITS_PER_TENANT,
   }),
+  STRATA_WRITE_BYTES_IN_FLIGHT: byteSizeVariable('128mb'),
+  STRATA_WRITE_BYTES_IN_FLIGHT_PER_TENANT: optionalByteSizeVariable(),
+  STRATA_WRITE_CONCURRENCY: integerVariable({ min: 1, max: 100_000, default: DEFAULT_WRITE_CONCURRENCY }),
+  STRATA_WRITE_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
+  STRATA_WRITE_QUEUE_PER_TENANT: integerVariable({ min: 0, max: 100_000, default: 128 }),
+  STRATA_WRITE_QUEUE_WAIT_MS: integerVariable({ min: 0, max: 300_000, default: 10_000 }),
   STRATA_RETENTION_INTERVAL_MS: integerVariable({ min: 1_000, max: 86_400_000, default: 60_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
   STRATA_ENGINE_ID: optionalTextVariable(),
@@ -101,6 +110,19 @@ export interface EngineConfig {
   readonly compactionWaitsPerTenant: number;
   /** How often a retention pass runs while the settings name a rule. */
   readonly retentionIntervalMs: number;
+  /**
+   * The admission of write requests (docs/decisions/0009): the bytes (declared) and the number
+   * of writes in progress, engine-wide and for one tenant, the writes one tenant may have
+   * waiting, and how long one waits before it is refused.
+   */
+  readonly writeAdmission: {
+    readonly bytes: number;
+    readonly bytesPerTenant: number;
+    readonly writes: number;
+    readonly writesPerTenant: number;
+    readonly queuedPerTenant: number;
+    readonly queueWaitMs: number;
+  };
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
   readonly foldCache: {
@@ -213,6 +235,22 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     },
     compactionWaitsPerTenant: values.STRATA_MAX_COMPACTION_WAITS_PER_TENANT,
     retentionIntervalMs: values.STRATA_RETENTION_INTERVAL_MS,
+    writeAdmission: {
+      bytes: values.STRATA_WRITE_BYTES_IN_FLIGHT,
+      bytesPerTenant: Math.min(
+        values.STRATA_WRITE_BYTES_IN_FLIGHT,
+        values.STRATA_WRITE_BYTES_IN_FLIGHT_PER_TENANT ??
+          defaultTenantShare(values.STRATA_WRITE_BYTES_IN_FLIGHT, apiKeys),
+      ),
+      writes: values.STRATA_WRITE_CONCURRENCY,
+      writesPerTenant: Math.min(
+        values.STRATA_WRITE_CONCURRENCY,
+        values.STRATA_WRITE_TENANT_CONCURRENCY ??
+          defaultTenantShare(values.STRATA_WRITE_CONCURRENCY, apiKeys),
+      ),
+      queuedPerTenant: values.STRATA_WRITE_QUEUE_PER_TENANT,
+      queueWaitMs: values.STRATA_WRITE_QUEUE_WAIT_MS,
+    },
     foldCache: {
       maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,
@@ -238,8 +276,9 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
 }
 
 /**
- * The saga slots one tenant may hold when not configured: all of them for a single tenant, half
- * (rounded up) when keys name several tenants, so one busy tenant never takes every slot.
+ * A tenant's share of a bound when not configured (saga slots, write bytes and writes): all of it
+ * for a single tenant, half (rounded up) when keys name several tenants, so one busy tenant never
+ * takes everything.
  */
 export function defaultTenantShare(concurrency: number, apiKeys: readonly ApiKeyRecord[]): number {
   const tenants = new Set(apiKeys.map((key) => key.tenant));

@@ -87,6 +87,28 @@ export function byteSizeVariable(defaultSize: string) {
   );
 }
 
+/** An optional size in bytes (no default). */
+export function optionalByteSizeVariable() {
+  return z.preprocess(
+    unsetWhenBlank,
+    z
+      .string()
+      .optional()
+      .transform((text, context) => {
+        if (text === undefined) return undefined;
+        const bytes = parseByteSize(text);
+        if (bytes === undefined) {
+          context.addIssue({
+            code: 'custom',
+            message: `must be a size such as 1048576, 512kb or 10mb, not '${text}'`,
+          });
+          return z.NEVER;
+        }
+        return bytes;
+      }),
+  );
+}
+
 /** A non-blank string, or undefined. */
 export function optionalTextVariable() {
   return z.preprocess(

@@ -1,13 +1,13 @@
 // The HTTP faces of the engine as one Nest module: the sessions API, the event stream, docs,
-// health, readiness and metrics, with tenancy (API keys → tenants) and the one problem-details
-// filter. `strataApplicationImports` wires it to the engine's use cases (EngineModule) and sagas
-// (SagasModule) over one tenant-guarding store, opened from the configuration unless a test or
-// embedder passes one.
+// health, readiness and metrics, with tenancy (API keys → tenants), the admission of every write
+// request and the one problem-details filter. `strataApplicationImports` wires it to the engine's
+// use cases (EngineModule) and sagas (SagasModule) over one tenant-guarding store, opened from the
+// configuration unless a test or embedder passes one.
 import { SessionErasuresController } from './sessions/session-erasures.controller';
 import { SessionErasures } from '../erasure/session-erasures.service';
 import { RetentionService } from '../erasure/retention.service';
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
 import { openProjectionStorage, type ProjectionStorage } from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
@@ -37,6 +37,8 @@ import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionFilesController } from './sessions/session-files.controller';
 import { SessionQueriesController } from './sessions/session-queries.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
+import { WriteAdmissions } from '../api/admission/write-admissions.service';
+import { WriteAdmissionInterceptor } from '../api/admission/write-admission.interceptor';
 
 /** What tests and embedders may supply instead of what the configuration describes. */
 export interface StrataApplicationOptions {
@@ -125,6 +127,8 @@ export class StrataHttpModule {
         SessionErasures,
         RetentionService,
         EventStreams,
+        WriteAdmissions,
+        { provide: APP_INTERCEPTOR, useClass: WriteAdmissionInterceptor },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
     };

@@ -1,6 +1,6 @@
 // The engine's metrics (served at /metrics): session events and compactions as the store
-// records them, appends made by this process, the live event streams, HTTP responses, and the
-// projections' lag (read when scraped).
+// records them, appends made by this process, the live event streams, HTTP responses, the
+// admission of write requests, and the projections' lag (read when scraped).
 import { Injectable } from '@nestjs/common';
 import { MetricsRegistry } from './metrics-registry';
 
@@ -8,6 +8,7 @@ import { MetricsRegistry } from './metrics-registry';
 const ATTEMPT_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const APPEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const HTTP_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const ADMISSION_WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30];
 
 @Injectable()
 export class EngineMetrics {
@@ -89,5 +90,37 @@ export class EngineMetrics {
     'Time to answer HTTP requests (event streams excluded), by method.',
     ['method'],
     HTTP_BUCKETS,
+  );
+  readonly writesAdmitted = this.registry.counter(
+    'strata_writes_admitted_total',
+    "Write requests admitted, by whether they waited in their tenant's queue first.",
+    ['waited'],
+  );
+  readonly writesRefused = this.registry.counter(
+    'strata_writes_refused_total',
+    'Write requests refused before their body was read, by reason (write_share_exceeded: 429, write_capacity_exhausted: 503).',
+    ['reason'],
+  );
+  readonly writesWithdrawn = this.registry.counter(
+    'strata_writes_withdrawn_total',
+    'Write requests whose client went away while they waited for admission.',
+  );
+  readonly writeAdmissionWait = this.registry.histogram(
+    'strata_write_admission_wait_seconds',
+    'How long admitted write requests waited in their queue (those admitted at once are not observed).',
+    [],
+    ADMISSION_WAIT_BUCKETS,
+  );
+  readonly writeBytesInFlight = this.registry.gauge(
+    'strata_write_bytes_in_flight',
+    "Bytes of the write requests admitted and not yet ended (as declared; a body of unknown length counts as its route's limit).",
+  );
+  readonly writesInFlight = this.registry.gauge(
+    'strata_writes_in_flight',
+    'Write requests admitted and not yet ended.',
+  );
+  readonly writesQueued = this.registry.gauge(
+    'strata_writes_queued',
+    'Write requests waiting for admission.',
   );
 }

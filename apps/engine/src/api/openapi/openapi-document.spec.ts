@@ -62,6 +62,31 @@ describe('the OpenAPI document', () => {
     expect(parameterNames('get', '/sessions/{sessionId}')).not.toContain('X-Strata-Actor');
   });
 
+  it('lists the refusals of write admission, with Retry-After, on every authenticated write and on no read', () => {
+    const writes = apiOperations.filter(
+      (operation) => operation.method !== 'get' && operation.public !== true,
+    );
+    expect(writes.map((operation) => operation.operationId)).toEqual(
+      expect.arrayContaining(['startSession', 'appendEntries', 'importSession', 'eraseSession']),
+    );
+    for (const operation of writes) {
+      const responses = (
+        document.paths[operation.path]?.[operation.method] as {
+          responses: Record<string, { description: string; headers?: object }>;
+        }
+      ).responses;
+      expect([operation.operationId, responses['429']?.description]).toEqual([
+        operation.operationId,
+        expect.stringContaining('write_share_exceeded'),
+      ]);
+      expect(responses['503']?.description).toContain('write_capacity_exhausted');
+      expect(responses['429']?.headers).toHaveProperty(['Retry-After']);
+      expect(responses['503']?.headers).toHaveProperty(['Retry-After']);
+    }
+    const read = document.paths['/sessions/{sessionId}']?.['get'] as { responses: Record<string, unknown> };
+    expect(read.responses).not.toHaveProperty(['429']);
+  });
+
   it('lists the problems of each operation as problem+json, and needs no key only where public', () => {
     const get = document.paths['/sessions/{sessionId}']?.['get'] as {
       responses: Record<string, { content?: object }>;

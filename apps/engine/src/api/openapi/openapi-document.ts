@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the API, built from the operations' descriptions and the named
 // zod schemas (components), with the problem responses of the closed set and, on every
-// authenticated write, the optional `X-Strata-Actor` header the audit records.
+// authenticated write, the optional `X-Strata-Actor` header the audit records and the refusals
+// of write admission (429, 503 with `Retry-After`).
 import { z } from 'zod';
 import { ON_BEHALF_OF_MAX_LENGTH } from '../tenant.guard';
 import { PROBLEM_CONTENT_TYPE } from '../problem/problem-details';
@@ -116,9 +117,32 @@ function parametersOf(operation: ApiOperation): JsonSchema[] {
   return parameters;
 }
 
-function problemResponse(code: ProblemCode): JsonSchema {
+/**
+ * The problems every authenticated write may be answered with before its body is read (write
+ * admission, docs/decisions/0009), with what they say there.
+ */
+const writeAdmissionProblems: Partial<Record<ProblemCode, string>> = {
+  too_many_requests:
+    "`reason: write_share_exceeded`: the writes of the caller's tenant in progress and waiting take " +
+    'its whole share; answered before the body is read, with `Retry-After`',
+  unavailable:
+    '`reason: write_capacity_exhausted`: the writes in progress take the whole budget of the engine, ' +
+    'answered before the body is read, with `Retry-After`; or the store or the read models cannot ' +
+    'serve it right now',
+};
+
+const retryAfterHeader = {
+  'Retry-After': {
+    description: 'Seconds to wait before sending the request again',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+function problemResponse(code: ProblemCode, writes: boolean): JsonSchema {
+  const admission = writes ? writeAdmissionProblems[code] : undefined;
   return {
-    description: problemTitles[code],
+    description: admission !== undefined ? `${problemTitles[code]} (${admission})` : problemTitles[code],
+    ...(admission !== undefined ? { headers: retryAfterHeader } : {}),
     content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: componentUri('Problem') } } },
   };
 }
@@ -139,8 +163,10 @@ function operationObject(operation: ApiOperation): JsonSchema {
   }
   const problems = new Set<ProblemCode>([...operation.problems, 'internal']);
   if (operation.public !== true) problems.add('unauthorized');
+  const writes = writesOnBehalf(operation);
+  if (writes) for (const code of Object.keys(writeAdmissionProblems)) problems.add(code as ProblemCode);
   for (const code of [...problems].sort((left, right) => problemStatuses[left] - problemStatuses[right])) {
-    responses[String(problemStatuses[code])] = problemResponse(code);
+    responses[String(problemStatuses[code])] = problemResponse(code, writes);
   }
   const body = operation.body;
   return {

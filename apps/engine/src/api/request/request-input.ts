@@ -20,6 +20,40 @@ function mediaTypeOf(request: IncomingMessage): string | undefined {
   return request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
 }
 
+/**
+ * The most of a body an answer given before reading it lets Node read off the wire and drop, to
+ * keep the connection; a longer body, or one of unknown length, closes it instead. Small, unlike
+ * the allowance past a body limit: a write refused early is refused so as not to spend on it.
+ */
+export const EARLY_ANSWER_DRAIN_BYTES = 64 * 1024;
+
+/**
+ * What the body will take, known before it is read: its Content-Length, at most `limitBytes`
+ * (a longer body is refused as it is read); `limitBytes` for a body of unknown length (chunked);
+ * 0 for a request without a body.
+ */
+export function declaredBodyBytes(request: IncomingMessage, limitBytes: number): number {
+  if (request.headers['transfer-encoding'] !== undefined) return limitBytes;
+  const length = request.headers['content-length'];
+  if (length === undefined) return 0;
+  const declared = Number(length);
+  return Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, limitBytes) : limitBytes;
+}
+
+/**
+ * The headers that keep a connection sound when the answer comes before the body is read: none
+ * when the body is short enough for Node to drop after the answer (the connection is kept);
+ * `Connection: close` otherwise, as for a body over its limit.
+ */
+export function earlyAnswerHeaders(request: IncomingMessage): Readonly<Record<string, string>> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  const drained =
+    request.headers['transfer-encoding'] === undefined &&
+    Number.isSafeInteger(declared) &&
+    declared <= EARLY_ANSWER_DRAIN_BYTES;
+  return drained ? {} : { Connection: 'close' };
+}
+
 /** The body's bytes; `payload_too_large` beyond `limitBytes` (checked against the header first). */
 export function readRequestBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);

@@ -40,6 +40,7 @@ import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.serv
 import { actorMetadataOf } from '../../shared/command-context';
 import { SessionErasedError, sessionErasure } from '../../shared/session-erasure';
 import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
+import { WriteBody } from '../../api/admission/write-admission.interceptor';
 
 export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
 
@@ -66,6 +67,7 @@ export class SessionFilesController {
   ) {}
 
   @Post('sessions/import')
+  @WriteBody('session_file')
   async importFile(
     @Principal() principal: TenantPrincipal,
     @Req() request: IncomingMessage,
