@@ -18,7 +18,7 @@ import {
   type FigureRow,
   type SummaryTable,
 } from '../harness';
-import { startEngineChild, type EngineChild } from './engine-child';
+import { startEngineChild, type EngineChild } from '../engine-process/engine-child';
 import {
   importAttack,
   importEntryLines,
