@@ -1,15 +1,16 @@
-// Tenant A's three attacks on the shared engine, each run for a fixed window while tenant B's
-// workload is measured: (a) importing a session file of ~60 MB made of long runs of one character,
-// one import after the other; (b) holding A's whole share of event streams from the start of the
-// log, half of them read slowly (one chunk a second) and half not read at all; (c) appending
-// entries just under the JSON body limit, one after the other. Bodies are built once, so the
-// client sends buffers and spends next to no CPU of its own. No attack starts a request after
-// its window; each resolves once its last request has answered.
+// Tenant A's three attacks on the shared engine (issue 22's list), each run for a fixed window
+// while tenant B's workload is measured: (a) importing a session file of ~60 MB made of long runs
+// of one character, one import after the other; (b) 16 senders at once, each appending entries
+// just under the JSON body limit to a session of its own, one after the other; (c) holding 128
+// event streams from the start of the log (or A's share, if the engine allows fewer), half of
+// them read slowly (one chunk a second) and half not at all. Bodies are built once, so the client
+// sends buffers and spends next to no CPU of its own. No attack starts a request after its
+// window; each resolves once its last request has answered.
 import * as http from 'node:http';
 import { session } from '@strata/testing';
 import { jsonBody, type RequestBody, type TenantHttp } from './tenant-http';
 
-export type AttackName = 'import' | 'streams' | 'appends';
+export type AttackName = 'import' | 'appends' | 'streams';
 
 export interface AttackReport {
   readonly name: AttackName;
@@ -102,6 +103,73 @@ export function importAttack(client: TenantHttp, entryLines: Buffer): Attack {
 
 // (b) ----------------------------------------------------------------------------------------
 
+/** Room left under the body limit for the entry's own fields and the ids that change. */
+const BODY_MARGIN_BYTES = 1_024;
+/** Issue 22's attack (b): this many large appends in flight at once. */
+export const CONCURRENT_LARGE_APPENDS = 16;
+
+export function largeAppendsAttack(
+  client: TenantHttp,
+  bodyLimitBytes: number,
+  senders: number = CONCURRENT_LARGE_APPENDS,
+): Attack {
+  const sessionId = (sender: number): string => `a-large-entries-${sender}`;
+  const tail = Buffer.from('"}}]}');
+  const head = (id: string, parentId: string | null, now: number): Buffer =>
+    Buffer.from(
+      `{"entries":[{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},` +
+        `"timestamp":"${new Date(now).toISOString()}","message":{"role":"user","timestamp":${now},"content":"`,
+    );
+  const runBytes =
+    bodyLimitBytes - BODY_MARGIN_BYTES - head('a-large-00-000000', 'a-large-00-000000', 0).length;
+  const run = Buffer.alloc(runBytes, 'x');
+  return {
+    name: 'appends',
+    label: `${senders} senders at once append entries of ${(bodyLimitBytes / 2 ** 20).toFixed(0)} MiB less 1 kB, each to its own session`,
+    async prepare() {
+      for (let sender = 0; sender < senders; sender += 1) {
+        await client.expect(
+          201,
+          'POST',
+          '/sessions',
+          jsonBody({ sessionId: sessionId(sender), cwd: '/work/tenant-a' }),
+        );
+      }
+    },
+    async run(deadline) {
+      const counter = new StatusCounter();
+      const sender = async (index: number): Promise<void> => {
+        let leaf: string | null = null;
+        for (let appended = 0; performance.now() < deadline; appended += 1) {
+          const id = `a-large-${String(index).padStart(2, '0')}-${String(appended).padStart(6, '0')}`;
+          const body: RequestBody = {
+            chunks: [head(id, leaf, Date.now()), run, tail],
+            contentType: 'application/json',
+          };
+          const status = await counter.timed(body, () =>
+            client.request('POST', `/sessions/${sessionId(index)}/entries`, body),
+          );
+          if (status === 200) leaf = id;
+        }
+      };
+      await Promise.all(Array.from({ length: senders }, (_, index) => sender(index)));
+      return {
+        name: 'appends',
+        statuses: counter.counts,
+        requestMs: counter.requestMs,
+        bytesSent: counter.bytesSent,
+        facts: {
+          senders,
+          bodyBytes: counter.bytesSent / Math.max(1, counter.requestMs.length),
+          bodyLimitBytes,
+        },
+      };
+    },
+  };
+}
+
+// (c) ----------------------------------------------------------------------------------------
+
 interface HeldStream {
   readonly status: number;
   readonly response: http.IncomingMessage;
@@ -147,16 +215,33 @@ function readOneChunk(stream: HeldStream): void {
   stream.response.resume();
 }
 
+/** Issue 22's attack (c): this many held streams, or A's share if the engine allows fewer. */
+export const HELD_STREAMS_WANTED = 128;
+
+/** How many streams attack (c) holds, and what the label says of that count. */
+export function heldStreamCount(share: number): { count: number; why: string } {
+  return share >= HELD_STREAMS_WANTED
+    ? {
+        count: HELD_STREAMS_WANTED,
+        why:
+          share === HELD_STREAMS_WANTED
+            ? `${share}, A's whole share`
+            : `${HELD_STREAMS_WANTED} of A's share of ${share}`,
+      }
+    : { count: share, why: `${share}, A's whole share (the engine allows A no more than that)` };
+}
+
 export function streamsAttack(attacker: TenantHttp, other: TenantHttp, share: number): Attack {
+  const { count, why } = heldStreamCount(share);
   return {
     name: 'streams',
-    label: `A holds its share of event streams (${share}) from the start of the log, half read slowly, half not at all`,
+    label: `A holds event streams (${why}) from the start of the log, half read slowly, half not at all`,
     async prepare() {},
     async run(deadline) {
       const counter = new StatusCounter();
       const held: HeldStream[] = [];
       const opened = await Promise.all(
-        Array.from({ length: share }, () =>
+        Array.from({ length: count }, () =>
           counter.timed(undefined, async () => {
             const stream = await openStream(attacker);
             held.push(stream);
@@ -164,11 +249,16 @@ export function streamsAttack(attacker: TenantHttp, other: TenantHttp, share: nu
           }),
         ),
       );
-      const overShare = await openStream(attacker);
-      overShare.close();
+      // one more stream of A is refused only when A holds its whole share
+      let overShareStatus: number | string = 'not tried (A holds less than its share)';
+      if (count === share) {
+        const overShare = await openStream(attacker);
+        overShare.close();
+        overShareStatus = overShare.status;
+      }
       const tenantBStream = await openStream(other);
       tenantBStream.close();
-      const readers = held.filter((stream) => stream.status === 200).slice(0, Math.ceil(share / 2));
+      const readers = held.filter((stream) => stream.status === 200).slice(0, Math.ceil(count / 2));
       const reading = setInterval(() => readers.forEach(readOneChunk), SLOW_READ_INTERVAL_MS);
       while (performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       clearInterval(reading);
@@ -180,58 +270,13 @@ export function streamsAttack(attacker: TenantHttp, other: TenantHttp, share: nu
         bytesSent: 0,
         facts: {
           share,
+          held: count,
           opened: opened.filter((status) => status === 200).length,
           slowReaders: readers.length,
           bytesReadByA: held.reduce((sum, stream) => sum + stream.bytesRead, 0),
-          streamOverShareStatus: overShare.status,
+          streamOverShareStatus: overShareStatus,
           tenantBStreamStatus: tenantBStream.status,
         },
-      };
-    },
-  };
-}
-
-// (c) ----------------------------------------------------------------------------------------
-
-/** Room left under the body limit for the entry's own fields and the ids that change. */
-const BODY_MARGIN_BYTES = 1_024;
-
-export function largeAppendsAttack(client: TenantHttp, bodyLimitBytes: number): Attack {
-  const sessionId = 'a-large-entries';
-  const tail = Buffer.from('"}}]}');
-  const head = (id: string, parentId: string | null, now: number): Buffer =>
-    Buffer.from(
-      `{"entries":[{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},` +
-        `"timestamp":"${new Date(now).toISOString()}","message":{"role":"user","timestamp":${now},"content":"`,
-    );
-  const runBytes = bodyLimitBytes - BODY_MARGIN_BYTES - head('a-large-000000', 'a-large-000000', 0).length;
-  const run = Buffer.alloc(runBytes, 'x');
-  return {
-    name: 'appends',
-    label: `A appends entries of ${(bodyLimitBytes / 2 ** 20).toFixed(0)} MiB less 1 kB, one after another`,
-    async prepare() {
-      await client.expect(201, 'POST', '/sessions', jsonBody({ sessionId, cwd: '/work/tenant-a' }));
-    },
-    async run(deadline) {
-      const counter = new StatusCounter();
-      let leaf: string | null = null;
-      for (let appended = 0; performance.now() < deadline; appended += 1) {
-        const id = `a-large-${String(appended).padStart(6, '0')}`;
-        const body: RequestBody = {
-          chunks: [head(id, leaf, Date.now()), run, tail],
-          contentType: 'application/json',
-        };
-        const status = await counter.timed(body, () =>
-          client.request('POST', `/sessions/${sessionId}/entries`, body),
-        );
-        if (status === 200) leaf = id;
-      }
-      return {
-        name: 'appends',
-        statuses: counter.counts,
-        requestMs: counter.requestMs,
-        bytesSent: counter.bytesSent,
-        facts: { bodyBytes: counter.bytesSent / Math.max(1, counter.requestMs.length), bodyLimitBytes },
       };
     },
   };

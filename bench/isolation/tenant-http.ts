@@ -23,16 +23,23 @@ export function jsonBody(value: unknown): RequestBody {
 export class TenantHttp {
   readonly agent: http.Agent;
 
+  /** `maxSockets`: the requests this tenant can have in flight at once (more wait for a socket). */
   constructor(
     readonly baseUrl: string,
     readonly tenant: string,
     private readonly key: string,
+    maxSockets = 8,
   ) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    this.agent = new http.Agent({ keepAlive: true, maxSockets });
+  }
+
+  /** The Authorization header's value for this tenant. */
+  get authorization(): string {
+    return `Bearer ${this.key}`;
   }
 
   headers(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-    return { authorization: `Bearer ${this.key}`, ...extra };
+    return { authorization: this.authorization, ...extra };
   }
 
   /** One request; resolves with the status and the whole answer, rejects on a socket error or timeout. */

@@ -1,14 +1,33 @@
 // The engine as a child process of the benchmark (`node bin/engine.js`, what `npm start` runs),
 // configured by environment like a deployment and listening on a free loopback port, with its
-// resident memory read from /proc: VmRSS sampled while it runs, VmHWM (the peak) at the end.
+// resident memory read from /proc: VmRSS sampled while it runs, VmHWM (the peak) at the end; its
+// CPU time (user + system) from /proc/<pid>/stat; and, when asked for, its event loop watched
+// from inside by a preloaded probe (event-loop-probe.ts) that answers over an IPC channel.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freeLoopbackPort } from '@strata/testing';
+import type { LoopDelayReport, ProbeAnswer, ProbeRequest } from './event-loop-probe';
+import { processCpuMs } from './process-cpu';
 
 const repositoryRoot = path.resolve(__dirname, '..', '..');
 const STARTUP_TIMEOUT_MS = 90_000;
 const RSS_SAMPLE_INTERVAL_MS = 200;
+/** How long the probe may take to answer (it answers once the engine's loop turns again). */
+const PROBE_TIMEOUT_MS = 120_000;
+
+export interface EngineChildOptions {
+  /** Preload event-loop-probe.ts into the engine, so that `loopDelay` can be asked. */
+  readonly eventLoopProbe?: boolean;
+}
+
+/** The engine's own event loop, as the preloaded probe sees it. */
+export interface LoopDelayProbe {
+  /** Empties the probe's histogram (the start of a window). */
+  reset(): Promise<void>;
+  /** The figures since the last reset. */
+  report(): Promise<LoopDelayReport>;
+}
 
 export interface ResidentMemory {
   readonly rssBytes: number;
@@ -31,6 +50,10 @@ export interface EngineChild {
   /** Throws when the engine has ended (it must stay up through every attack). */
   assertRunning(): void;
   memory(): ResidentMemory;
+  /** User + system CPU milliseconds the engine has used since it started. */
+  cpuMs(): number;
+  /** Present when started with `eventLoopProbe`. */
+  readonly loopDelay: LoopDelayProbe | undefined;
   /** VmRSS samples taken between `from` and `to` (`performance.now()` times). */
   rssSamples(from: number, to: number): readonly RssSample[];
   stop(): Promise<void>;
@@ -65,13 +88,57 @@ async function untilHealthy(url: string, child: ChildProcess, stderr: () => stri
   throw new Error(`the engine did not answer /health within ${STARTUP_TIMEOUT_MS} ms:\n${stderr()}`);
 }
 
+function probeClient(child: ChildProcess): LoopDelayProbe {
+  let nextId = 0;
+  const pending = new Map<number, (answer: ProbeAnswer) => void>();
+  child.on('message', (message: ProbeAnswer) => {
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  const ask = (probe: ProbeRequest['probe']): Promise<ProbeAnswer> =>
+    new Promise((resolve, reject) => {
+      const id = (nextId += 1);
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(
+          new Error(`the engine's event-loop probe did not answer ${probe} within ${PROBE_TIMEOUT_MS} ms`),
+        );
+      }, PROBE_TIMEOUT_MS);
+      pending.set(id, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+      const request: ProbeRequest = { probe, id };
+      child.send(request);
+    });
+  return {
+    async reset() {
+      await ask('reset');
+    },
+    async report() {
+      const answer = await ask('report');
+      if (answer.report === undefined) throw new Error('the event-loop probe answered without a report');
+      return answer.report;
+    },
+  };
+}
+
 /** Starts `bin/engine.js` with `environment` (plus PORT and STRATA_HOST) and waits for /health. */
 export async function startEngineChild(
   directory: string,
   environment: Readonly<Record<string, string>>,
+  options: EngineChildOptions = {},
 ): Promise<EngineChild> {
   const port = await freeLoopbackPort();
-  const child = spawn(process.execPath, [path.join(repositoryRoot, 'bin', 'engine.js')], {
+  const preload = options.eventLoopProbe
+    ? [
+        '--require',
+        path.join(repositoryRoot, 'scripts', 'register.js'),
+        '--require',
+        path.join(__dirname, 'event-loop-probe.ts'),
+      ]
+    : [];
+  const child = spawn(process.execPath, [...preload, path.join(repositoryRoot, 'bin', 'engine.js')], {
     cwd: directory,
     env: {
       PATH: process.env.PATH ?? '',
@@ -79,7 +146,7 @@ export async function startEngineChild(
       STRATA_HOST: '127.0.0.1',
       ...environment,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: options.eventLoopProbe ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -117,6 +184,8 @@ export async function startEngineChild(
       }
     },
     memory: () => residentMemoryOf(pid),
+    cpuMs: () => processCpuMs(pid),
+    loopDelay: options.eventLoopProbe ? probeClient(child) : undefined,
     rssSamples: (from, to) => samples.filter((sample) => sample.at >= from && sample.at <= to),
     async stop() {
       clearInterval(sampler);
@@ -126,4 +195,32 @@ export async function startEngineChild(
       clearTimeout(killer);
     },
   };
+}
+
+const CATCH_UP_TIMEOUT_MS = 180_000;
+
+/**
+ * Waits until the engine's /ready answers 200 with its projections at the head of the log (0
+ * positions behind); the milliseconds it took. With API keys configured, `authorization` must
+ * carry a tenant's key (without one /ready tells no positions).
+ */
+export async function untilCaughtUp(engine: EngineChild, authorization?: string): Promise<number> {
+  const started = performance.now();
+  const deadline = started + CATCH_UP_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    engine.assertRunning();
+    const response = await fetch(`${engine.url}/ready`, {
+      headers: authorization === undefined ? {} : { authorization },
+    }).catch(() => undefined);
+    if (response?.status === 200) {
+      const body = (await response.json()) as {
+        checks?: { projections?: { positionsBehind?: string | null } };
+      };
+      if (body.checks?.projections?.positionsBehind === '0') return performance.now() - started;
+    } else {
+      await response?.arrayBuffer();
+    }
+    await sleep(100);
+  }
+  throw new Error(`the engine did not catch up within ${CATCH_UP_TIMEOUT_MS / 1000} s:\n${engine.stderr()}`);
 }
