@@ -13,6 +13,17 @@ async function anchorsOf(log: AnchorLog): Promise<Anchor[]> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `check` every 5 ms until it holds (fails after 10 s). */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await pause(5);
+  }
+}
+
+const logged = async (log: AnchorLog, count: number) => (await anchorsOf(log)).length >= count;
+
 describe('AnchorScheduler', () => {
   describe('given a burst of heads of one stream, one per turn of the event loop, within one interval', () => {
     it('signs the first at once and the last when the interval ends: two signatures, the final head last', async () => {
@@ -54,7 +65,7 @@ describe('AnchorScheduler', () => {
       const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 200 });
       for (let stream = 0; stream < 50; stream += 1)
         scheduler.note({ streamId: `session-${stream}`, revision: 3n, headHash: hashOf(3), tenant: 'acme' });
-      await pause(20);
+      await until(() => appends.length > 0, 'the heads are written');
       expect(appends).toHaveLength(1);
       expect(appends[0]).toHaveLength(50);
       expect(appends[0]![0]).toMatchObject({
@@ -70,7 +81,7 @@ describe('AnchorScheduler', () => {
       const log = new InMemoryAnchorLog();
       const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
       scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
-      await pause(10);
+      await until(() => logged(log, 1), 'the first head is signed at once');
       scheduler.note({ streamId: 'session-a', revision: 9n, headHash: hashOf(9) });
       scheduler.note({ streamId: 'session-a', revision: 7n, headHash: hashOf(7) });
       scheduler.note({ streamId: 'session-a', revision: 4n, headHash: hashOf(4) });
@@ -87,7 +98,7 @@ describe('AnchorScheduler', () => {
       const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
       scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
       scheduler.note({ streamId: 'session-b', revision: 1n, headHash: hashOf(1) });
-      await pause(10);
+      await until(() => logged(log, 2), 'the first heads are signed at once');
       scheduler.note({ streamId: 'session-a', revision: 9n, headHash: hashOf(9) });
       scheduler.note({ streamId: 'session-b', revision: 2n, headHash: hashOf(2) });
       scheduler.forget('session-a');
@@ -117,7 +128,7 @@ describe('AnchorScheduler', () => {
         onError: (error) => errors.push(error),
       });
       scheduler.note({ streamId: 'session-a', revision: 2n, headHash: hashOf(2) });
-      await pause(150);
+      await until(() => logged(inner, 1), 'the head is signed again after the failure');
       expect(errors).toHaveLength(1);
       expect((await anchorsOf(inner)).map((anchor) => anchor.revision)).toEqual(['2']);
       await scheduler.close();
