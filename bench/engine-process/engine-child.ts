@@ -59,6 +59,17 @@ export interface EngineChild {
   stop(): Promise<void>;
 }
 
+/**
+ * `STRATA_BENCH_ENGINE_PROFILE=<directory>` starts the engine under V8's sampling profiler
+ * (`--cpu-prof`, one `.cpuprofile` per thread in that directory) to see where a case spends its
+ * time; the figures of such a run are slower and are not for the committed results.
+ */
+function profilerArguments(): string[] {
+  const directory = process.env.STRATA_BENCH_ENGINE_PROFILE;
+  if (directory === undefined || directory === '') return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
+}
+
 function kilobytesField(status: string, field: string): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
   if (match?.[1] === undefined) throw new Error(`/proc status has no ${field}`);
@@ -138,16 +149,20 @@ export async function startEngineChild(
         path.join(__dirname, 'event-loop-probe.ts'),
       ]
     : [];
-  const child = spawn(process.execPath, [...preload, path.join(repositoryRoot, 'bin', 'engine.js')], {
-    cwd: directory,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      STRATA_HOST: '127.0.0.1',
-      ...environment,
+  const child = spawn(
+    process.execPath,
+    [...profilerArguments(), ...preload, path.join(repositoryRoot, 'bin', 'engine.js')],
+    {
+      cwd: directory,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        STRATA_HOST: '127.0.0.1',
+        ...environment,
+      },
+      stdio: options.eventLoopProbe ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe'],
     },
-    stdio: options.eventLoopProbe ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -11,6 +11,24 @@ function shuffledKeys(value: unknown, seed: number): unknown {
   return value;
 }
 
+/** The definition the single-pass writer must agree with: JSON's own form, re-written sorted. */
+function referenceCanonical(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError('no JSON form');
+  const write = (inner: unknown): string => {
+    if (Array.isArray(inner)) return `[${inner.map(write).join(',')}]`;
+    if (typeof inner === 'object' && inner !== null) {
+      const record = inner as Record<string, unknown>;
+      return `{${Object.keys(record)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${write(record[key])}`)
+        .join(',')}}`;
+    }
+    return JSON.stringify(inner);
+  };
+  return write(JSON.parse(text) as unknown);
+}
+
 describe('canonicalJson', () => {
   it('sorts keys at every depth and leaves arrays in order, without whitespace', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: 'x' } })).toBe(
@@ -36,6 +54,39 @@ describe('canonicalJson', () => {
         expect(JSON.parse(canonical)).toEqual(JSON.parse(JSON.stringify(value)));
       }),
     );
+  });
+
+  it('writes what JSON would carry, re-sorted, for any value JSON can hold (and the odd ones)', () => {
+    const odd = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(Number.NaN),
+      fc.constant(Number.POSITIVE_INFINITY),
+      fc.constant(-0),
+      fc.date({ noInvalidDate: true }),
+      fc.string().map((text) => new String(text)),
+      fc.constant(() => 1),
+      fc.string({ unit: 'binary' }),
+    );
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, fc.jsonValue(), odd, tie('array'), tie('object')),
+      array: fc.array(tie('node'), { maxLength: 5 }),
+      object: fc.dictionary(fc.string(), tie('node'), { maxKeys: 5 }),
+    })).node;
+    fc.assert(
+      fc.property(fc.oneof(value.filter((inner) => JSON.stringify(inner) !== undefined)), (inner) => {
+        expect(canonicalJson(inner)).toBe(referenceCanonical(inner));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes array holes and members without a JSON form as null, and refuses circular values', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    expect(canonicalJson([1, , undefined, () => 2])).toBe('[1,null,null,null]');
+    const circular: Record<string, unknown> = { a: 1 };
+    circular['self'] = circular;
+    expect(() => canonicalJson(circular)).toThrow(TypeError);
+    expect(() => canonicalJson(undefined)).toThrow(TypeError);
   });
 
   it('hashes with SHA-256 in lower-case hex', () => {
