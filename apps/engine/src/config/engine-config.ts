@@ -28,6 +28,7 @@ import {
   optionalPositiveIntegerVariable,
   optionalTextVariable,
 } from './environment-values';
+import { defaultThreadCount } from '@strata/threads';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_SAGA_CONCURRENCY = 16;
@@ -35,6 +36,8 @@ export const DEFAULT_SAGA_CONCURRENCY = 16;
 export const DEFAULT_COMPACTION_WAITS_PER_TENANT = 128;
 /** Write requests in progress at once, engine-wide (`STRATA_WRITE_CONCURRENCY`). */
 export const DEFAULT_WRITE_CONCURRENCY = 64;
+/** Tasks that may wait for a worker thread (`STRATA_WORKER_QUEUE`); one more is answered 503. */
+export const DEFAULT_WORKER_QUEUE = 64;
 export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type EngineLogLevel = (typeof logLevels)[number];
 
@@ -70,6 +73,8 @@ export const engineEnvironmentSchema = z.object({
   STRATA_WRITE_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
   STRATA_WRITE_QUEUE_PER_TENANT: integerVariable({ min: 0, max: 100_000, default: 128 }),
   STRATA_WRITE_QUEUE_WAIT_MS: integerVariable({ min: 0, max: 300_000, default: 10_000 }),
+  STRATA_WORKER_THREADS: integerVariable({ min: 1, max: 64, default: defaultThreadCount() }),
+  STRATA_WORKER_QUEUE: integerVariable({ min: 0, max: 100_000, default: DEFAULT_WORKER_QUEUE }),
   STRATA_RETENTION_INTERVAL_MS: integerVariable({ min: 1_000, max: 86_400_000, default: 60_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
   STRATA_ENGINE_ID: optionalTextVariable(),
@@ -123,6 +128,11 @@ export interface EngineConfig {
     readonly queuedPerTenant: number;
     readonly queueWaitMs: number;
   };
+  /**
+   * The worker threads that parse, check and seal large session files away from the event loop
+   * (`STRATA_WORKER_THREADS`), and the tasks that may wait for one (`STRATA_WORKER_QUEUE`).
+   */
+  readonly workers: { readonly threads: number; readonly maxQueued: number };
   readonly contextCache: { readonly maxSessions?: number; readonly maxEntries?: number };
   /** The folded sessions the write side keeps between commands (maxSessions 0 keeps none). */
   readonly foldCache: {
@@ -251,6 +261,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       queuedPerTenant: values.STRATA_WRITE_QUEUE_PER_TENANT,
       queueWaitMs: values.STRATA_WRITE_QUEUE_WAIT_MS,
     },
+    workers: { threads: values.STRATA_WORKER_THREADS, maxQueued: values.STRATA_WORKER_QUEUE },
     foldCache: {
       maxSessions: values.STRATA_FOLD_CACHE_SESSIONS,
       maxEntries: values.STRATA_FOLD_CACHE_ENTRIES,

@@ -37,6 +37,7 @@ import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionFilesController } from './sessions/session-files.controller';
 import { SessionQueriesController } from './sessions/session-queries.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
+import { SessionImportWork } from './sessions/session-import-work';
 import { WriteAdmissions } from '../api/admission/write-admissions.service';
 import { WriteAdmissionInterceptor } from '../api/admission/write-admission.interceptor';
 
@@ -128,6 +129,7 @@ export class StrataHttpModule {
         RetentionService,
         EventStreams,
         WriteAdmissions,
+        SessionImportWork,
         { provide: APP_INTERCEPTOR, useClass: WriteAdmissionInterceptor },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

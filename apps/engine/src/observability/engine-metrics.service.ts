@@ -115,6 +115,11 @@ export class EngineMetrics {
     'strata_write_bytes_in_flight',
     "Bytes of the write requests admitted and not yet ended (as declared; a body of unknown length counts as its route's limit).",
   );
+  readonly workerTasks = this.registry.counter(
+    'strata_worker_tasks_total',
+    'Tasks run on the worker threads (import_encode, import_prepare), by outcome (ok, failed, refused: the queue was full).',
+    ['task', 'outcome'],
+  );
   readonly writesInFlight = this.registry.gauge(
     'strata_writes_in_flight',
     'Write requests admitted and not yet ended.',

@@ -3,10 +3,15 @@
 // stream's first event — the write side puts it there once, before sealing, so nothing is
 // changed or sealed again here — and a new stream's events must agree on one. A write for
 // another tenant's stream is refused. It also times every append to a session stream (metrics),
-// and keeps the streams' tenants for the HTTP edge's ownership checks.
+// and keeps the streams' tenants for the HTTP edge's ownership checks. Events already encoded
+// as JSON text (an import sealed on a worker thread) pass the same checks: their metadata texts
+// are read a slice at a time, so a large batch never holds the event loop.
 import {
   ConcurrencyError,
+  acceptsEncodedAppends,
   type AppendOptions,
+  type EncodedAppends,
+  type EncodedEvent,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -28,8 +33,13 @@ export type AppendedObserver = (
   result: AppendResult,
 ) => void;
 
-export class TenantGuardEventStore implements EventStore {
+/** Metadata texts read between two turns of the event loop. */
+const METADATA_SLICE = 1_000;
+
+export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends> {
   readonly tenants: StreamTenants;
+  /** Present when the inner store writes encoded events. */
+  readonly appendEncoded?: EncodedAppends['appendEncoded'];
 
   constructor(
     readonly inner: EventStore,
@@ -39,6 +49,9 @@ export class TenantGuardEventStore implements EventStore {
     private readonly erased?: (streamId: string) => void,
   ) {
     this.tenants = new StreamTenants(inner);
+    if (acceptsEncodedAppends(inner)) {
+      this.appendEncoded = (streamId, events, options) => this.guardEncoded(inner, streamId, events, options);
+    }
   }
 
   async appendToStream(
@@ -56,6 +69,45 @@ export class TenantGuardEventStore implements EventStore {
       const result = await this.inner.appendToStream(streamId, events, options);
       this.observer?.('ok', events.length, seconds());
       this.appended?.(streamId, events, result);
+      return result;
+    } catch (error) {
+      this.observer?.(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
+      throw error;
+    }
+  }
+
+  private async guardEncoded(
+    inner: EventStore & EncodedAppends,
+    streamId: string,
+    events: readonly EncodedEvent[],
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    if (!streamId.startsWith(SESSION_STREAM_PREFIX) || events.length === 0) {
+      return inner.appendEncoded(streamId, events, options);
+    }
+    const started = process.hrtime.bigint();
+    const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const metadata: Readonly<Record<string, unknown>>[] = [];
+      for (let start = 0; start < events.length; start += METADATA_SLICE) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        for (const event of events.slice(start, start + METADATA_SLICE)) {
+          metadata.push(JSON.parse(event.metadata) as Readonly<Record<string, unknown>>);
+        }
+      }
+      await this.requireOneTenant(
+        streamId,
+        metadata.map((eventMetadata) => ({ metadata: eventMetadata })),
+      );
+      const result = await inner.appendEncoded(streamId, events, options);
+      this.observer?.('ok', events.length, seconds());
+      const last = events[events.length - 1]!;
+      // the observers read ids and metadata only; the data stays encoded
+      this.appended?.(
+        streamId,
+        [{ id: last.id, type: last.type, data: null, metadata: metadata.at(-1) }],
+        result,
+      );
       return result;
     } catch (error) {
       this.observer?.(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
@@ -103,7 +155,10 @@ export class TenantGuardEventStore implements EventStore {
   }
 
   /** Refuses a batch whose events name a tenant other than the stream's (or disagree on a new stream). */
-  private async requireOneTenant(streamId: string, events: readonly EventToAppend[]): Promise<void> {
+  private async requireOneTenant(
+    streamId: string,
+    events: readonly Pick<EventToAppend, 'metadata'>[],
+  ): Promise<void> {
     const streamTenant = await this.tenants.tenantOfStream(streamId);
     const expected = streamTenant ?? tenantOfMetadata(events[0]?.metadata ?? {});
     for (const event of events) {

@@ -4,3 +4,4 @@ export * from './session-store-errors';
 export * from './session-repository';
 export * from './session-import';
 export * from './session-export';
+export * from './session-import-encoding';

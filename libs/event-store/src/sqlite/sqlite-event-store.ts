@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import {
   assertAllowedStreamMetadata,
   type AppendOptions,
+  type EncodedAppends,
+  type EncodedEvent,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -61,7 +63,7 @@ function preparedBytes(events: readonly PreparedEvent[]): number {
   return events.reduce((total, event) => total + event.data.length + event.metadata.length + 128, 0);
 }
 
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, EncodedAppends {
   /**
    * This thread's connection to the database, for reads (and for tests to inspect). On a file it
    * is `query_only`: every write goes through `writer`.
@@ -100,31 +102,41 @@ export class SqliteEventStore implements EventStore {
     events: readonly EventToAppend[],
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    const prepared = await settle(() => {
-      const texts: PreparedEvent[] = events.map((event) => ({
+    const encoded = await settle(() =>
+      events.map((event) => ({
         id: event.id,
         type: event.type,
         data: toJsonText(event.data, `data of event ${event.id}`),
         metadata: toJsonText(event.metadata ?? {}, `metadata of event ${event.id}`),
-      }));
+      })),
+    );
+    return this.appendEncoded(streamId, encoded, options);
+  }
+
+  /** Writes events already encoded as JSON text (EncodedAppends): nothing is serialised here. */
+  async appendEncoded(
+    streamId: string,
+    events: readonly EncodedEvent[],
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    await settle(() =>
       assertDistinctIds(
         streamId,
-        texts.map((event) => event.id),
-      );
-      return texts;
-    });
+        events.map((event) => event.id),
+      ),
+    );
     const result = await this.writer.write<AppendResult>(
       sqliteEventWrites.appendEvents,
       {
         streamId,
-        events: prepared,
+        events,
         expected: options.expectedRevision ?? 'any',
         reviveErased: options.reviveErased === true,
         createdAt: this.clock().toISOString(),
       },
-      preparedBytes(prepared),
+      preparedBytes(events),
     );
-    if (prepared.length > 0) this.watch.announceLocalAppend(result.position);
+    if (events.length > 0) this.watch.announceLocalAppend(result.position);
     return result;
   }
 

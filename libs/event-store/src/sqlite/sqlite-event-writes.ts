@@ -13,6 +13,7 @@ import {
   erasureHeadOf,
   type AppendResult,
   type ErasureRecord,
+  type EncodedEvent,
   type ErasureRequest,
   type ExpectedRevision,
 } from '../port';
@@ -24,12 +25,7 @@ import type { SqliteWriteContext, SqliteWriteOperations } from './writer/sqlite-
 import type { WriteOperation } from './writer/sqlite-writer';
 
 /** An event ready for its row: data and metadata as the JSON text to store. */
-export interface PreparedEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly data: string;
-  readonly metadata: string;
-}
+export type PreparedEvent = EncodedEvent;
 
 export interface AppendArgs {
   readonly streamId: string;

@@ -10,6 +10,7 @@ import {
   storeUnavailableReason,
 } from '@strata/event-store';
 import { ProcessorRunnerStoppedError } from '@strata/processing';
+import { TaskPoolStoppedError, TaskQueueFullError } from '@strata/threads';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';
 import {
   OriginalFileUnavailableError,
@@ -160,6 +161,17 @@ export function problemOf(error: unknown): MappedProblem {
   }
   if (error instanceof ProcessorRunnerStoppedError) {
     return problem('unavailable', 'the read models are stopping', {}, { 'Retry-After': '1' });
+  }
+  if (error instanceof TaskQueueFullError) {
+    return problem(
+      'unavailable',
+      `${error.message}; nothing was written, retry shortly`,
+      { reason: 'workers_busy' },
+      { 'Retry-After': '1' },
+    );
+  }
+  if (error instanceof TaskPoolStoppedError) {
+    return problem('unavailable', 'the engine is stopping', { reason: 'stopping' }, { 'Retry-After': '1' });
   }
   if (error instanceof HttpException) return fromHttpException(error);
   const storeReason = storeUnavailableReason(error);

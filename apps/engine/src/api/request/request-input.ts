@@ -143,13 +143,18 @@ export const sessionFileMediaTypes = ['application/x-ndjson', 'application/jsonl
  * A JSON Lines body (a pi session file) as bytes: the session-file parser checks each line's
  * UTF-8 itself, so that a bad line is named (or skipped when lenient).
  */
+/** Whether every byte is JSON whitespace (found at the first other byte, without a copy of the body). */
+function isBlank(bytes: Uint8Array): boolean {
+  return bytes.every((byte) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09);
+}
+
 export async function readJsonLinesBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const mediaType = mediaTypeOf(request);
   const bytes = await readRequestBytes(request, limitBytes);
   if (mediaType !== undefined && !(sessionFileMediaTypes as readonly string[]).includes(mediaType)) {
     throw invalidInput(`the body must be one of ${sessionFileMediaTypes.join(', ')}, not ${mediaType}`);
   }
-  if (bytes.toString('latin1').trim() === '') {
+  if (isBlank(bytes)) {
     throw invalidInput('the body is empty; send a session file (JSON Lines)');
   }
   return bytes;

@@ -4,17 +4,22 @@
 // store's record of each stream's last revision, the engine's signed anchors, erasure records.
 import { Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import {
+  ConcurrencyError,
+  acceptsEncodedAppends,
   exportOriginalFile,
   exportSession,
-  prepareSessionImport,
   streamEventLines,
   verifyStreamIntegrity,
+  type EncodedAppends,
+  type EncodedSessionImport,
   type PrepareSessionImportOptions,
+  type PreparedSessionImport,
+  type SessionImportReport,
   writeSessionImport,
   StreamErasedError,
   type EventStore,
 } from '@strata/event-store';
-import { SESSION_STREAM_PREFIX, entryWeight, sessionStreamName, type SessionEntry } from '@strata/session';
+import { SESSION_STREAM_PREFIX, sessionStreamName } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { EngineConfig } from '../../config/engine-config';
@@ -41,6 +46,8 @@ import { actorMetadataOf } from '../../shared/command-context';
 import { SessionErasedError, sessionErasure } from '../../shared/session-erasure';
 import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size';
 import { WriteBody } from '../../api/admission/write-admission.interceptor';
+import { SessionImportWork } from './session-import-work';
+import { weightOfEntries } from './session-import.tasks';
 
 export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
 
@@ -64,6 +71,7 @@ export class SessionFilesController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     private readonly anchors: EngineAnchors,
+    private readonly importWork: SessionImportWork,
   ) {}
 
   @Post('sessions/import')
@@ -75,27 +83,82 @@ export class SessionFilesController {
   ) {
     const query = parseQuery(request, importQuery);
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
-    const prepared = prepareSessionImport(file, importOptionsOf(query));
-    const sessionId = prepared.header.id;
-    await this.sessions.requireAvailable(principal, sessionId);
-    await this.sessions.requireNotErased(principal, sessionId, query.allowErased);
+    const options = importOptionsOf(query);
+    const write = { tenant: principal.tenant, metadata: actorMetadataOf(commandContextOf(principal)) };
     const { maxSessionEntries } = this.config.foldCache;
-    const weightOf = (entries: readonly SessionEntry[]) =>
-      entries.reduce((total, entry) => total + entryWeight(entry), 0);
-    // a whole file heavier than the bound is refused before the store is read
-    const weight = weightOf(prepared.entries);
-    if (query.fromEntry === undefined && weight > maxSessionEntries)
-      throw new SessionTooLargeError(sessionId, weight, maxSessionEntries);
-    const report = await writeSessionImport(this.store, prepared, {
-      tenant: principal.tenant,
-      metadata: actorMetadataOf(commandContextOf(principal)),
-      reviveErased: query.allowErased,
+    const checkSession = async (sessionId: string) => {
+      await this.sessions.requireAvailable(principal, sessionId);
+      await this.sessions.requireNotErased(principal, sessionId, query.allowErased);
+    };
+    const encoded =
+      options.fromEntry === undefined && acceptsEncodedAppends(this.store)
+        ? await this.importWork.encode({ file, options, write, maxSessionEntries })
+        : undefined;
+    if (encoded?.kind === 'too_large') {
+      await checkSession(encoded.sessionId);
+      throw new SessionTooLargeError(encoded.sessionId, encoded.weight, maxSessionEntries);
+    }
+    let report: SessionImportReport | undefined;
+    if (encoded !== undefined) {
+      await checkSession(encoded.encoded.report.sessionId);
+      report = await this.writeEncoded(encoded.encoded, query.allowErased);
+    }
+    if (report === undefined) {
+      // a part of a file, a store that takes no encoded events, or a session that exists: the
+      // store's state decides what is written (parsed and checked on a worker thread all the same)
+      const prepared = await this.importWork.prepare({ file, options });
+      const sessionId = prepared.header.id;
+      if (encoded === undefined) await checkSession(sessionId);
+      // a whole file heavier than the bound is refused before the store is read
+      const weight = weightOfEntries(prepared.entries);
+      if (query.fromEntry === undefined && weight > maxSessionEntries)
+        throw new SessionTooLargeError(sessionId, weight, maxSessionEntries);
+      report = await this.writePrepared(prepared, write, query.allowErased, maxSessionEntries);
+    }
+    response.statusCode = report.outcome === 'imported' ? 201 : 200;
+    const { streamId: _streamId, ...rest } = report;
+    return { ...rest, revision: report.revision.toString() };
+  }
+
+  /**
+   * Writes a new session's encoded events, expecting no stream; undefined (nothing written) when
+   * the session exists by now, so that the caller decides against what the store holds.
+   */
+  private async writeEncoded(
+    encoded: EncodedSessionImport,
+    allowErased: boolean,
+  ): Promise<SessionImportReport | undefined> {
+    const store = this.store as EventStore & EncodedAppends;
+    const { report } = encoded;
+    if ((await store.streamRevision(report.streamId)) !== null) return undefined;
+    try {
+      const written = await store.appendEncoded(report.streamId, encoded.events, {
+        expectedRevision: 'no_stream',
+        reviveErased: allowErased,
+      });
+      return { ...report, revision: written.nextExpectedRevision };
+    } catch (error) {
+      if (error instanceof ConcurrencyError) return undefined;
+      throw error;
+    }
+  }
+
+  private async writePrepared(
+    prepared: PreparedSessionImport,
+    write: { readonly tenant: string; readonly metadata: Readonly<Record<string, unknown>> },
+    allowErased: boolean,
+    maxSessionEntries: number,
+  ): Promise<SessionImportReport> {
+    const sessionId = prepared.header.id;
+    return writeSessionImport(this.store, prepared, {
+      ...write,
+      reviveErased: allowErased,
       checkAppend: (state, appended) =>
-        requireRoomFor(sessionId, state, weightOf(appended), maxSessionEntries),
+        requireRoomFor(sessionId, state, weightOfEntries(appended), maxSessionEntries),
     }).catch(async (error: unknown) => {
       if (!(error instanceof StreamErasedError)) throw error;
       // EventStoreDB: an erasure is a hard delete, and the stream cannot be written again
-      const erasure = await sessionErasure(this.store, sessionId, principal.tenant);
+      const erasure = await sessionErasure(this.store, sessionId, write.tenant);
       throw new ApiError(
         'gone',
         `session ${sessionId} was erased and cannot be written again on this store ` +
@@ -103,9 +166,6 @@ export class SessionFilesController {
         { reason: 'session_erased', sessionId, ...(erasure !== undefined ? { erasure } : {}) },
       );
     });
-    response.statusCode = report.outcome === 'imported' ? 201 : 200;
-    const { streamId: _streamId, ...rest } = report;
-    return { ...rest, revision: report.revision.toString() };
   }
 
   @Get('sessions/:sessionId/export')

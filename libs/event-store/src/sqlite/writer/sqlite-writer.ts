@@ -6,7 +6,7 @@
 // the next turn of the event loop. A write resolves once its batch has committed.
 import type Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from './module-worker';
+import { startModuleWorker } from '@strata/threads';
 import { SqliteWriteExecutor } from './sqlite-write-executor';
 import { DEFAULT_BUSY_TIMEOUT_MS } from '../sqlite-database';
 import { DEFAULT_SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './sqlite-writer-connection';
