@@ -9,7 +9,7 @@ import {
   type ExpectedRevision,
   type RecordedEvent,
 } from '../port';
-import { sealEvents, type AuditContext } from './event-seal';
+import { sealEventsOffLoop, type AuditContext } from './event-seal';
 
 export interface ChainedAppendOptions {
   readonly context?: AuditContext;
@@ -69,9 +69,8 @@ export async function appendChained(
       expected === actual;
     if (!holds) throw new ConcurrencyError(streamId, expected, actual);
     try {
-      return await store.appendToStream(streamId, sealEvents(streamId, events, lastEvent, options.context), {
-        expectedRevision: actual ?? 'no_stream',
-      });
+      const sealed = await sealEventsOffLoop(streamId, events, lastEvent, options.context);
+      return await store.appendToStream(streamId, sealed, { expectedRevision: actual ?? 'no_stream' });
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;
     }
@@ -107,8 +106,7 @@ export function createSealingAppender(
       throw new ConcurrencyError(streamId, expected, null);
     }
     const audit = typeof context === 'function' ? context(request) : context;
-    return await store.appendToStream(streamId, sealEvents(streamId, events, lastEvent, audit), {
-      expectedRevision: exact,
-    });
+    const sealed = await sealEventsOffLoop(streamId, events, lastEvent, audit);
+    return await store.appendToStream(streamId, sealed, { expectedRevision: exact });
   };
 }

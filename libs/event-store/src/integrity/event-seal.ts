@@ -2,6 +2,7 @@
 // SHA-256 hash chained to the previous event of its stream, so any change to a stored event,
 // or a removed or reordered one, breaks the chain at a point an auditor can name.
 import type { EventToAppend, RecordedEvent } from '../port';
+import { webcrypto } from 'node:crypto';
 import { canonicalJson, sha256Hex } from './canonical-json';
 
 /** The `previousHash` of a stream's first event. */
@@ -62,17 +63,20 @@ export function isHash(value: unknown): value is string {
  * metadata without `hash`}. The metadata includes `previousHash`, which chains the events.
  */
 export function eventHash(fields: HashedEventFields): string {
+  return sha256Hex(canonicalHashInput(fields));
+}
+
+/** The canonical JSON text `eventHash` hashes. */
+function canonicalHashInput(fields: HashedEventFields): string {
   const { hash: _hash, ...metadataWithoutHash } = fields.metadata;
-  return sha256Hex(
-    canonicalJson({
-      streamId: fields.streamId,
-      revision: fields.revision.toString(),
-      id: fields.id,
-      type: fields.type,
-      data: fields.data,
-      metadata: metadataWithoutHash,
-    }),
-  );
+  return canonicalJson({
+    streamId: fields.streamId,
+    revision: fields.revision.toString(),
+    id: fields.id,
+    type: fields.type,
+    data: fields.data,
+    metadata: metadataWithoutHash,
+  });
 }
 
 /** The event a seal chains onto could not be chained (it carries no valid hash). */
@@ -97,16 +101,16 @@ function stringField(
 }
 
 /**
- * Seals a batch that will be written right after `lastEvent` (undefined: a new stream).
- * Pure apart from hashing; the caller must append with the expected revision
- * `lastEvent?.revision ?? 'no_stream'` for the chain to hold.
+ * The seal of a batch, one event at a time: yields the fields each hash covers and takes the
+ * hash back (which the next event chains onto), so that one walk serves the synchronous seal and
+ * the one that hashes large events off the event loop.
  */
-export function sealEvents(
+function* sealSteps(
   streamId: string,
   events: readonly EventToAppend[],
   lastEvent: RecordedEvent | undefined,
-  context: AuditContext = {},
-): EventToAppend[] {
+  context: AuditContext,
+): Generator<HashedEventFields, EventToAppend[], string> {
   let previousHash = GENESIS_HASH;
   if (lastEvent !== undefined) {
     const lastHash = lastEvent.metadata['hash'];
@@ -115,7 +119,8 @@ export function sealEvents(
   }
   let revision = lastEvent === undefined ? -1n : lastEvent.revision;
   const batchCorrelation = events[0]?.id ?? '';
-  return events.map((event) => {
+  const sealed: EventToAppend[] = [];
+  for (const event of events) {
     revision += 1n;
     const own = event.metadata ?? {};
     const correlationId = stringField(context, own, 'correlationId') ?? batchCorrelation;
@@ -130,15 +135,60 @@ export function sealEvents(
       previousHash,
     };
     delete metadata['hash'];
-    const hash = eventHash({
+    const hash: string = yield {
       streamId,
       revision,
       id: event.id,
       type: event.type,
       data: event.data,
       metadata,
-    });
+    };
     previousHash = hash;
-    return { id: event.id, type: event.type, data: event.data, metadata: { ...metadata, hash } };
-  });
+    sealed.push({ id: event.id, type: event.type, data: event.data, metadata: { ...metadata, hash } });
+  }
+  return sealed;
+}
+
+/**
+ * Seals a batch that will be written right after `lastEvent` (undefined: a new stream).
+ * Pure apart from hashing; the caller must append with the expected revision
+ * `lastEvent?.revision ?? 'no_stream'` for the chain to hold.
+ */
+export function sealEvents(
+  streamId: string,
+  events: readonly EventToAppend[],
+  lastEvent: RecordedEvent | undefined,
+  context: AuditContext = {},
+): EventToAppend[] {
+  const steps = sealSteps(streamId, events, lastEvent, context);
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value;
+    step = steps.next(eventHash(step.value));
+  }
+}
+
+/** Canonical texts from this length on are hashed on libuv's thread pool (`sealEventsOffLoop`). */
+export const OFF_LOOP_HASH_LENGTH = 256 * 1024;
+
+/**
+ * `sealEvents` for the engine's appends: the same seal, but an event whose canonical text is
+ * large is hashed by WebCrypto on libuv's thread pool, so megabytes of content are not hashed on
+ * the event loop that answers requests (its canonical text is still written here).
+ */
+export async function sealEventsOffLoop(
+  streamId: string,
+  events: readonly EventToAppend[],
+  lastEvent: RecordedEvent | undefined,
+  context: AuditContext = {},
+): Promise<EventToAppend[]> {
+  const steps = sealSteps(streamId, events, lastEvent, context);
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value;
+    const text = canonicalHashInput(step.value);
+    const hash =
+      text.length < OFF_LOOP_HASH_LENGTH
+        ? sha256Hex(text)
+        : Buffer.from(await webcrypto.subtle.digest('SHA-256', Buffer.from(text, 'utf8'))).toString('hex');
+    step = steps.next(hash);
+  }
 }

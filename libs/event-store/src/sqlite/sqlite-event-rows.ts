@@ -31,12 +31,25 @@ export const EVENT_COLUMNS =
 /** The largest SQLite integer, used as an open upper bound. */
 export const MAX_SQLITE_INTEGER = 9_223_372_036_854_775_807n;
 
+/**
+ * The event of a row. Its data is parsed when first read, and once: a reader that only looks at
+ * ids, revisions or metadata (the write side checking that a cached fold still ends where it
+ * did, a filter, the integrity walk's metadata) never pays for parsing megabytes of content.
+ */
 export function recordedEventFromRow(row: EventRow): RecordedEvent {
+  let text: string | undefined = row.data;
+  let data: unknown;
   return Object.freeze({
     streamId: row.stream_id,
     id: row.event_id,
     type: row.type,
-    data: deepFreeze(fromJsonText(row.data)),
+    get data(): unknown {
+      if (text !== undefined) {
+        data = deepFreeze(fromJsonText(text));
+        text = undefined;
+      }
+      return data;
+    },
     metadata: deepFreeze(toJsonRecord(fromJsonText(row.metadata))),
     revision: row.stream_revision,
     position: row.global_position,
