@@ -152,7 +152,10 @@ export function importCases(
     label: 'importSessionFile into SQLite (strata import)',
     setup: () => {
       const database = freshDatabase(scratchDirectory, 'strata-import');
-      return { store: new SqliteEventStore({ filename: database.filename }), remove: database.remove };
+      const store = new SqliteEventStore({ filename: database.filename });
+      // as `strata import` does: the writer thread starts while the files are read
+      store.writer.warmUp();
+      return { store, remove: database.remove };
     },
     run: ({ store }) => importSessionFile(store, file.bytes, { actor: IMPORT_ACTOR, tenant: IMPORT_TENANT }),
     teardown: async ({ store, remove }) => {

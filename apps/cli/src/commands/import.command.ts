@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  SqliteEventStore,
   anchorLogIfAny,
   anchorStreamHead,
   prepareSessionImport,
@@ -110,23 +111,25 @@ export const importCommand: CliCommand = {
     );
     if (positionals.length === 0) throw new CliError('name at least one session file', 2);
     const format = sessionFileFormatOption(values.format);
-    const prepared = positionals.map((path) => ({
-      path,
-      session: prepare(path, io, values.lenient, format),
-    }));
-    for (const { path, session } of prepared) {
-      if (session.format !== undefined && session.format !== 'pi') {
-        io.stderr(`${path}: read as a ${session.format} transcript (${session.entries.length} entries)\n`);
-      }
-      for (const problem of session.skipped) {
-        io.stderr(`${path}:${problem.line}: skipped: ${problem.reason} (${problem.code})\n`);
-      }
-      for (const problem of session.repaired) {
-        io.stderr(`${path}:${problem.line}: repaired: ${problem.reason} (${problem.code})\n`);
-      }
-    }
     const key = anchoringOn(io) ? signingKeyOf(io) : undefined;
     await withEventStore(values.store, io, async (store) => {
+      // the store's writer thread starts while the files are read and checked
+      if (store instanceof SqliteEventStore) store.writer.warmUp();
+      const prepared = positionals.map((path) => ({
+        path,
+        session: prepare(path, io, values.lenient, format),
+      }));
+      for (const { path, session } of prepared) {
+        if (session.format !== undefined && session.format !== 'pi') {
+          io.stderr(`${path}: read as a ${session.format} transcript (${session.entries.length} entries)\n`);
+        }
+        for (const problem of session.skipped) {
+          io.stderr(`${path}:${problem.line}: skipped: ${problem.reason} (${problem.code})\n`);
+        }
+        for (const problem of session.repaired) {
+          io.stderr(`${path}:${problem.line}: repaired: ${problem.reason} (${problem.code})\n`);
+        }
+      }
       const anchors = key !== undefined ? anchorLogIfAny(store) : undefined;
       for (const { path, session } of prepared) {
         try {

@@ -33,6 +33,11 @@ export interface SqliteWriter {
    * `bytes` is about what it writes (it bounds the batch it joins).
    */
   write<Result>(operation: WriteOperation, args: unknown, bytes?: number): Promise<Result>;
+  /**
+   * Starts the writer's thread now, unless it runs (it starts at the first write otherwise), so
+   * that a caller about to write overlaps the thread's start with its own preparation.
+   */
+  warmUp(): void;
   /** Answers the writes under way, then stops. */
   close(): Promise<void>;
 }
@@ -129,6 +134,11 @@ export class ThreadSqliteWriter implements SqliteWriter {
     return settled as Promise<Result>;
   }
 
+  warmUp(): void {
+    // an idle thread does not keep the process alive
+    if (!this.closed && this.worker === undefined) this.workerToWrite().unref();
+  }
+
   close(): Promise<void> {
     if (this.closed) return this.stopped ?? Promise.resolve();
     this.closed = true;
@@ -222,6 +232,10 @@ export class InPlaceSqliteWriter implements SqliteWriter {
     return settled as Promise<Result>;
   }
 
+  warmUp(): void {
+    // nothing to start: it writes on this thread
+  }
+
   close(): Promise<void> {
     this.run();
     this.closed = true;
@@ -268,6 +282,7 @@ export function acquireSqliteWriter(key: string, options: SqliteWriterOptions): 
   let released = false;
   return {
     write: (operation, args, bytes) => entry.writer.write(operation, args, bytes, options.busyTimeoutMs),
+    warmUp: () => entry.writer.warmUp(),
     close: () => {
       if (released) return Promise.resolve();
       released = true;
