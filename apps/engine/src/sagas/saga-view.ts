@@ -3,6 +3,9 @@
 // commands and sagas alike): the settings in force, the current path and model with its window,
 // which trigger wrote each compaction, and what the pruning decided at each check already saved.
 // The view does not depend on the trigger: the append handler's forecast builds one for a batch.
+// A folded state is immutable, so its view is built once and kept with it (weakly): the append's
+// compaction forecast and the saga processor reacting to the same append share one view instead
+// of each walking the session's entries, path and attempts again.
 import {
   sessionModelOf,
   type ActiveSessionState,
@@ -25,7 +28,29 @@ function compactionTriggersOf(state: ActiveSessionState): Map<string, Compaction
   return triggers;
 }
 
+interface KeptView {
+  readonly engineSettings: EngineSettings;
+  readonly tokenCounter: TokenCounter;
+  readonly view: SagaSessionView;
+}
+
+const keptViews = new WeakMap<ActiveSessionState, KeptView>();
+
 export function sagaViewOf(
+  state: ActiveSessionState,
+  engineSettings: EngineSettings,
+  tokenCounter: TokenCounter,
+): SagaSessionView {
+  const kept = keptViews.get(state);
+  if (kept !== undefined && kept.engineSettings === engineSettings && kept.tokenCounter === tokenCounter) {
+    return kept.view;
+  }
+  const view = buildSagaView(state, engineSettings, tokenCounter);
+  keptViews.set(state, { engineSettings, tokenCounter, view });
+  return view;
+}
+
+function buildSagaView(
   state: ActiveSessionState,
   engineSettings: EngineSettings,
   tokenCounter: TokenCounter,
