@@ -185,11 +185,15 @@ describe('the admission of writes', () => {
     });
   });
 
-  it('gives each tenant half of the budget by default when keys name several', () => {
+  it('gives each tenant half of the writes, and of the bytes at most two of the largest bodies, when keys name several', () => {
     expect(loadEngineConfig({ STRATA_API_KEYS: twoTenants }, '/srv').writeAdmission).toMatchObject({
-      bytesPerTenant: 64 * 1024 * 1024,
+      bytesPerTenant: 16 * 1024 * 1024,
       writesPerTenant: 32,
     });
+    const smallBudget = { STRATA_API_KEYS: twoTenants, STRATA_WRITE_BYTES_IN_FLIGHT: '20mb' };
+    expect(loadEngineConfig(smallBudget, '/srv').writeAdmission.bytesPerTenant).toBe(10 * 1024 * 1024);
+    const largeBodies = { STRATA_API_KEYS: twoTenants, STRATA_BODY_LIMIT: '24mb' };
+    expect(loadEngineConfig(largeBodies, '/srv').writeAdmission.bytesPerTenant).toBe(48 * 1024 * 1024);
   });
 
   it('reads each variable, and never gives a tenant more than the budget', () => {

@@ -250,7 +250,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       bytesPerTenant: Math.min(
         values.STRATA_WRITE_BYTES_IN_FLIGHT,
         values.STRATA_WRITE_BYTES_IN_FLIGHT_PER_TENANT ??
-          defaultTenantShare(values.STRATA_WRITE_BYTES_IN_FLIGHT, apiKeys),
+          defaultTenantByteShare(values.STRATA_WRITE_BYTES_IN_FLIGHT, values.STRATA_BODY_LIMIT, apiKeys),
       ),
       writes: values.STRATA_WRITE_CONCURRENCY,
       writesPerTenant: Math.min(
@@ -294,6 +294,23 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
 export function defaultTenantShare(concurrency: number, apiKeys: readonly ApiKeyRecord[]): number {
   const tenants = new Set(apiKeys.map((key) => key.tenant));
   return tenants.size <= 1 ? concurrency : Math.ceil(concurrency / 2);
+}
+
+/**
+ * A tenant's share of the bytes of writes in progress: all of them with one tenant; with several,
+ * half of them but at most two of the largest JSON bodies. Every byte admitted is work queued on
+ * the one event loop (parsing, folding, canonicalising), and a tenant gains nothing from more of
+ * it at once: in the isolation bench, with a 64 MiB share, eight of tenant A's 8 MiB appends in
+ * progress made tenant B's append p99 140 times its quiet value while A wrote 27 appends; with
+ * 16 MiB, B's p99 was 18 times quiet and A wrote 30 (docs/decisions/0008).
+ */
+export function defaultTenantByteShare(
+  budget: number,
+  bodyLimit: number,
+  apiKeys: readonly ApiKeyRecord[],
+): number {
+  const share = defaultTenantShare(budget, apiKeys);
+  return share === budget ? budget : Math.min(share, 2 * bodyLimit);
 }
 
 /** Where the store is, for the start-up message (never credentials of an EventStoreDB URL). */
