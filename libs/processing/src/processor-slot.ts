@@ -1,7 +1,13 @@
 // One processor inside the runner: its position (a watermark over the events given to it), the
 // partition scheduler that runs its events, its parked partitions, flushing and checkpoints,
 // and its counters. The runner reads and dispatches; the slot does everything per processor.
-import { ERASURE_EVENT_TYPE, type CheckpointStore, type RecordedEvent } from '@strata/event-store';
+// Applying events gives the event loop its turn once per work slice, never per event.
+import {
+  ERASURE_EVENT_TYPE,
+  eventLoopSlice,
+  type CheckpointStore,
+  type RecordedEvent,
+} from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from './parked-partitions';
 import { PartitionScheduler } from './partition-scheduler';
 import { checkpointIdOf, type Processor } from './processor';
@@ -254,6 +260,7 @@ export class ProcessorSlot<Message> {
   }
 
   private async run(partition: string, work: SlotWork<Message>): Promise<void> {
+    if (eventLoopSlice.isDue) await eventLoopSlice.yield();
     if (this.signal.aborted) return;
     if (work.content.kind === 'erased') {
       await this.erase(partition, work);

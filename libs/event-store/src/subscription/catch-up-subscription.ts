@@ -1,7 +1,8 @@
 // The catch-up subscription shared by the in-process adapters: history after the start
 // position, then one `caught_up`, then live events as the notifier reports appends. It reads a
 // page only when the subscriber has taken every event of the previous one, after passing the
-// subscriber's gate, and lets go of each event as it hands it out.
+// subscriber's gate, and lets go of each event as it hands it out. A long catch-up gives the
+// event loop its turn once per work slice (shared/work-slice.ts).
 import type {
   EventFilter,
   PageLimits,
@@ -11,6 +12,7 @@ import type {
   Subscription,
   SubscriptionMessage,
 } from '../port';
+import { eventLoopSlice } from '../shared/work-slice';
 import type { AppendNotifier, PendingWait } from './append-notifier';
 
 /**
@@ -129,6 +131,7 @@ export class CatchUpSubscription implements Subscription {
       );
       try {
         for (let event = events.shift(); event !== undefined; event = events.shift()) {
+          if (eventLoopSlice.isDue) await eventLoopSlice.yield();
           if (this.closed) return;
           cursor = event.position;
           yield event;
