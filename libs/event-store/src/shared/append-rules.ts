@@ -1,7 +1,6 @@
 // Rules every adapter applies the same way when appending: whether an expected revision holds,
 // and whether a batch whose first id is already recorded is an idempotent retry.
 import { ConcurrencyError, DuplicateEventIdError, type AppendResult, type ExpectedRevision } from '../port';
-import { eventLoopSlice } from './work-slice';
 
 /** True when a stream whose last revision is `actual` (null = no stream) satisfies `expected`. */
 export function expectationHolds(expected: ExpectedRevision, actual: bigint | null): boolean {
@@ -79,20 +78,17 @@ export function settle<Result>(work: () => Result): Promise<Result> {
   return new Promise((resolve) => resolve(work()));
 }
 
-/**
- * An async view of a lazily evaluated synchronous iterable (each step runs when asked for). A
- * long iteration gives the event loop its turn once per work slice.
- */
+/** An async view of a lazily evaluated synchronous iterable (each step runs when asked for). */
 export function asyncIterableOf<Item>(createIterable: () => Iterable<Item>): AsyncIterable<Item> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<Item> {
       let iterator: Iterator<Item> | undefined;
       return {
-        next: async () => {
-          if (eventLoopSlice.isDue) await eventLoopSlice.yield();
-          iterator ??= createIterable()[Symbol.iterator]();
-          return iterator.next();
-        },
+        next: () =>
+          settle(() => {
+            iterator ??= createIterable()[Symbol.iterator]();
+            return iterator.next();
+          }),
         return: () =>
           settle(() => {
             iterator?.return?.();
