@@ -76,7 +76,12 @@ describe('an engine on EventStoreDB whose link to the store is cut, then restore
     await proxy.cut();
     const { response, waitedMs } = await poll(engine, '/ready', (answer) => answer.status === 503, 15_000);
     counts.record('readiness down', [`${Math.ceil(waitedMs / 100) * 100} ms after the cut`]);
-    expect(response.body).toMatchObject({ status: 'not_ready', checks: { store: { ok: false } } });
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(response.body).toMatchObject({
+      code: 'unavailable',
+      reason: 'store_unavailable',
+      checks: { store: { ok: false } },
+    });
   });
 
   it('answers writes with 503 problem details while the store is unreachable', async () => {

@@ -4,6 +4,7 @@ export * from './port';
 export * from './esdb';
 export * from './store-url';
 export * from './store-availability';
+export * from './shared/work-slice';
 export * from './command-handling/handle-command';
 export * from './command-handling/derived-event-id';
 export * from './command-handling/id-seed';

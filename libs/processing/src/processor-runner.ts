@@ -119,6 +119,7 @@ export class ProcessorRunner<Message> {
           onFlushed: () => this.afterFlush(),
           // Once the history has been read, every event finished is flushed at once.
           isLive: () => this.state === 'live' || this.caughtUpTarget !== undefined,
+          isCatchingUp: () => this.state === 'catching_up',
         }),
     );
     this.filter = {

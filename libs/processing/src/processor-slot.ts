@@ -1,7 +1,14 @@
 // One processor inside the runner: its position (a watermark over the events given to it), the
 // partition scheduler that runs its events, its parked partitions, flushing and checkpoints,
 // and its counters. The runner reads and dispatches; the slot does everything per processor.
-import { ERASURE_EVENT_TYPE, type CheckpointStore, type RecordedEvent } from '@strata/event-store';
+// While the runner catches up, applying events gives the event loop its turn once per work
+// slice, never per event; live events are applied without yielding, as a read may wait for them.
+import {
+  ERASURE_EVENT_TYPE,
+  eventLoopSlice,
+  type CheckpointStore,
+  type RecordedEvent,
+} from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from './parked-partitions';
 import { PartitionScheduler } from './partition-scheduler';
 import { checkpointIdOf, type Processor } from './processor';
@@ -42,6 +49,8 @@ export interface SlotCallbacks {
   readonly onFlushed: () => void;
   /** Whether events are flushed at once (live) or every `checkpointInterval` (catching up). */
   readonly isLive: () => boolean;
+  /** Whether applying gives the event loop its turn once per work slice (while catching up). */
+  readonly isCatchingUp: () => boolean;
 }
 
 function isAfter(position: bigint, reference: bigint | null): boolean {
@@ -254,6 +263,7 @@ export class ProcessorSlot<Message> {
   }
 
   private async run(partition: string, work: SlotWork<Message>): Promise<void> {
+    if (this.callbacks.isCatchingUp() && eventLoopSlice.isDue) await eventLoopSlice.yield();
     if (this.signal.aborted) return;
     if (work.content.kind === 'erased') {
       await this.erase(partition, work);

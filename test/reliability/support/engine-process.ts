@@ -117,7 +117,7 @@ export function httpRequest(
   method: string,
   url: string,
   options: { readonly body?: string | Buffer; readonly contentType?: string } = {},
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolveResponse, reject) => {
     const headers: Record<string, string> = {};
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
@@ -125,7 +125,11 @@ export function httpRequest(
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
-        resolveResponse({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        resolveResponse({
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          headers: response.headers,
+        }),
       );
       response.on('error', reject);
     });

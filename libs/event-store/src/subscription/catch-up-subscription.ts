@@ -1,7 +1,9 @@
 // The catch-up subscription shared by the in-process adapters: history after the start
 // position, then one `caught_up`, then live events as the notifier reports appends. It reads a
 // page only when the subscriber has taken every event of the previous one, after passing the
-// subscriber's gate, and lets go of each event as it hands it out.
+// subscriber's gate, and lets go of each event as it hands it out. Reading the history gives the
+// event loop its turn once per work slice (shared/work-slice.ts), so a long catch-up never holds
+// it for long.
 import type {
   EventFilter,
   PageLimits,
@@ -11,6 +13,7 @@ import type {
   Subscription,
   SubscriptionMessage,
 } from '../port';
+import { eventLoopSlice } from '../shared/work-slice';
 import type { AppendNotifier, PendingWait } from './append-notifier';
 
 /**
@@ -79,7 +82,7 @@ export class CatchUpSubscription implements Subscription {
       const from = this.options.fromPosition ?? 'start';
       let cursor: bigint | null = from === 'start' ? null : from === 'end' ? historyHead : from;
       if (historyHead !== null) {
-        for await (const event of this.drain(cursor, historyHead)) {
+        for await (const event of this.drain(cursor, historyHead, 'sliced')) {
           cursor = event.position;
           yield { kind: 'event', event };
         }
@@ -91,7 +94,7 @@ export class CatchUpSubscription implements Subscription {
         const version = this.source.notifier.version;
         const head = await this.source.head();
         if (head !== null && (cursor === null || head > cursor)) {
-          for await (const event of this.drain(cursor, head)) {
+          for await (const event of this.drain(cursor, head, 'whole')) {
             cursor = event.position;
             yield { kind: 'event', event };
           }
@@ -110,9 +113,15 @@ export class CatchUpSubscription implements Subscription {
 
   /**
    * Every matching event in (after, upTo], a page at a time; stops early once closed. The page
-   * is emptied as it is handed out, so an event is held only until the subscriber has it.
+   * is emptied as it is handed out, so an event is held only until the subscriber has it. The
+   * history is `sliced`: it gives the event loop its turn once per work slice. A live burst is
+   * handed out `whole`, so that a read waiting for it is not made to share its turns.
    */
-  private async *drain(after: bigint | null, upTo: bigint): AsyncGenerator<RecordedEvent> {
+  private async *drain(
+    after: bigint | null,
+    upTo: bigint,
+    pace: 'sliced' | 'whole',
+  ): AsyncGenerator<RecordedEvent> {
     let cursor = after;
     while (!this.closed) {
       await this.gate.enter();
@@ -129,6 +138,7 @@ export class CatchUpSubscription implements Subscription {
       );
       try {
         for (let event = events.shift(); event !== undefined; event = events.shift()) {
+          if (pace === 'sliced' && eventLoopSlice.isDue) await eventLoopSlice.yield();
           if (this.closed) return;
           cursor = event.position;
           yield event;

@@ -1,8 +1,10 @@
 // GET /ready: whether the engine can serve — the store answers and the projections have caught
-// up with it. 503 with the same body while it cannot (load balancers read the status). Liveness
-// is GET /health. With API keys configured, a caller without a valid key is told the aggregate
-// health only (status, ok flags, state, lag): positions tell how many events the store holds,
-// and the store's error may name where it is.
+// up with it. While it cannot, a 503 problem (`unavailable`) whose `reason` says why
+// (readiness-reason.ts), with `Retry-After` and the same `checks` (load balancers read the
+// status). Liveness is GET /health, which answers throughout a catch-up (decision 0010). With
+// API keys configured, a caller without a valid key is told the aggregate health only (ok flags,
+// state, lag): positions tell how many events the store holds, and the store's error may name
+// where it is.
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { EventStore } from '@strata/event-store';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,13 +15,15 @@ import { presentsValidKey } from '../../api/tenant.guard';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { responseSchema } from '../../api/openapi/api-schemas';
 import { ReadModels } from '../../read-side/read-models.service';
+import { ApiError } from '../../api/problem/api-errors';
+import { notReadyOf } from './readiness-reason';
 
 const STORE_CHECK_TIMEOUT_MS = 2_000;
 
 export const readinessResponse = responseSchema(
   'Readiness',
   z.object({
-    status: z.enum(['ready', 'not_ready']),
+    status: z.literal('ready'),
     checks: z.object({
       store: z.object({
         ok: z.boolean(),
@@ -43,6 +47,8 @@ export const readinessResponse = responseSchema(
     }),
   }),
 );
+
+type Readiness = z.infer<typeof readinessResponse>;
 
 export const healthResponse = responseSchema('Health', z.object({ status: z.literal('ok') }));
 
@@ -72,7 +78,7 @@ export class ReadinessController {
   async ready(
     @Req() request: IncomingMessage,
     @Res({ passthrough: true }) response: ServerResponse,
-  ): Promise<z.infer<typeof readinessResponse>> {
+  ): Promise<Readiness> {
     let store = { ok: true, detail: 'reachable' };
     let lag: Awaited<ReturnType<ReadModels['lag']>> | undefined;
     try {
@@ -83,28 +89,30 @@ export class ReadinessController {
     }
     const state = this.readModels.runner.status().state;
     const projectionsOk = state === 'live';
-    const ready = store.ok && projectionsOk;
-    response.statusCode = ready ? 200 : 503;
     const positionsBehind = lag?.positionsBehind.toString() ?? null;
-    if (!presentsValidKey(this.directory, request)) {
-      return {
-        status: ready ? 'ready' : 'not_ready',
-        checks: { store: { ok: store.ok }, projections: { ok: projectionsOk, state, positionsBehind } },
-      };
+    const checks: Readiness['checks'] = presentsValidKey(this.directory, request)
+      ? {
+          store,
+          projections: {
+            ok: projectionsOk,
+            state,
+            appliedPosition: lag?.appliedPosition?.toString() ?? null,
+            headPosition: lag?.headPosition?.toString() ?? null,
+            positionsBehind,
+          },
+        }
+      : { store: { ok: store.ok }, projections: { ok: projectionsOk, state, positionsBehind } };
+    const notReady = notReadyOf(store.ok, state);
+    if (notReady !== undefined) {
+      throw new ApiError(
+        'unavailable',
+        notReady.detail,
+        { reason: notReady.reason, checks },
+        { 'Retry-After': String(notReady.retryAfterSeconds) },
+      );
     }
-    return {
-      status: ready ? 'ready' : 'not_ready',
-      checks: {
-        store,
-        projections: {
-          ok: projectionsOk,
-          state,
-          appliedPosition: lag?.appliedPosition?.toString() ?? null,
-          headPosition: lag?.headPosition?.toString() ?? null,
-          positionsBehind,
-        },
-      },
-    };
+    response.statusCode = 200;
+    return { status: 'ready', checks };
   }
 }
 
@@ -126,11 +134,13 @@ export const healthOperations: readonly ApiOperation[] = [
     tag: 'operations',
     summary:
       'Readiness: the store answers and the projections have caught up (positions and details with a valid key)',
-    responses: {
-      200: { description: 'Ready', schema: readinessResponse },
-      503: { description: 'Not ready (same body)', schema: readinessResponse },
-    },
-    problems: [],
+    description:
+      'While the engine is not ready it answers the `unavailable` problem (503) with `Retry-After`, the ' +
+      '`checks` of the ready answer, and a `reason`: `catching_up` (the read models are catching up with ' +
+      'the store, at start-up or during a rebuild), `store_unavailable`, `read_models_failed` (they start ' +
+      'again shortly) or `read_models_stopped`. `GET /health` answers throughout.',
+    responses: { 200: { description: 'Ready', schema: readinessResponse } },
+    problems: ['unavailable'],
     public: true,
   },
 ];
