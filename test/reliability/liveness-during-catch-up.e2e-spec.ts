@@ -2,7 +2,7 @@
 // an engine process started on a store of tens of thousands of events that its read models have
 // never applied answers `GET /health` within 100 ms throughout the catch-up — measured from this
 // process over real HTTP, a new connection per probe as a kubelet makes them — and `GET /ready`
-// answers the 503 problem `catching_up` with Retry-After until the read models are live, then 200.
+// answers 503 `not_ready`, reason `catching_up`, with Retry-After until the read models are live, then 200.
 // The sagas' checkpoint is at the head, as an engine that ran on the store leaves it: what catches
 // up is the read side alone (a rebuild, lost projection tables), which is what this bounds. On a
 // busy machine the scheduler alone delays answers, so each probe of the engine is paired with a
@@ -163,11 +163,10 @@ describe('an engine started on a store whose read models must catch up with tens
     // The catch-up was really seen: not a test that passes because the engine was already live.
     expect(catchingUp.length).toBeGreaterThan(0);
     for (const answer of catchingUp) {
-      expect(answer.contentType).toMatch(/^application\/problem\+json/);
+      expect(answer.contentType).toMatch(/^application\/json/);
       expect(answer.retryAfter).toBe('1');
       expect(answer.body).toMatchObject({
-        status: 503,
-        code: 'unavailable',
+        status: 'not_ready',
         reason: 'catching_up',
         checks: { store: { ok: true }, projections: { ok: false, state: 'catching_up' } },
       });

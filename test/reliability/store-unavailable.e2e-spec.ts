@@ -78,7 +78,7 @@ describe('an engine on EventStoreDB whose link to the store is cut, then restore
     counts.record('readiness down', [`${Math.ceil(waitedMs / 100) * 100} ms after the cut`]);
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.body).toMatchObject({
-      code: 'unavailable',
+      status: 'not_ready',
       reason: 'store_unavailable',
       checks: { store: { ok: false } },
     });

@@ -1,4 +1,4 @@
-// Why the engine is not ready to serve, as the `reason` of the 503 problem `GET /ready` answers
+// Why the engine is not ready to serve, as the `reason` of the 503 answer of `GET /ready`
 // (docs/decisions/0010): the store does not answer, the read models are still catching up with
 // the store (start-up, a rebuild), they failed and start again after a pause, or they are
 // stopped (the engine is stopping). Each reason says how long a caller should wait.

@@ -1,7 +1,7 @@
 // GET /ready: whether the engine can serve — the store answers and the projections have caught
-// up with it. While it cannot, a 503 problem (`unavailable`) whose `reason` says why
-// (readiness-reason.ts), with `Retry-After` and the same `checks` (load balancers read the
-// status). Liveness is GET /health, which answers throughout a catch-up (decision 0010). With
+// up with it. While it cannot, 503 with the same body, `status: "not_ready"`, plus a `reason`
+// that says why and a `detail` (readiness-reason.ts), and `Retry-After` (load balancers read the
+// status; scripts read `status` and `checks`, which keep their shape). Liveness is GET /health, which answers throughout a catch-up (decision 0010). With
 // API keys configured, a caller without a valid key is told the aggregate health only (ok flags,
 // state, lag): positions tell how many events the store holds, and the store's error may name
 // where it is.
@@ -15,7 +15,6 @@ import { presentsValidKey } from '../../api/tenant.guard';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { responseSchema } from '../../api/openapi/api-schemas';
 import { ReadModels } from '../../read-side/read-models.service';
-import { ApiError } from '../../api/problem/api-errors';
 import { notReadyOf } from './readiness-reason';
 
 const STORE_CHECK_TIMEOUT_MS = 2_000;
@@ -23,7 +22,12 @@ const STORE_CHECK_TIMEOUT_MS = 2_000;
 export const readinessResponse = responseSchema(
   'Readiness',
   z.object({
-    status: z.literal('ready'),
+    status: z.enum(['ready', 'not_ready']),
+    reason: z
+      .enum(['catching_up', 'store_unavailable', 'read_models_failed', 'read_models_stopped'])
+      .optional()
+      .describe('Why the engine is not ready (503 only)'),
+    detail: z.string().optional().describe('The reason in words (503 only)'),
     checks: z.object({
       store: z.object({
         ok: z.boolean(),
@@ -104,12 +108,9 @@ export class ReadinessController {
       : { store: { ok: store.ok }, projections: { ok: projectionsOk, state, positionsBehind } };
     const notReady = notReadyOf(store.ok, state);
     if (notReady !== undefined) {
-      throw new ApiError(
-        'unavailable',
-        notReady.detail,
-        { reason: notReady.reason, checks },
-        { 'Retry-After': String(notReady.retryAfterSeconds) },
-      );
+      response.statusCode = 503;
+      response.setHeader('Retry-After', String(notReady.retryAfterSeconds));
+      return { status: 'not_ready', reason: notReady.reason, detail: notReady.detail, checks };
     }
     response.statusCode = 200;
     return { status: 'ready', checks };
@@ -135,12 +136,15 @@ export const healthOperations: readonly ApiOperation[] = [
     summary:
       'Readiness: the store answers and the projections have caught up (positions and details with a valid key)',
     description:
-      'While the engine is not ready it answers the `unavailable` problem (503) with `Retry-After`, the ' +
-      '`checks` of the ready answer, and a `reason`: `catching_up` (the read models are catching up with ' +
-      'the store, at start-up or during a rebuild), `store_unavailable`, `read_models_failed` (they start ' +
-      'again shortly) or `read_models_stopped`. `GET /health` answers throughout.',
-    responses: { 200: { description: 'Ready', schema: readinessResponse } },
-    problems: ['unavailable'],
+      'While the engine is not ready it answers 503 with `Retry-After` and the same body, `status: "not_ready"`, ' +
+      'with a `reason`: `catching_up` (the read models are catching up with the store, at start-up or ' +
+      'during a rebuild), `store_unavailable`, `read_models_failed` (they start again shortly) or ' +
+      '`read_models_stopped`, and a `detail`. `GET /health` answers throughout.',
+    responses: {
+      200: { description: 'Ready', schema: readinessResponse },
+      503: { description: 'Not ready (the same body, with reason and detail)', schema: readinessResponse },
+    },
+    problems: [],
     public: true,
   },
 ];
