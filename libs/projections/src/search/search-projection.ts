@@ -88,8 +88,9 @@ export class SearchProjection implements Projection {
 
   /** The session was erased: its rows go, the unsaved and the stored ones. */
   async erase(sessionId: string): Promise<void> {
-    // a save under way may still write the session's rows: let it end first
-    await this.saveSettled();
+    // A save under way may still write the session's rows (or put them back when it fails): let it
+    // end first, and forget in the same turn as seeing no save under way.
+    while (this.saving !== undefined) await this.saving.catch(() => undefined);
     this.forget(sessionId);
     await this.storage.forgetSession(sessionId);
   }
@@ -137,7 +138,7 @@ export class SearchProjection implements Projection {
   }
 
   async reset(): Promise<void> {
-    await this.saveSettled();
+    while (this.saving !== undefined) await this.saving.catch(() => undefined);
     this.unsaved = [];
     this.unsavedCharacters = 0;
     this.positions = new Map();
