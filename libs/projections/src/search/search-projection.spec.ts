@@ -93,4 +93,21 @@ describe('the search projection writing behind', () => {
     expect(storage.saves.map((save) => save.rows)).toEqual([4, 5]);
     expect(await storage.indexedRows('s1')).toBe(5);
   });
+
+  it('keeps an erased session erased when the write behind that held its rows fails', async () => {
+    const storage = new HeldSearchStorage();
+    const projection = new SearchProjection(storage, { batchRows: 4 });
+    const events = entryEvents();
+    for (const event of events.slice(0, 4)) await projection.apply(event);
+
+    const erased = projection.erase('s1');
+    storage.failing = true;
+    storage.saves[0]!.release();
+    await erased;
+    storage.failing = false;
+    await projection.flush();
+
+    expect(storage.saves.map((save) => save.rows)).toEqual([4]);
+    expect(await storage.indexedRows('s1')).toBe(0);
+  });
 });
