@@ -17,6 +17,8 @@ export interface GeneratedSessionOptions {
   readonly keepRecentTokens?: number;
   /** Roughly one branch (with a branch summary) per this many entries. Default 5,000. */
   readonly entriesPerBranch?: number;
+  /** The session id of the header; `bench-<entryCount>` by default. */
+  readonly sessionId?: string;
 }
 
 export interface GeneratedSession {
@@ -61,7 +63,10 @@ export function generateSession(options: GeneratedSessionOptions): GeneratedSess
   const threshold = options.compactionThresholdTokens ?? 150_000;
   const keepRecentTokens = options.keepRecentTokens ?? 20_000;
   const entriesPerBranch = options.entriesPerBranch ?? 5_000;
-  const builder = new SessionBuilder({ sessionId: `bench-${options.entryCount}`, idPrefix: 'g' });
+  const builder = new SessionBuilder({
+    sessionId: options.sessionId ?? `bench-${options.entryCount}`,
+    idPrefix: 'g',
+  });
   let turns: TurnRecord[] = [];
   /** Turns appended since the latest compaction: a branch never reaches back past it. */
   let turnsSinceCompaction = 0;

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import {
   InMemoryCheckpointStore,
@@ -425,6 +426,27 @@ describe('the processor runner', () => {
       await runner.whenCaughtUp();
       expect(processor.idsOf()).toHaveLength(10);
       await runner.stop();
+    });
+
+    it('waits for room again and again without piling listeners on its stop signal', async () => {
+      const store = new InMemoryEventStore();
+      await append(store, 'a', 40);
+      let mostListeners = 0;
+      class ListenerCounting extends RecordingProcessor {
+        override async handle(message: Message, context: HandleContext): Promise<void> {
+          mostListeners = Math.max(mostListeners, getEventListeners(context.signal, 'abort').length);
+          await super.handle(message, context);
+        }
+      }
+      const processor = new ListenerCounting('one-at-a-time');
+      processor.delayOf = () => 1; // each event ends on a later turn, so the runner waits for room
+      const runner = runnerOf(store, new InMemoryCheckpointStore(), [processor], { maxQueued: 1 });
+      await runner.start();
+      await runner.whenCaughtUp();
+      await runner.stop();
+
+      expect(processor.idsOf()).toHaveLength(40);
+      expect(mostListeners).toBeLessThanOrEqual(2);
     });
   });
 

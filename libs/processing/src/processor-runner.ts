@@ -356,7 +356,7 @@ export class ProcessorRunner<Message> {
   private async roomToRead(signal: AbortSignal): Promise<void> {
     for (const slot of this.slots) {
       while (slot.load >= this.maxQueued && !signal.aborted) {
-        await Promise.race([slot.whenChanged(), abortion(signal)]);
+        await changedOrAborted(slot.whenChanged(), signal);
       }
     }
   }
@@ -467,9 +467,15 @@ export class ProcessorRunner<Message> {
   }
 }
 
-function abortion(signal: AbortSignal): Promise<void> {
+/** Resolves when `changed` does or `signal` aborts; the abort listener goes when `changed` wins. */
+function changedOrAborted(changed: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
+    const onAbort = (): void => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void changed.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
   });
 }

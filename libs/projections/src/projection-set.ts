@@ -4,7 +4,7 @@ import type { EventStore } from '@strata/event-store';
 import type { TokenCounter } from '@strata/session';
 import { AuditProjection } from './audit/audit-projection';
 import { CatalogProjection } from './catalog/catalog-projection';
-import { SearchProjection } from './search/search-projection';
+import { SearchProjection, type SearchProjectionOptions } from './search/search-projection';
 import { ContextProjection, type ContextProjectionOptions } from './context/context-projection';
 import type { Processor } from '@strata/processing';
 import type { ProjectedEvent } from './runner/projected-event';
@@ -32,6 +32,8 @@ export interface ProjectionSetOptions {
   /** Which projections the runner drives; all three by default. */
   readonly include?: readonly ProjectionName[];
   readonly context?: Omit<ContextProjectionOptions, 'store' | 'tokenCounter'>;
+  /** The search index's write-behind batches (defaults in search-projection.ts). */
+  readonly search?: SearchProjectionOptions;
   readonly runner?: Omit<
     ReadModelRunnerOptions,
     'store' | 'checkpoints' | 'parked' | 'projections' | 'processors'
@@ -56,7 +58,7 @@ export function createProjectionSet(options: ProjectionSetOptions): ProjectionSe
   });
   const catalog = new CatalogProjection(options.storage.catalog);
   const audit = new AuditProjection(options.storage.audit);
-  const search = new SearchProjection(options.storage.search);
+  const search = new SearchProjection(options.storage.search, options.search);
   const byName: Readonly<Record<ProjectionName, Projection>> = { context, catalog, audit, search };
   const included = options.include ?? projectionNames;
   const runner = createReadModelRunner({

@@ -22,6 +22,12 @@ import {
 import { parseCommandLine } from '../shared/options';
 
 const PROGRESS_INTERVAL = 10_000;
+/**
+ * Events between the checkpoints of a replay (500 in the engine's catch-up): the read models write
+ * in fewer, larger transactions (the search index also writes behind in bounded batches of its
+ * own), and a replay cut short starts again from its last checkpoint anyway.
+ */
+const REPLAY_CHECKPOINT_INTERVAL = 20_000;
 
 function projectionsToReplay(name: string | undefined): readonly ProjectionName[] {
   if (name === undefined) return durableProjectionNames;
@@ -75,6 +81,7 @@ async function replay(
         include: names,
         runner: {
           progressInterval: PROGRESS_INTERVAL,
+          checkpointInterval: REPLAY_CHECKPOINT_INTERVAL,
           onProgress: (progress) => io.stderr(describeProgress(progress)),
           onParked: (record) => io.stderr(describeSetAside(record)),
         },

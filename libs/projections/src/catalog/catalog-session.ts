@@ -124,12 +124,19 @@ function addUsage(totals: TokenUsageTotals, recorded: Usage): TokenUsageTotals {
   };
 }
 
-function withEntry(session: CatalogSession, entry: SessionEntry): CatalogSession {
+/** The session after an entry the store recorded at `recordedAt`, `position` (one copy per event). */
+function withEntry(
+  session: CatalogSession,
+  entry: SessionEntry,
+  projected: Pick<ProjectedEvent, 'recordedAt' | 'position'>,
+): CatalogSession {
   const isMessage = entry.type === 'message';
   const usage = isMessage && entry.message.role === 'assistant' ? entry.message.usage : undefined;
   const sessionName = entry.type === 'session_info' ? entry.name || null : session.sessionName;
   return {
     ...session,
+    lastActivityAt: projected.recordedAt,
+    position: projected.position,
     entryCount: session.entryCount + 1,
     messageCount: session.messageCount + (isMessage ? 1 : 0),
     usage: usage !== undefined ? addUsage(session.usage, usage) : session.usage,
@@ -174,10 +181,9 @@ export function evolveCatalogSession(
       position: projected.position,
     };
   }
+  if (event.type === 'EntryAppended') return withEntry(session, event.data.entry, projected);
   const touched = { ...session, lastActivityAt: projected.recordedAt, position: projected.position };
   switch (event.type) {
-    case 'EntryAppended':
-      return withEntry(touched, event.data.entry);
     case 'LeafMoved':
       return { ...touched, leafId: event.data.leafId };
     case 'SessionStarted':

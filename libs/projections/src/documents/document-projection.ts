@@ -49,6 +49,24 @@ function nonFiniteNumberAt(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Where in `next` a number JSON cannot hold sits, looking only at the fields that changed from
+ * `current` (the unchanged ones were checked when they were kept, or read back from JSON).
+ */
+function changedNonFiniteNumberAt<Document extends ProjectionDocument>(
+  current: Document | null,
+  next: Document,
+): string | undefined {
+  if (current === null) return nonFiniteNumberAt(next, '');
+  const before = current as unknown as Readonly<Record<string, unknown>>;
+  for (const [key, value] of Object.entries(next)) {
+    if (value === before[key]) continue;
+    const found = nonFiniteNumberAt(value, key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** A document that could not be stored and read back as it is. */
 export class UnstorableDocumentError extends Error {
   override readonly name = 'UnstorableDocumentError';
@@ -82,7 +100,7 @@ export class DocumentProjection<Document extends ProjectionDocument> implements 
     if (current !== null && current.position >= event.position) return;
     const next = this.definition.evolve(current, event);
     if (next === null || next === current) return;
-    const unstorable = nonFiniteNumberAt(next, '');
+    const unstorable = changedNonFiniteNumberAt(current, next);
     if (unstorable !== undefined) throw new UnstorableDocumentError(this.name, documentId, unstorable);
     this.unsaved.set(documentId, next);
   }

@@ -8,24 +8,9 @@ import type Database from 'better-sqlite3';
 import type { SqliteWriter } from '@strata/event-store';
 import { settle } from '../storage/settle';
 import { projectionWrites, type SearchRowToSave } from '../storage/sqlite-projection-writes';
+import { SEARCH_ENTRIES_TABLE_SQL, SEARCH_SESSION_TABLES_SQL } from './search-schema';
 import type { SearchHit, SearchQuery, SearchResult, SearchRow, SearchStorage } from './search-storage';
 import type { SearchTerms } from './search-text';
-
-const schema = `
-CREATE VIRTUAL TABLE IF NOT EXISTS projection_search_entries USING fts5(
-  session_id UNINDEXED, entry_id UNINDEXED, tenant UNINDEXED, scope, body,
-  tokenize = 'unicode61 remove_diacritics 2'
-);
-CREATE TABLE IF NOT EXISTS projection_search_rows (
-  row_id INTEGER PRIMARY KEY,
-  session_id TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS projection_search_rows_by_session ON projection_search_rows (session_id);
-CREATE TABLE IF NOT EXISTS projection_search_sessions (
-  session_id TEXT PRIMARY KEY,
-  position INTEGER NOT NULL
-);
-`;
 
 const EXCERPT_TOKENS = 16;
 
@@ -60,7 +45,7 @@ export class SqliteSearchStorage implements SearchStorage {
     private readonly database: Database.Database,
     private readonly writer: SqliteWriter,
   ) {
-    database.exec(schema);
+    database.exec(`${SEARCH_ENTRIES_TABLE_SQL};\n${SEARCH_SESSION_TABLES_SQL}`);
     this.selectPosition = database
       .prepare<[string], { readonly position: bigint }>(
         'SELECT position FROM projection_search_sessions WHERE session_id = ?',

@@ -2,9 +2,11 @@
 // thread, in a batch's transaction, each in a savepoint): catalog and audit documents, the search
 // index, and the sessions set aside. The tables are created by the storage classes when they open;
 // the reads stay with them. Arguments are plain data (documents as the JSON text to store).
-// Only types are imported: this module is loaded by the writer thread, which needs nothing else.
+// Besides types, only SQL text is imported: this module is loaded by the writer thread, which
+// needs nothing else.
 import type { SqliteWriteContext, SqliteWriteOperations, WriteOperation } from '@strata/event-store';
 import type { ParkedPartition } from '@strata/processing';
+import { SEARCH_ENTRIES_TABLE_SQL } from '../search/search-schema';
 
 /** A catalog document as its row. */
 export interface CatalogRowToSave {
@@ -165,7 +167,9 @@ export const sqliteWriteOperations: SqliteWriteOperations = {
   saveSearchRows,
   forgetSearchSession,
   clearSearch(context: SqliteWriteContext) {
-    run(context, 'DELETE FROM projection_search_entries');
+    // Deleting from an FTS5 table removes each row from the index in turn; dropping it does not.
+    run(context, 'DROP TABLE IF EXISTS projection_search_entries');
+    run(context, SEARCH_ENTRIES_TABLE_SQL);
     run(context, 'DELETE FROM projection_search_rows');
     run(context, 'DELETE FROM projection_search_sessions');
   },
