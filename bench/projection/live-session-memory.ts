@@ -2,6 +2,9 @@
 // next to two yardsticks for the same session: the heap of its entries alone, as `loadSession`
 // returns them (an array of parsed entries, nothing else), and the bytes of its events as
 // stored (data + metadata JSON in SQLite). All measured across forced garbage collections.
+// And both sides of the engine holding the session at once, as they do for a live session: the
+// context projection and the write side's fold (`loadSession`'s state), which the store's shared
+// parsed data lets hold one copy of each entry; each measurement starts with that sharing empty.
 import { loadSession, type SqliteEventStore } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
 import { garbageCollector, measureRetainedHeapAsync, type FigureGroup } from '../harness';
@@ -16,6 +19,8 @@ export interface LiveSessionMemory {
   readonly hydrationMs: number;
   /** Heap kept alive by the session's entries as `loadSession` returns them; null without a collector. */
   readonly parsedEntriesBytes: number | null;
+  /** Heap kept alive by the projection and the write side's fold of the session at once. */
+  readonly bothSidesBytes: number | null;
   /** UTF-8 bytes of the session's events as stored (data + metadata). */
   readonly storedBytes: number;
   readonly storedEvents: number;
@@ -59,10 +64,20 @@ export async function liveSessionMemory(
   store: SqliteEventStore,
   written: WrittenSession,
 ): Promise<LiveSessionMemory> {
+  store.sharedData.clear();
   const projection = await hydratedProjectionHeap(store, written.sessionId);
+  store.sharedData.clear();
   const parsed = await measureRetainedHeapAsync(
     async () => (await loadSession(store, written.sessionId)).entries,
   );
+  store.sharedData.clear();
+  const both = await measureRetainedHeapAsync(async () => {
+    const held = newContextProjection(store);
+    await held.contextAt(written.sessionId);
+    const fold = await loadSession(store, written.sessionId);
+    return { held, fold };
+  });
+  store.sharedData.clear();
   const stored = storedBytesOf(store, written.sessionId);
   return {
     entries: projection.entries,
@@ -73,6 +88,7 @@ export async function liveSessionMemory(
         : Math.round(projection.retainedBytes / Math.max(1, projection.entries)),
     hydrationMs: Math.round(projection.hydrationMs * 10) / 10,
     parsedEntriesBytes: parsed.value.length > 0 ? parsed.retainedBytes : null,
+    bothSidesBytes: both.value.fold.entries.length > 0 ? both.retainedBytes : null,
     storedBytes: stored.bytes,
     storedEvents: stored.events,
   };
@@ -107,6 +123,15 @@ export function liveSessionFigures(memory: LiveSessionMemory): FigureGroup | nul
       ),
       row('its events as stored in SQLite (data + metadata JSON)', 'baseline', memory.storedBytes),
       row('context projection, hydrated (entries, tree, per-entry counts)', 'subject', memory.retainedBytes),
+      ...(memory.bothSidesBytes === null
+        ? []
+        : [
+            row(
+              "context projection and the write side's fold at once (sharing parsed data)",
+              'subject' as const,
+              memory.bothSidesBytes,
+            ),
+          ]),
     ],
   };
 }

@@ -108,7 +108,8 @@ export const projectionSuite: BenchSuite = {
           'projection',
           `live session of ${memory.entries} entries: hydrated in ${memory.hydrationMs} ms, ` +
             `${memory.retainedBytes ?? '?'} bytes held (${memory.bytesPerEntry ?? '?'} bytes/entry); ` +
-            `its entries alone ${memory.parsedEntriesBytes ?? '?'} bytes, its events as stored ${memory.storedBytes} bytes`,
+            `its entries alone ${memory.parsedEntriesBytes ?? '?'} bytes, its events as stored ${memory.storedBytes} bytes; ` +
+            `projection and write-side fold together ${memory.bothSidesBytes ?? '?'} bytes`,
         );
       }
       progress.step('projection', `writing a store of ${replayEvents(quick)} events for the replay cases`);

@@ -4,6 +4,7 @@
 import type { PageLimits, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../port';
 import { MAX_SQLITE_INTEGER, fillPage, recordedEventFromRow, type LogRangeReader } from './sqlite-event-rows';
 import type { SqliteEventStatements } from './sqlite-event-statements';
+import type { SharedEventData } from './shared-event-data';
 
 /** The limits of the next page when at most `remaining` events are still wanted. */
 function nextLimits(limits: PageLimits, remaining: number): PageLimits {
@@ -16,6 +17,7 @@ export function* streamPages(
   streamId: string,
   options: ReadStreamOptions,
   limits: PageLimits,
+  shared?: SharedEventData,
 ): Generator<RecordedEvent> {
   const backwards = options.direction === 'backwards';
   const from = options.fromRevision ?? (backwards ? 'end' : 'start');
@@ -26,7 +28,7 @@ export function* streamPages(
   while (remaining > 0) {
     const pageLimits = nextLimits(limits, remaining);
     const page = fillPage(statement, [streamId, cursor, pageLimits.maxCount], pageLimits);
-    for (const row of page.rows) yield recordedEventFromRow(row);
+    for (const row of page.rows) yield recordedEventFromRow(row, shared);
     const last = page.rows[page.rows.length - 1];
     if (last === undefined || page.exhausted) return;
     remaining -= page.rows.length;
@@ -39,6 +41,7 @@ export function* logPages(
   logReader: LogRangeReader,
   options: ReadAllOptions,
   limits: PageLimits,
+  shared?: SharedEventData,
 ): Generator<RecordedEvent> {
   const backwards = options.direction === 'backwards';
   const from = options.fromPosition ?? (backwards ? 'end' : 'start');
@@ -55,7 +58,7 @@ export function* logPages(
       limits: nextLimits(limits, remaining),
       filter: options.filter,
     });
-    for (const row of page.rows) yield recordedEventFromRow(row);
+    for (const row of page.rows) yield recordedEventFromRow(row, shared);
     const last = page.rows[page.rows.length - 1];
     if (last === undefined || page.exhausted) return;
     remaining -= page.rows.length;

@@ -13,6 +13,7 @@ import {
 import { deepFreeze, fromJsonText, toJsonRecord } from '../shared/json-values';
 import { PageFill } from '../shared/page-limits';
 import { EVENT_TENANT_SQL } from './sqlite-database';
+import type { SharedEventData } from './shared-event-data';
 
 export interface EventRow {
   readonly global_position: bigint;
@@ -35,8 +36,9 @@ export const MAX_SQLITE_INTEGER = 9_223_372_036_854_775_807n;
  * The event of a row. Its data is parsed when first read, and once: a reader that only looks at
  * ids, revisions or metadata (the write side checking that a cached fold still ends where it
  * did, a filter, the integrity walk's metadata) never pays for parsing megabytes of content.
+ * With `shared`, a value another reader of the store parsed is taken instead (shared-event-data.ts).
  */
-export function recordedEventFromRow(row: EventRow): RecordedEvent {
+export function recordedEventFromRow(row: EventRow, shared?: SharedEventData): RecordedEvent {
   let text: string | undefined = row.data;
   let data: unknown;
   return Object.freeze({
@@ -45,7 +47,12 @@ export function recordedEventFromRow(row: EventRow): RecordedEvent {
     type: row.type,
     get data(): unknown {
       if (text !== undefined) {
-        data = deepFreeze(fromJsonText(text));
+        const stored = text;
+        const parse = () => deepFreeze(fromJsonText(stored));
+        data =
+          shared === undefined
+            ? parse()
+            : shared.dataOf(row.global_position, row.stream_id, row.event_id, stored.length, parse);
         text = undefined;
       }
       return data;

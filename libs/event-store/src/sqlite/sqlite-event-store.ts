@@ -32,6 +32,7 @@ import { pageLimitsOf } from '../shared/page-limits';
 import { CatchUpSubscription } from '../subscription/catch-up-subscription';
 import { SqliteAppendWatch } from './sqlite-append-watch';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
+import { SharedEventData, type SharedEventDataBounds } from './shared-event-data';
 import {
   DEFAULT_SQLITE_FILENAME,
   databaseKey,
@@ -56,6 +57,8 @@ export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
   readonly clock?: () => Date;
   /** How commits reach the disk (`STRATA_SQLITE_SYNCHRONOUS`); `full` by default. */
   readonly synchronous?: SqliteSynchronous;
+  /** The parsed data its readers share (shared-event-data.ts); `DEFAULT_SHARED_EVENT_DATA` by default. */
+  readonly sharedEventData?: SharedEventDataBounds;
 }
 
 /** The bytes a write of these events stores (it bounds the batch the write joins). */
@@ -77,6 +80,8 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private readonly clock: () => Date;
   private readonly pageLimits: PageLimits;
+  /** Event data parsed by one reader, for the others (the write side, read models, streams). */
+  readonly sharedData: SharedEventData;
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions = {}) {
@@ -89,6 +94,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
     this.statements = new SqliteEventStatements(this.database);
     this.logReader = new LogRangeReader(this.database);
     this.clock = options.clock ?? (() => new Date());
+    this.sharedData = new SharedEventData(options.sharedEventData);
     this.pageLimits = pageLimitsOf({ maxCount: options.readBatchSize, maxBytes: options.readPageBytes }, 500);
     this.watch = new SqliteAppendWatch(
       databaseKey(options.filename ?? DEFAULT_SQLITE_FILENAME),
@@ -141,11 +147,13 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
   }
 
   readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => streamPages(this.statements, streamId, options, this.pageLimits));
+    return asyncIterableOf(() =>
+      streamPages(this.statements, streamId, options, this.pageLimits, this.sharedData),
+    );
   }
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => logPages(this.logReader, options, this.pageLimits));
+    return asyncIterableOf(() => logPages(this.logReader, options, this.pageLimits, this.sharedData));
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
@@ -162,7 +170,10 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
               limits,
               filter,
             });
-            return { events: page.rows.map(recordedEventFromRow), exhausted: page.exhausted };
+            return {
+              events: page.rows.map((row) => recordedEventFromRow(row, this.sharedData)),
+              exhausted: page.exhausted,
+            };
           }),
       },
       options,
@@ -202,6 +213,8 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
       erasedAt: this.clock().toISOString(),
       eventId: randomUUID(),
     });
+    // the erased content leaves this process's memory too
+    this.sharedData.forgetStream(streamId);
     this.watch.announceLocalAppend(position);
     return record;
   }
@@ -242,6 +255,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
     this.watch.close();
     await this.writer.close();
     this.database.close();
+    this.sharedData.clear();
   }
 
   private head(): bigint | null {

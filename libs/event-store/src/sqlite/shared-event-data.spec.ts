@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SharedEventData } from './shared-event-data';
+import { SqliteEventStore } from './sqlite-event-store';
+
+describe('SharedEventData', () => {
+  it('parses once for every reader of a position, and parses again for another event id there', () => {
+    const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
+    let parses = 0;
+    const parse = () => ({ parsed: (parses += 1) });
+    const first = shared.dataOf(1n, 's', 'e1', 10, parse);
+    expect(shared.dataOf(1n, 's', 'e1', 10, parse)).toBe(first);
+    expect(parses).toBe(1);
+    expect(shared.dataOf(1n, 's', 'other', 10, parse)).not.toBe(first);
+    expect(parses).toBe(2);
+  });
+
+  it('keeps at most its bounds, the least recently read going first, and nothing too large', () => {
+    const shared = new SharedEventData({ maxChars: 100, maxEvents: 3 });
+    for (const position of [1n, 2n, 3n]) shared.dataOf(position, 's', `e${position}`, 10, () => ({}));
+    shared.dataOf(1n, 's', 'e1', 10, () => ({})); // read again: now the most recent
+    shared.dataOf(4n, 's', 'e4', 10, () => ({}));
+    expect(shared.size).toEqual({ events: 3, chars: 30 });
+    let parsed = 0;
+    shared.dataOf(2n, 's', 'e2', 10, () => ({ again: (parsed += 1) }));
+    expect(parsed).toBe(1); // position 2 had gone out
+    shared.dataOf(9n, 's', 'e9', 26, () => ({})); // more than a quarter of the bound: not kept
+    expect(shared.size.chars).toBeLessThanOrEqual(100);
+    expect(shared.size.events).toBe(3);
+  });
+
+  it('forgets an erased stream', () => {
+    const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
+    shared.dataOf(1n, 'a', 'e1', 10, () => ({}));
+    shared.dataOf(2n, 'b', 'e2', 10, () => ({}));
+    shared.forgetStream('a');
+    expect(shared.size).toEqual({ events: 1, chars: 10 });
+  });
+});
+
+async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
+  const all: Item[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+describe('a SQLite store sharing parsed data between its readers', () => {
+  let directory: string;
+  let store: SqliteEventStore;
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'strata-shared-data-'));
+    store = new SqliteEventStore({ filename: join(directory, 'store.db') });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('gives the stream read and the log read the same frozen data, equal to what was written', async () => {
+    const data = { entry: { id: 'x', text: 'hello'.repeat(100) } };
+    await store.appendToStream('session-a', [{ id: 'event-a', type: 'EntryAppended', data }]);
+    const [fromStream] = await collect(store.readStream('session-a'));
+    const [fromLog] = await collect(store.readAll());
+    expect(fromStream!.data).toEqual(data);
+    expect(fromLog!.data).toBe(fromStream!.data);
+    expect(Object.isFrozen(fromLog!.data)).toBe(true);
+  });
+
+  it('keeps nothing of a stream once it is erased', async () => {
+    await store.appendToStream('session-b', [{ id: 'event-b', type: 'EntryAppended', data: { secret: 1 } }]);
+    const [read] = await collect(store.readStream('session-b'));
+    expect(read!.data).toEqual({ secret: 1 });
+    expect(store.sharedData.size.events).toBe(1);
+    await store.eraseStream('session-b', { actor: 'test', reason: 'asked' });
+    expect(store.sharedData.size.events).toBe(0);
+  });
+});
