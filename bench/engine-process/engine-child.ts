@@ -222,20 +222,27 @@ const CATCH_UP_TIMEOUT_MS = 180_000;
 export async function untilCaughtUp(engine: EngineChild, authorization?: string): Promise<number> {
   const started = performance.now();
   const deadline = started + CATCH_UP_TIMEOUT_MS;
+  // what /ready said last, for the error when it never says caught up
+  let lastAnswer = 'no answer yet';
   while (performance.now() < deadline) {
     engine.assertRunning();
     const response = await fetch(`${engine.url}/ready`, {
       headers: authorization === undefined ? {} : { authorization },
-    }).catch(() => undefined);
-    if (response?.status === 200) {
-      const body = (await response.json()) as {
-        checks?: { projections?: { positionsBehind?: string | null } };
-      };
-      if (body.checks?.projections?.positionsBehind === '0') return performance.now() - started;
-    } else {
-      await response?.arrayBuffer();
+    }).catch((error: unknown) => {
+      lastAnswer = `fetch failed: ${error instanceof Error ? error.message : String(error)}`;
+      return undefined;
+    });
+    if (response !== undefined) {
+      const text = await response.text();
+      lastAnswer = `${response.status} ${text.slice(0, 600)}`;
+      if (response.status === 200) {
+        const body = JSON.parse(text) as { checks?: { projections?: { positionsBehind?: string | null } } };
+        if (body.checks?.projections?.positionsBehind === '0') return performance.now() - started;
+      }
     }
     await sleep(100);
   }
-  throw new Error(`the engine did not catch up within ${CATCH_UP_TIMEOUT_MS / 1000} s:\n${engine.stderr()}`);
+  throw new Error(
+    `the engine did not catch up within ${CATCH_UP_TIMEOUT_MS / 1000} s; /ready last answered ${lastAnswer}\n${engine.stderr()}`,
+  );
 }
