@@ -19,6 +19,9 @@ import { session } from '@strata/testing';
 import { problemOf, startHttpEngine, waitUntil, type HttpHarness } from './http-harness';
 import { writeRecordedSession } from './recorded-sessions';
 
+// a ceiling, not a pace: one wait below may last 90 s on a cold, loaded machine
+jest.setTimeout(120_000);
+
 const HUGE = 1e308;
 
 function withUsage(entries: readonly SessionEntry[], usage: Usage): SessionEntry[] {
