@@ -5,8 +5,8 @@
 // One walk of the value writes the text: each string is escaped once (by JSON.stringify of that
 // string alone) into a string built by concatenation (V8 keeps it as a rope until it is hashed),
 // so an event carrying megabytes of text costs one escaping pass over those bytes instead of the
-// three of a stringify, parse and re-stringify; measured 4x faster on 8 MB of text and 2x on
-// 2,000 small entries.
+// three of a stringify, parse and re-stringify (a one-off timing, not a bench in bench/, saw
+// about 4x on 8 MB of text and 2x on 2,000 small entries).
 import { createHash } from 'node:crypto';
 
 /** Canonical JSON text of a JSON-serialisable value (throws a TypeError for bigints and the like). */
