@@ -258,6 +258,43 @@ describe('the processor runner', () => {
     });
   });
 
+  describe('given an event a processor passes over while its flush is under way', () => {
+    it('moves its position past that event when the flush ends, so a wait for it is released', async () => {
+      const store = new InMemoryEventStore();
+      const slow = new RecordingProcessor('slow-flush', 'park', 'durable', ['Happened']);
+      const flushGate = new Gate();
+      let flushesStarted = 0;
+      let holdFlushes = false;
+      slow.flush = async (): Promise<void> => {
+        flushesStarted += 1;
+        if (holdFlushes) await flushGate.wait();
+      };
+      const other = new RecordingProcessor('other', 'park', 'durable', ['Other']);
+      const runner = runnerOf(store, new InMemoryCheckpointStore(), [slow, other]);
+      await runner.start();
+      await runner.whenCaughtUp();
+      await runner.drain();
+      holdFlushes = true;
+      const flushesBefore = flushesStarted;
+
+      await append(store, 'a', 1);
+      await waitUntil(() => flushesStarted > flushesBefore);
+      const [passed] = await append(store, 'b', 1, { type: 'Other' });
+      await waitUntil(() => other.idsOf('b').includes(passed!));
+      let released = false;
+      const wait = runner.waitForPosition(2n, ['slow-flush']).then(() => {
+        released = true;
+      });
+      flushGate.open();
+
+      // no event comes after the one passed over: only the end of the flush can release the wait
+      await waitUntil(() => released);
+      await wait;
+      expect(runner.status().processors.find((status) => status.name === 'slow-flush')?.checkpoint).toBe(2n);
+      await runner.stop();
+    });
+  });
+
   describe('when the process dies with events running and is started again', () => {
     it('delivers again every event after the stored checkpoint, so none is lost', async () => {
       const store = new InMemoryEventStore();

@@ -413,12 +413,15 @@ export class ProcessorSlot<Message> {
       this.flush().catch((error: unknown) => this.callbacks.onFailure(error));
       return;
     }
-    if (this.dirty || this.flushActive) return;
-    const position = this.watermark.position;
-    if (position !== null && isAfter(position, this.flushed)) this.flushedUpTo(position, this.finishSeq);
+    this.movePastPassed();
   }
 
-  /** Flushes until nothing finished meanwhile; `flushActive` is cleared in the same turn as the last check. */
+  /**
+   * Flushes until nothing finished meanwhile; `flushActive` is cleared in the same turn as the
+   * last check. Events passed over during the last flush (nothing to write for them) move the
+   * position in memory at its end, as they would have with no flush under way: else a read
+   * waiting for such an event would wait for the next event to come.
+   */
   private async flushLoop(): Promise<void> {
     try {
       await this.flushOnce();
@@ -426,6 +429,14 @@ export class ProcessorSlot<Message> {
     } finally {
       this.flushActive = false;
     }
+    this.movePastPassed();
+  }
+
+  /** With nothing finished left to flush, the position moves to the watermark in memory. */
+  private movePastPassed(): void {
+    if (this.dirty || this.flushActive) return;
+    const position = this.watermark.position;
+    if (position !== null && isAfter(position, this.flushed)) this.flushedUpTo(position, this.finishSeq);
   }
 
   private async flushOnce(): Promise<void> {
