@@ -16,11 +16,8 @@ import {
   type Usage,
 } from '@strata/session';
 import { session } from '@strata/testing';
-import { problemOf, startHttpEngine, waitUntil, type HttpHarness } from './http-harness';
+import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
 import { writeRecordedSession } from './recorded-sessions';
-
-// a ceiling, not a pace: one wait below may last 90 s on a cold, loaded machine
-jest.setTimeout(120_000);
 
 const HUGE = 1e308;
 
@@ -213,19 +210,7 @@ describe('an engine over figures an older engine stored out of bounds', () => {
 
   it('stays ready, and every session reads with finite, non-negative totals', async () => {
     expect((await engine.request('GET', '/ready')).status).toBe(200);
-    // On a loaded machine the read models may still be applying the session seeded last: the
-    // engine then answers 503 "catching up" with Retry-After 1, and a client asks again. Any other
-    // answer ends the wait and is checked below.
-    let list = await engine.request('GET', '/sessions');
-    await waitUntil(
-      async () => {
-        if (list.status !== 503 || list.headers.get('retry-after') !== '1') return true;
-        list = await engine.request('GET', '/sessions');
-        return false;
-      },
-      'the list answers something else than 503 catching up',
-      30_000,
-    );
+    const list = await engine.request('GET', '/sessions');
     expect(list.status).toBe(200);
     expect((list.body as { items: unknown[] }).items).toHaveLength(3);
 
