@@ -9,12 +9,14 @@
 import {
   ConcurrencyError,
   acceptsEncodedAppends,
+  readsEventsLazily,
   type AppendOptions,
   type EncodedAppends,
   type EncodedEvent,
   type AppendResult,
   type EventStore,
   type EventToAppend,
+  type LazyEventReads,
   type RecordedEvent,
 } from '@strata/event-store';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
@@ -36,10 +38,12 @@ export type AppendedObserver = (
 /** Metadata texts read between two turns of the event loop. */
 const METADATA_SLICE = 1_000;
 
-export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends> {
+export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends>, Partial<LazyEventReads> {
   readonly tenants: StreamTenants;
   /** Present when the inner store writes encoded events. */
   readonly appendEncoded?: EncodedAppends['appendEncoded'];
+  /** Present when the inner store reads single events lazily (reads are not guarded). */
+  readonly readEventAt?: LazyEventReads['readEventAt'];
 
   constructor(
     readonly inner: EventStore,
@@ -51,6 +55,9 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
     this.tenants = new StreamTenants(inner);
     if (acceptsEncodedAppends(inner)) {
       this.appendEncoded = (streamId, events, options) => this.guardEncoded(inner, streamId, events, options);
+    }
+    if (readsEventsLazily(inner)) {
+      this.readEventAt = (streamId, revision) => inner.readEventAt(streamId, revision);
     }
   }
 

@@ -1,7 +1,10 @@
 // Folding a stream for the generic command handler: from the start, or, with a cache, forward
 // from the cached fold after checking that the stream still holds the event the fold ended with
-// (else from the start again). The cache is updated only from events read from the store.
-import type { EventStore, RecordedEvent } from '../port';
+// (else from the start again). The cache is updated only from events read from the store. A
+// store that reads single events lazily (LazyEventReads) is asked for that last event without
+// its data: the check looks at its id, position and hash only, and a command after a large
+// append does not copy the appended content out of the store again.
+import { readsEventsLazily, type EventStore, type RecordedEvent } from '../port';
 import {
   SeenDerivedIds,
   endsFold,
@@ -97,13 +100,17 @@ async function foldForward<Command, Event, State>(
   request: FoldStreamRequest<Command, Event, State>,
   cached: CachedFold<State>,
 ): Promise<{ folded: FoldedStream<State>; fold: CachedFold<State> } | undefined> {
-  const { decider, parseEvent, lookFor } = request;
+  const { decider, parseEvent, lookFor, store, streamId } = request;
   let state = cached.state;
   let lastEvent: RecordedEvent | undefined;
+  let fromRevision = cached.end.revision;
+  if (readsEventsLazily(store)) {
+    lastEvent = await store.readEventAt(streamId, cached.end.revision);
+    if (lastEvent === undefined || !endsFold(lastEvent, cached.end)) return undefined;
+    fromRevision += 1n;
+  }
   const newEvents: RecordedEvent[] = [];
-  for await (const recorded of request.store.readStream(request.streamId, {
-    fromRevision: cached.end.revision,
-  })) {
+  for await (const recorded of store.readStream(streamId, { fromRevision })) {
     if (lastEvent === undefined) {
       if (!endsFold(recorded, cached.end)) return undefined;
     } else {

@@ -16,6 +16,7 @@ import { createSealingAppender } from '../integrity/chained-append';
 import {
   ConcurrencyError,
   DuplicateEventIdError,
+  readsEventsLazily,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -136,11 +137,13 @@ function jitteredPause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * 2 ** (attempt - 1)));
 }
 
+/** The event at `revision`; its data is not read when the store reads events lazily (only its metadata is used). */
 async function eventAt(
   store: EventStore,
   streamId: string,
   revision: bigint,
 ): Promise<RecordedEvent | undefined> {
+  if (readsEventsLazily(store)) return store.readEventAt(streamId, revision);
   for await (const event of store.readStream(streamId, { fromRevision: revision, maxCount: 1 })) {
     return event.revision === revision ? event : undefined;
   }

@@ -254,33 +254,6 @@ export function erasureEventData(record: ErasureRecord): Record<string, unknown>
   };
 }
 
-/** An event whose data and metadata are already the JSON text to store (encoded off the event loop). */
-export interface EncodedEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly data: string;
-  readonly metadata: string;
-}
-
-/**
- * A store that also writes events already encoded as JSON text (SQLite), so that the thread that
- * answers requests never serialises a large batch: a worker thread prepared, sealed and encoded
- * it. The same rules as `appendToStream` hold (expectation, idempotency, erasure); the texts
- * must be JSON objects (metadata) and JSON values (data), which the encoder guarantees.
- */
-export interface EncodedAppends {
-  appendEncoded(
-    streamId: string,
-    events: readonly EncodedEvent[],
-    options?: AppendOptions,
-  ): Promise<AppendResult>;
-}
-
-/** Whether `store` writes encoded events (see EncodedAppends). */
-export function acceptsEncodedAppends<Store extends object>(store: Store): store is Store & EncodedAppends {
-  return typeof (store as Partial<EncodedAppends>).appendEncoded === 'function';
-}
-
 /**
  * Contract (checked by `describeEventStoreContract`):
  * - an append is atomic and idempotent: re-appending the same ids with the same expectation after

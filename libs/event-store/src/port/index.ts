@@ -1,3 +1,4 @@
 // The event-store port: types, errors and filter matching shared by every adapter.
 export * from './event-store';
 export * from './event-filter';
+export * from './store-capabilities';

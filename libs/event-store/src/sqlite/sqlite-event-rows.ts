@@ -39,27 +39,63 @@ export const MAX_SQLITE_INTEGER = 9_223_372_036_854_775_807n;
  * With `shared`, a value another reader of the store parsed is taken instead (shared-event-data.ts).
  */
 export function recordedEventFromRow(row: EventRow, shared?: SharedEventData): RecordedEvent {
-  let text: string | undefined = row.data;
+  return recordedEvent(row, () => row.data, shared);
+}
+
+/** An event row without its data (see LazyEventReads). */
+export type EventHeaderRow = Omit<EventRow, 'data'>;
+
+export const EVENT_HEADER_COLUMNS =
+  'global_position, stream_id, stream_revision, event_id, type, metadata, created_at';
+
+/**
+ * The event of a row read without its data: `loadData` fetches the stored text when the data is
+ * first read, and gives undefined when the event is no longer stored (it was erased meanwhile).
+ */
+export function recordedEventFromHeader(
+  row: EventHeaderRow,
+  loadData: () => string | undefined,
+  shared?: SharedEventData,
+): RecordedEvent {
+  return recordedEvent(
+    row,
+    () => {
+      const text = loadData();
+      if (text === undefined) {
+        throw new Error(`the data of event ${row.event_id} of ${row.stream_id} is no longer stored`);
+      }
+      return text;
+    },
+    shared,
+  );
+}
+
+function recordedEvent(
+  row: EventHeaderRow,
+  storedData: () => string,
+  shared?: SharedEventData,
+): RecordedEvent {
+  const { global_position: position, stream_id: streamId, event_id: eventId } = row;
+  // dropped once parsed, so that the stored text is not kept alive beside the value
+  let load: (() => string) | undefined = storedData;
   let data: unknown;
   return Object.freeze({
-    streamId: row.stream_id,
-    id: row.event_id,
+    streamId,
+    id: eventId,
     type: row.type,
     get data(): unknown {
-      if (text !== undefined) {
-        const stored = text;
+      if (load !== undefined) {
+        const stored = load();
         const parse = () => deepFreeze(fromJsonText(stored));
         data =
-          shared === undefined
-            ? parse()
-            : shared.dataOf(row.global_position, row.stream_id, row.event_id, stored.length, parse);
-        text = undefined;
+          shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored.length, parse);
+        load = undefined;
       }
       return data;
     },
     metadata: deepFreeze(toJsonRecord(fromJsonText(row.metadata))),
     revision: row.stream_revision,
-    position: row.global_position,
+    position,
     createdAt: row.created_at,
   });
 }

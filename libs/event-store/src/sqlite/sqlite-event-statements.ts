@@ -1,6 +1,6 @@
 // The prepared statements of the SQLite event store, prepared once per connection and reused.
 import type Database from 'better-sqlite3';
-import { EVENT_COLUMNS, type EventRow } from './sqlite-event-rows';
+import { EVENT_COLUMNS, EVENT_HEADER_COLUMNS, type EventHeaderRow, type EventRow } from './sqlite-event-rows';
 
 export interface StreamRow {
   readonly last_revision: bigint;
@@ -36,6 +36,8 @@ export class SqliteEventStatements {
   readonly upsertStream: Database.Statement<[string, bigint]>;
   readonly selectStreamForwards: Database.Statement<[string, bigint, number], EventRow>;
   readonly selectStreamBackwards: Database.Statement<[string, bigint, number], EventRow>;
+  readonly selectEventHeader: Database.Statement<[string, bigint], EventHeaderRow>;
+  readonly selectEventData: Database.Statement<[bigint, string], { readonly data: string }>;
   readonly selectMetadata: Database.Statement<[string], { readonly metadata: string }>;
   readonly upsertMetadata: Database.Statement<[string, string]>;
   readonly deleteMetadata: Database.Statement<[string]>;
@@ -73,6 +75,12 @@ export class SqliteEventStatements {
     this.selectStreamBackwards = database.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision <= ?
        ORDER BY stream_revision DESC LIMIT ?`,
+    );
+    this.selectEventHeader = database.prepare(
+      `SELECT ${EVENT_HEADER_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision = ?`,
+    );
+    this.selectEventData = database.prepare(
+      'SELECT data FROM events WHERE global_position = ? AND event_id = ?',
     );
     this.selectMetadata = database.prepare('SELECT metadata FROM stream_metadata WHERE stream_id = ?');
     this.upsertMetadata = database.prepare(

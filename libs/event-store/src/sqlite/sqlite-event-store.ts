@@ -16,6 +16,7 @@ import {
   type AppendResult,
   type EventStore,
   type EventToAppend,
+  type LazyEventReads,
   type ErasureRecord,
   type ErasureRequest,
   type PageLimits,
@@ -40,7 +41,7 @@ import {
   type SqliteDatabaseOptions,
 } from './sqlite-database';
 import { logPages, streamPages } from './sqlite-event-reads';
-import { LogRangeReader, recordedEventFromRow } from './sqlite-event-rows';
+import { LogRangeReader, recordedEventFromHeader, recordedEventFromRow } from './sqlite-event-rows';
 import { SqliteEventStatements } from './sqlite-event-statements';
 import { sqliteEventWrites, type ErasureWritten, type PreparedEvent } from './sqlite-event-writes';
 import type { SqliteSynchronous } from './writer/sqlite-writer-connection';
@@ -66,7 +67,7 @@ function preparedBytes(events: readonly PreparedEvent[]): number {
   return events.reduce((total, event) => total + event.data.length + event.metadata.length + 128, 0);
 }
 
-export class SqliteEventStore implements EventStore, EncodedAppends {
+export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventReads {
   /**
    * This thread's connection to the database, for reads (and for tests to inspect). On a file it
    * is `query_only`: every write goes through `writer`.
@@ -182,6 +183,19 @@ export class SqliteEventStore implements EventStore, EncodedAppends {
     );
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  readEventAt(streamId: string, revision: bigint): Promise<RecordedEvent | undefined> {
+    return settle(() => {
+      const header = this.statements.selectEventHeader.get(streamId, revision);
+      if (header === undefined) return undefined;
+      const { global_position: position, event_id: eventId } = header;
+      return recordedEventFromHeader(
+        header,
+        () => this.statements.selectEventData.get(position, eventId)?.data,
+        this.sharedData,
+      );
+    });
   }
 
   streamRevision(streamId: string): Promise<bigint | null> {

@@ -1,0 +1,51 @@
+// Capabilities some adapters add to the port (EventStore), each with its guard: callers use
+// them when a store has them and fall back to the port's reads and appends when it does not.
+// Neither changes what is stored or read; they spare the thread that answers requests work.
+import type { AppendOptions, AppendResult, RecordedEvent } from './event-store';
+
+/** An event whose data and metadata are already the JSON text to store (encoded off the event loop). */
+export interface EncodedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+}
+
+/**
+ * A store that also writes events already encoded as JSON text (SQLite), so that the thread that
+ * answers requests never serialises a large batch: a worker thread prepared, sealed and encoded
+ * it. The same rules as `appendToStream` hold (expectation, idempotency, erasure); the texts
+ * must be JSON objects (metadata) and JSON values (data), which the encoder guarantees.
+ */
+export interface EncodedAppends {
+  appendEncoded(
+    streamId: string,
+    events: readonly EncodedEvent[],
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
+}
+
+/** Whether `store` writes encoded events (see EncodedAppends). */
+export function acceptsEncodedAppends<Store extends object>(store: Store): store is Store & EncodedAppends {
+  return typeof (store as Partial<EncodedAppends>).appendEncoded === 'function';
+}
+
+/**
+ * A store that reads one event of a stream without its data, fetching the data from the store
+ * only if it is used (SQLite). The write side checks the last event of a cached fold and reads
+ * a command's first event back for its metadata: with this, neither copies megabytes of content
+ * out of the store to look at an id, a position and a hash.
+ */
+export interface LazyEventReads {
+  /**
+   * The event of `streamId` at `revision`, or undefined when the stream has none there. Its
+   * `data`, when first read, comes from the store then; it throws when the event has been erased
+   * meanwhile.
+   */
+  readEventAt(streamId: string, revision: bigint): Promise<RecordedEvent | undefined>;
+}
+
+/** Whether `store` reads single events lazily (see LazyEventReads). */
+export function readsEventsLazily<Store extends object>(store: Store): store is Store & LazyEventReads {
+  return typeof (store as Partial<LazyEventReads>).readEventAt === 'function';
+}
