@@ -1,6 +1,7 @@
 // The cached fold against a store that reads single events lazily (SQLite): the event a fold
 // ended with is checked without reading its data, the stream is read from the next revision,
 // and the outcomes are those of the port's plain reads.
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,34 +155,72 @@ describe('SqliteEventStore.readEventAt', () => {
   });
 
   it('gives the event as a stream read does, its data read when used; nothing at a revision not written', async () => {
-    await sqlite.appendToStream('s', [
-      {
-        id: '00000000-0000-7000-8000-000000000001',
-        type: 'T',
-        data: { text: 'x'.repeat(100_000) },
-        metadata: { m: 1 },
-      },
-      { id: '00000000-0000-7000-8000-000000000002', type: 'T', data: { n: 2 } },
-    ]);
-    const read: RecordedEvent[] = [];
-    for await (const event of sqlite.readStream('s')) read.push(event);
+    const other = new SqliteEventStore({ filename: join(directory, 'events.db') });
+    try {
+      await sqlite.appendToStream('s', [
+        {
+          id: '00000000-0000-7000-8000-000000000001',
+          type: 'T',
+          data: { text: 'x'.repeat(100_000) },
+          metadata: { m: 1 },
+        },
+        { id: '00000000-0000-7000-8000-000000000002', type: 'T', data: { n: 2 }, metadata: { m: 2 } },
+      ]);
+      const read: RecordedEvent[] = [];
+      for await (const event of sqlite.readStream('s')) read.push(event);
+      const plain = (event: RecordedEvent | undefined) =>
+        event === undefined
+          ? undefined
+          : { ...event, data: event.data, metadata: event.metadata, createdAt: event.createdAt };
 
-    const lazy = await sqlite.readEventAt('s', 0n);
-
-    expect(lazy).toBeDefined();
-    expect({ ...lazy, data: lazy!.data }).toEqual({ ...read[0], data: read[0]!.data });
-    expect(await sqlite.readEventAt('s', 2n)).toBeUndefined();
-    expect(await sqlite.readEventAt('missing', 0n)).toBeUndefined();
+      // the last event as the store that wrote it remembers it, the first as the file holds it,
+      // and both as another store on the file reads them
+      for (const store of [sqlite, other]) {
+        expect(plain(await store.readEventAt('s', 0n))).toEqual(plain(read[0]));
+        expect(plain(await store.readEventAt('s', 1n))).toEqual(plain(read[1]));
+        expect(await store.readEventAt('s', 2n)).toBeUndefined();
+        expect(await store.readEventAt('missing', 0n)).toBeUndefined();
+      }
+    } finally {
+      await other.close();
+    }
   });
 
-  it('says plainly that the data is gone when the stream was erased before the data was used', async () => {
+  it('takes the metadata of the last event it wrote from memory, not from the overflow pages of its data', async () => {
+    await sqlite.appendToStream('s', [
+      {
+        id: '00000000-0000-7000-8000-000000000004',
+        type: 'T',
+        data: { text: 'y'.repeat(100_000) },
+        metadata: { m: 'written' },
+      },
+    ]);
+    const raw = new Database(join(directory, 'events.db'));
+    raw.prepare(`UPDATE events SET metadata = '{"m":"changed in the file"}'`).run();
+    raw.close();
+    const other = new SqliteEventStore({ filename: join(directory, 'events.db') });
+    try {
+      expect((await sqlite.readEventAt('s', 0n))?.metadata).toEqual({ m: 'written' });
+      expect((await other.readEventAt('s', 0n))?.metadata).toEqual({ m: 'changed in the file' });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('says plainly that the event is gone when the stream was erased before its data or metadata was used', async () => {
     await sqlite.appendToStream('s', [
       { id: '00000000-0000-7000-8000-000000000003', type: 'T', data: { n: 1 } },
     ]);
-    const lazy = await sqlite.readEventAt('s', 0n);
+    await sqlite.appendToStream('s', [
+      { id: '00000000-0000-7000-8000-000000000005', type: 'T', data: { n: 2 } },
+    ]);
+    const first = await sqlite.readEventAt('s', 0n);
+    const last = await sqlite.readEventAt('s', 1n);
     await sqlite.eraseStream('s', { actor: 'dpo', reason: 'test' });
 
-    expect(() => lazy!.data).toThrow(/no longer stored/);
+    expect(() => first!.data).toThrow(/no longer stored/);
+    expect(() => first!.metadata).toThrow(/no longer stored/);
+    expect(() => last!.metadata).toThrow(/no longer stored/);
     expect(await sqlite.readEventAt('s', 0n)).toBeUndefined();
   });
 });

@@ -106,7 +106,11 @@ async function foldForward<Command, Event, State>(
   let fromRevision = cached.end.revision;
   if (readsEventsLazily(store)) {
     lastEvent = await store.readEventAt(streamId, cached.end.revision);
-    if (lastEvent === undefined || !endsFold(lastEvent, cached.end)) return undefined;
+    // its metadata (the hash the next append chains to) is loaded now: an event erased since
+    // the read above then folds from the start, as a plain read would have found it gone
+    if (lastEvent === undefined || !holdsMetadata(lastEvent) || !endsFold(lastEvent, cached.end)) {
+      return undefined;
+    }
     fromRevision += 1n;
   }
   const newEvents: RecordedEvent[] = [];
@@ -128,6 +132,15 @@ async function foldForward<Command, Event, State>(
     folded: { state, lastEvent, sawEvent, seenIds },
     fold: { state, end: foldEndOf(lastEvent), seenIds },
   };
+}
+
+/** Whether the event's metadata can be read (a lazily read event's can be gone, erased meanwhile). */
+function holdsMetadata(event: RecordedEvent): boolean {
+  try {
+    return typeof event.metadata === 'object';
+  } catch {
+    return false;
+  }
 }
 
 /** The first event with an id of `lookFor`: among the cached fold's ids, else among the new events. */

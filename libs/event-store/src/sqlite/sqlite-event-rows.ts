@@ -42,39 +42,81 @@ export function recordedEventFromRow(row: EventRow, shared?: SharedEventData): R
   return recordedEvent(row, () => row.data, shared);
 }
 
-/** An event row without its data (see LazyEventReads). */
-export type EventHeaderRow = Omit<EventRow, 'data'>;
+/**
+ * The columns of an event row stored before its data. SQLite keeps a row's columns in order and
+ * a large data value on overflow pages, so reading a column stored after it (metadata, the time)
+ * walks every one of those pages: these are read without touching them.
+ */
+export type EventHeaderRow = Pick<
+  EventRow,
+  'global_position' | 'stream_id' | 'stream_revision' | 'event_id' | 'type'
+>;
 
-export const EVENT_HEADER_COLUMNS =
-  'global_position, stream_id, stream_revision, event_id, type, metadata, created_at';
+export const EVENT_HEADER_COLUMNS = 'global_position, stream_id, stream_revision, event_id, type';
+
+/** What a lazily read event loads from its row when first asked: its data, or its metadata and time. */
+export interface EventRowLoads {
+  /** The stored data text; undefined when the event is no longer stored. */
+  data(): string | undefined;
+  /** The stored metadata text and time; undefined when the event is no longer stored. */
+  metadataAndTime(): { readonly metadata: string; readonly created_at: string } | undefined;
+}
 
 /**
- * The event of a row read without its data: `loadData` fetches the stored text when the data is
- * first read, and gives undefined when the event is no longer stored (it was erased meanwhile).
+ * The event of a row read by its header only (see LazyEventReads): its data, metadata and time
+ * are loaded from the store when first read, and an event erased meanwhile says so.
  */
 export function recordedEventFromHeader(
   row: EventHeaderRow,
-  loadData: () => string | undefined,
+  loads: EventRowLoads,
   shared?: SharedEventData,
 ): RecordedEvent {
-  return recordedEvent(
-    row,
-    () => {
-      const text = loadData();
-      if (text === undefined) {
-        throw new Error(`the data of event ${row.event_id} of ${row.stream_id} is no longer stored`);
+  const gone = (): Error => new Error(`event ${row.event_id} of ${row.stream_id} is no longer stored`);
+  let rest: { readonly metadata: Readonly<Record<string, unknown>>; readonly createdAt: string } | undefined;
+  const loadRest = () => {
+    if (rest === undefined) {
+      const loaded = loads.metadataAndTime();
+      if (loaded === undefined) throw gone();
+      rest = {
+        metadata: deepFreeze(toJsonRecord(fromJsonText(loaded.metadata))),
+        createdAt: loaded.created_at,
+      };
+    }
+    return rest;
+  };
+  let load: (() => string) | undefined = () => {
+    const text = loads.data();
+    if (text === undefined) throw gone();
+    return text;
+  };
+  let data: unknown;
+  const { global_position: position, stream_id: streamId, event_id: eventId } = row;
+  return Object.freeze({
+    streamId,
+    id: eventId,
+    type: row.type,
+    get data(): unknown {
+      if (load !== undefined) {
+        const stored = load();
+        const parse = () => deepFreeze(fromJsonText(stored));
+        data =
+          shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored.length, parse);
+        load = undefined;
       }
-      return text;
+      return data;
     },
-    shared,
-  );
+    get metadata(): Readonly<Record<string, unknown>> {
+      return loadRest().metadata;
+    },
+    revision: row.stream_revision,
+    position,
+    get createdAt(): string {
+      return loadRest().createdAt;
+    },
+  });
 }
 
-function recordedEvent(
-  row: EventHeaderRow,
-  storedData: () => string,
-  shared?: SharedEventData,
-): RecordedEvent {
+function recordedEvent(row: EventRow, storedData: () => string, shared?: SharedEventData): RecordedEvent {
   const { global_position: position, stream_id: streamId, event_id: eventId } = row;
   // dropped once parsed, so that the stored text is not kept alive beside the value
   let load: (() => string) | undefined = storedData;

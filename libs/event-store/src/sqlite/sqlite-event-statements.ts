@@ -38,6 +38,10 @@ export class SqliteEventStatements {
   readonly selectStreamBackwards: Database.Statement<[string, bigint, number], EventRow>;
   readonly selectEventHeader: Database.Statement<[string, bigint], EventHeaderRow>;
   readonly selectEventData: Database.Statement<[bigint, string], { readonly data: string }>;
+  readonly selectEventMetadata: Database.Statement<
+    [bigint, string],
+    { readonly metadata: string; readonly created_at: string }
+  >;
   readonly selectMetadata: Database.Statement<[string], { readonly metadata: string }>;
   readonly upsertMetadata: Database.Statement<[string, string]>;
   readonly deleteMetadata: Database.Statement<[string]>;
@@ -81,6 +85,9 @@ export class SqliteEventStatements {
     );
     this.selectEventData = database.prepare(
       'SELECT data FROM events WHERE global_position = ? AND event_id = ?',
+    );
+    this.selectEventMetadata = database.prepare(
+      'SELECT metadata, created_at FROM events WHERE global_position = ? AND event_id = ?',
     );
     this.selectMetadata = database.prepare('SELECT metadata FROM stream_metadata WHERE stream_id = ?');
     this.upsertMetadata = database.prepare(

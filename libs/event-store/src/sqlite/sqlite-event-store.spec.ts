@@ -8,6 +8,7 @@ import {
   describeEventStoreContract,
   SubscriptionReader,
 } from '../contract';
+import { RecentAppends } from './recent-appends';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
 import { SqliteEventStore } from './sqlite-event-store';
 import { LogRangeReader, type RowPage } from './sqlite-event-rows';
@@ -271,6 +272,16 @@ describe('SqliteEventStore', () => {
       const all = await collect(store.readAll());
       expect(all.map((event) => event.id)).toEqual(events.map((event) => event.id));
       expect(pages.map((page) => page.rows.length)).toEqual([2, 2, 2, 2, 1]);
+      // the subscription takes the events this store wrote from memory, in the same pages
+      const range = RecentAppends.prototype.range;
+      jest.spyOn(RecentAppends.prototype, 'range').mockImplementation(function (
+        this: RecentAppends,
+        ...args
+      ) {
+        const page = range.apply(this, args);
+        if (page !== undefined) pages.push(page);
+        return page;
+      });
       const reader = new SubscriptionReader(store.subscribe(), 5_000);
       try {
         expect((await reader.untilCaughtUp()).length).toBe(10);

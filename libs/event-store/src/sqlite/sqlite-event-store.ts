@@ -41,9 +41,20 @@ import {
   type SqliteDatabaseOptions,
 } from './sqlite-database';
 import { logPages, streamPages } from './sqlite-event-reads';
-import { LogRangeReader, recordedEventFromHeader, recordedEventFromRow } from './sqlite-event-rows';
+import { RecentAppends, WrittenHeads, type RecentAppendsBounds } from './recent-appends';
+import {
+  LogRangeReader,
+  recordedEventFromHeader,
+  recordedEventFromRow,
+  type EventRow,
+} from './sqlite-event-rows';
 import { SqliteEventStatements } from './sqlite-event-statements';
-import { sqliteEventWrites, type ErasureWritten, type PreparedEvent } from './sqlite-event-writes';
+import {
+  sqliteEventWrites,
+  type AppendWritten,
+  type ErasureWritten,
+  type PreparedEvent,
+} from './sqlite-event-writes';
 import type { SqliteSynchronous } from './writer/sqlite-writer-connection';
 import { openSqliteWriter, type SqliteWriter } from './writer/sqlite-writer';
 
@@ -60,11 +71,33 @@ export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
   readonly synchronous?: SqliteSynchronous;
   /** The parsed data its readers share (shared-event-data.ts); `DEFAULT_SHARED_EVENT_DATA` by default. */
   readonly sharedEventData?: SharedEventDataBounds;
+  /** The rows kept for its subscriptions (recent-appends.ts); `DEFAULT_RECENT_APPENDS` by default. */
+  readonly recentAppends?: RecentAppendsBounds;
 }
 
 /** The bytes a write of these events stores (it bounds the batch the write joins). */
 function preparedBytes(events: readonly PreparedEvent[]): number {
   return events.reduce((total, event) => total + event.data.length + event.metadata.length + 128, 0);
+}
+
+/** The rows an append stored: consecutive revisions and positions ending at the result's. */
+function writtenRows(
+  streamId: string,
+  events: readonly EncodedEvent[],
+  result: AppendResult,
+  createdAt: string,
+): EventRow[] {
+  const last = BigInt(events.length - 1);
+  return events.map((event, index) => ({
+    global_position: result.position - last + BigInt(index),
+    stream_id: streamId,
+    stream_revision: result.nextExpectedRevision - last + BigInt(index),
+    event_id: event.id,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata,
+    created_at: createdAt,
+  }));
 }
 
 export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventReads {
@@ -83,6 +116,10 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
   private readonly pageLimits: PageLimits;
   /** Event data parsed by one reader, for the others (the write side, read models, streams). */
   readonly sharedData: SharedEventData;
+  /** The rows this store wrote last, for its subscriptions (recent-appends.ts). */
+  readonly recentAppends: RecentAppends;
+  /** The metadata of the last event it wrote to each stream, for `readEventAt` (recent-appends.ts). */
+  private readonly writtenHeads = new WrittenHeads();
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions = {}) {
@@ -96,6 +133,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     this.logReader = new LogRangeReader(this.database);
     this.clock = options.clock ?? (() => new Date());
     this.sharedData = new SharedEventData(options.sharedEventData);
+    this.recentAppends = new RecentAppends(options.recentAppends);
     this.pageLimits = pageLimitsOf({ maxCount: options.readBatchSize, maxBytes: options.readPageBytes }, 500);
     this.watch = new SqliteAppendWatch(
       databaseKey(options.filename ?? DEFAULT_SQLITE_FILENAME),
@@ -132,18 +170,32 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         events.map((event) => event.id),
       ),
     );
-    const result = await this.writer.write<AppendResult>(
+    const createdAt = this.clock().toISOString();
+    const { written, ...result } = await this.writer.write<AppendWritten>(
       sqliteEventWrites.appendEvents,
       {
         streamId,
         events,
         expected: options.expectedRevision ?? 'any',
         reviveErased: options.reviveErased === true,
-        createdAt: this.clock().toISOString(),
+        createdAt,
       },
       preparedBytes(events),
     );
-    if (events.length > 0) this.watch.announceLocalAppend(result.position);
+    if (events.length > 0) {
+      if (written === true) {
+        const rows = writtenRows(streamId, events, result, createdAt);
+        this.recentAppends.add(rows);
+        const last = rows[rows.length - 1]!;
+        this.writtenHeads.remember(streamId, {
+          position: last.global_position,
+          eventId: last.event_id,
+          metadata: last.metadata,
+          createdAt,
+        });
+      }
+      this.watch.announceLocalAppend(result.position);
+    }
     return result;
   }
 
@@ -164,13 +216,15 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         head: () => settle(() => this.head()),
         readRange: (after, upTo, limits, filter) =>
           settle(() => {
-            const page = this.logReader.read({
-              direction: 'forwards',
-              after: after ?? 0n,
-              before: upTo + 1n,
-              limits,
-              filter,
-            });
+            const page =
+              this.recentAppends.range(after, upTo, limits, filter) ??
+              this.logReader.read({
+                direction: 'forwards',
+                after: after ?? 0n,
+                before: upTo + 1n,
+                limits,
+                filter,
+              });
             return {
               events: page.rows.map((row) => recordedEventFromRow(row, this.sharedData)),
               exhausted: page.exhausted,
@@ -192,7 +246,14 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
       const { global_position: position, event_id: eventId } = header;
       return recordedEventFromHeader(
         header,
-        () => this.statements.selectEventData.get(position, eventId)?.data,
+        {
+          data: () => this.statements.selectEventData.get(position, eventId)?.data,
+          metadataAndTime: () => {
+            const written = this.writtenHeads.at(streamId, position, eventId);
+            if (written === undefined) return this.statements.selectEventMetadata.get(position, eventId);
+            return { metadata: written.metadata, created_at: written.createdAt };
+          },
+        },
         this.sharedData,
       );
     });
@@ -229,6 +290,8 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     });
     // the erased content leaves this process's memory too
     this.sharedData.forgetStream(streamId);
+    this.recentAppends.forgetStream(streamId);
+    this.writtenHeads.forgetStream(streamId);
     this.watch.announceLocalAppend(position);
     return record;
   }
@@ -270,6 +333,8 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     await this.writer.close();
     this.database.close();
     this.sharedData.clear();
+    this.recentAppends.clear();
+    this.writtenHeads.clear();
   }
 
   private head(): bigint | null {

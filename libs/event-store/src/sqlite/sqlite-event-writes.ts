@@ -111,7 +111,12 @@ function head(statements: SqliteEventStatements): bigint | null {
   return statements.selectHead.get()?.head ?? null;
 }
 
-export function appendEvents({ database }: SqliteWriteContext, args: AppendArgs): AppendResult {
+/** An append's result; `written` when this append stored its events (not a repeat of an earlier one). */
+export interface AppendWritten extends AppendResult {
+  readonly written?: true;
+}
+
+export function appendEvents({ database }: SqliteWriteContext, args: AppendArgs): AppendWritten {
   const statements = statementsOf(database);
   const { streamId, events, expected } = args;
   if (args.reviveErased && events.length > 0) statements.reviveStream.run(streamId);
@@ -142,7 +147,7 @@ export function appendEvents({ database }: SqliteWriteContext, args: AppendArgs)
     position = insertEvent(statements, streamId, revision, event, args.createdAt);
   }
   statements.upsertStream.run(streamId, revision);
-  return { nextExpectedRevision: revision, position };
+  return { nextExpectedRevision: revision, position, written: true };
 }
 
 export function eraseStream({ database, afterCommit }: SqliteWriteContext, args: EraseArgs): ErasureWritten {
