@@ -1,6 +1,8 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sealEventsOffLoop, verifyStream } from '../integrity';
 import { SharedEventData } from './shared-event-data';
 import { SqliteEventStore } from './sqlite-event-store';
 
@@ -9,31 +11,42 @@ describe('SharedEventData', () => {
     const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
     let parses = 0;
     const parse = () => ({ parsed: (parses += 1) });
-    const first = shared.dataOf(1n, 's', 'e1', 10, parse);
-    expect(shared.dataOf(1n, 's', 'e1', 10, parse)).toBe(first);
+    const first = shared.dataOf(1n, 's', 'e1', 'x'.repeat(10), parse);
+    expect(shared.dataOf(1n, 's', 'e1', 'x'.repeat(10), parse)).toBe(first);
     expect(parses).toBe(1);
-    expect(shared.dataOf(1n, 's', 'other', 10, parse)).not.toBe(first);
+    expect(shared.dataOf(1n, 's', 'other', 'x'.repeat(10), parse)).not.toBe(first);
     expect(parses).toBe(2);
   });
 
   it('keeps at most its bounds, the least recently read going first, and nothing too large', () => {
     const shared = new SharedEventData({ maxChars: 100, maxEvents: 3 });
-    for (const position of [1n, 2n, 3n]) shared.dataOf(position, 's', `e${position}`, 10, () => ({}));
-    shared.dataOf(1n, 's', 'e1', 10, () => ({})); // read again: now the most recent
-    shared.dataOf(4n, 's', 'e4', 10, () => ({}));
+    for (const position of [1n, 2n, 3n])
+      shared.dataOf(position, 's', `e${position}`, 'x'.repeat(10), () => ({}));
+    shared.dataOf(1n, 's', 'e1', 'x'.repeat(10), () => ({})); // read again: now the most recent
+    shared.dataOf(4n, 's', 'e4', 'x'.repeat(10), () => ({}));
     expect(shared.size).toEqual({ events: 3, chars: 30 });
     let parsed = 0;
-    shared.dataOf(2n, 's', 'e2', 10, () => ({ again: (parsed += 1) }));
+    shared.dataOf(2n, 's', 'e2', 'x'.repeat(10), () => ({ again: (parsed += 1) }));
     expect(parsed).toBe(1); // position 2 had gone out
-    shared.dataOf(9n, 's', 'e9', 26, () => ({})); // more than a quarter of the bound: not kept
+    shared.dataOf(9n, 's', 'e9', 'x'.repeat(26), () => ({})); // more than a quarter of the bound: not kept
     expect(shared.size.chars).toBeLessThanOrEqual(100);
     expect(shared.size.events).toBe(3);
   });
 
+  it('gives the kept value only for the same stored text', () => {
+    const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
+    const first = shared.dataOf(1n, 's', 'e1', '{"text":"as written"}', () => ({ text: 'as written' }));
+    const changed = shared.dataOf(1n, 's', 'e1', '{"text":"forged"}', () => ({ text: 'forged' }));
+    expect(changed).toEqual({ text: 'forged' });
+    expect(shared.dataOf(1n, 's', 'e1', '{"text":"forged"}', () => ({ parsed: 'again' }))).toBe(changed);
+    expect(first).toEqual({ text: 'as written' });
+    expect(shared.size).toEqual({ events: 1, chars: '{"text":"forged"}'.length });
+  });
+
   it('forgets an erased stream', () => {
     const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
-    shared.dataOf(1n, 'a', 'e1', 10, () => ({}));
-    shared.dataOf(2n, 'b', 'e2', 10, () => ({}));
+    shared.dataOf(1n, 'a', 'e1', 'x'.repeat(10), () => ({}));
+    shared.dataOf(2n, 'b', 'e2', 'x'.repeat(10), () => ({}));
     shared.forgetStream('a');
     expect(shared.size).toEqual({ events: 1, chars: 10 });
   });
@@ -66,6 +79,25 @@ describe('a SQLite store sharing parsed data between its readers', () => {
     expect(fromStream!.data).toEqual(data);
     expect(fromLog!.data).toBe(fromStream!.data);
     expect(Object.isFrozen(fromLog!.data)).toBe(true);
+  });
+
+  it('lets verification see a row changed in the file after it was read and shared', async () => {
+    const sealed = await sealEventsOffLoop(
+      'session-c',
+      [{ id: 'event-c', type: 'EntryAppended', data: { text: 'as written' } }],
+      undefined,
+    );
+    await store.appendToStream('session-c', sealed);
+    const [read] = await collect(store.readStream('session-c'));
+    expect(read!.data).toEqual({ text: 'as written' });
+    const raw = new Database(join(directory, 'store.db'));
+    raw.prepare(`UPDATE events SET data = '{"text":"forged"}' WHERE event_id = 'event-c'`).run();
+    raw.close();
+
+    expect(await verifyStream(store, 'session-c')).toMatchObject({
+      ok: false,
+      brokenAt: { eventId: 'event-c', reason: 'hash_mismatch' },
+    });
   });
 
   it('keeps nothing of a stream once it is erased', async () => {

@@ -99,8 +99,7 @@ export function recordedEventFromHeader(
       if (load !== undefined) {
         const stored = load();
         const parse = () => deepFreeze(fromJsonText(stored));
-        data =
-          shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored.length, parse);
+        data = shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored, parse);
         load = undefined;
       }
       return data;
@@ -129,8 +128,7 @@ function recordedEvent(row: EventRow, storedData: () => string, shared?: SharedE
       if (load !== undefined) {
         const stored = load();
         const parse = () => deepFreeze(fromJsonText(stored));
-        data =
-          shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored.length, parse);
+        data = shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored, parse);
         load = undefined;
       }
       return data;
