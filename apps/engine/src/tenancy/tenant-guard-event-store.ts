@@ -44,6 +44,7 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
   readonly appendEncoded?: EncodedAppends['appendEncoded'];
   /** Present when the inner store reads single events lazily (reads are not guarded). */
   readonly readEventAt?: LazyEventReads['readEventAt'];
+  readonly readRecentEvents?: LazyEventReads['readRecentEvents'];
 
   constructor(
     readonly inner: EventStore,
@@ -58,6 +59,7 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
     }
     if (readsEventsLazily(inner)) {
       this.readEventAt = (streamId, revision) => inner.readEventAt(streamId, revision);
+      this.readRecentEvents = (streamId, fromRevision) => inner.readRecentEvents(streamId, fromRevision);
     }
   }
 

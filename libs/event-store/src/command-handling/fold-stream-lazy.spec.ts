@@ -53,6 +53,10 @@ function observed(inner: SqliteEventStore): {
     streamReadsFrom.push(options?.fromRevision);
     for await (const event of inner.readStream(streamId, options)) yield watch(event);
   }
+  async function* readingRecent(streamId: string, fromRevision: bigint): AsyncGenerator<RecordedEvent> {
+    streamReadsFrom.push(fromRevision);
+    for await (const event of inner.readRecentEvents(streamId, fromRevision)) yield watch(event);
+  }
   const store: EventStore & LazyEventReads = {
     appendToStream: (...args) => inner.appendToStream(...args),
     readStream: (streamId, options) => reading(streamId, options),
@@ -64,6 +68,7 @@ function observed(inner: SqliteEventStore): {
     eraseStream: (...args) => inner.eraseStream(...args),
     listErasures: (...args) => inner.listErasures(...args),
     close: () => inner.close(),
+    readRecentEvents: (streamId, fromRevision) => readingRecent(streamId, fromRevision),
     readEventAt: async (streamId, revision) => {
       const event = await inner.readEventAt(streamId, revision);
       return event === undefined ? undefined : watch(event);

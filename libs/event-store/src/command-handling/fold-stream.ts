@@ -3,7 +3,8 @@
 // (else from the start again). The cache is updated only from events read from the store. A
 // store that reads single events lazily (LazyEventReads) is asked for that last event without
 // its data: the check looks at its id, position and hash only, and a command after a large
-// append does not copy the appended content out of the store again.
+// append does not copy the appended content out of the store again; the events appended since
+// are taken from the store's memory of what it wrote when it has them.
 import { readsEventsLazily, type EventStore, type RecordedEvent } from '../port';
 import {
   SeenDerivedIds,
@@ -114,7 +115,10 @@ async function foldForward<Command, Event, State>(
     fromRevision += 1n;
   }
   const newEvents: RecordedEvent[] = [];
-  for await (const recorded of store.readStream(streamId, { fromRevision })) {
+  const events = readsEventsLazily(store)
+    ? store.readRecentEvents(streamId, fromRevision)
+    : store.readStream(streamId, { fromRevision });
+  for await (const recorded of events) {
     if (lastEvent === undefined) {
       if (!endsFold(recorded, cached.end)) return undefined;
     } else {

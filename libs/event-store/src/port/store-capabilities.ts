@@ -31,12 +31,20 @@ export function acceptsEncodedAppends<Store extends object>(store: Store): store
 }
 
 /**
- * A store that reads one event of a stream without its data, fetching the data from the store
- * only if it is used (SQLite). The write side checks the last event of a cached fold and reads
- * a command's first event back for its metadata: with this, neither copies megabytes of content
- * out of the store to look at an id, a position and a hash.
+ * A store that spares the write side reading back what it has just written (SQLite): it reads
+ * one event of a stream without its data, fetching the data only if it is used (the write side
+ * checks the last event of a cached fold and reads a command's first event back for its
+ * metadata: neither needs megabytes of content), and folds the events another command has just
+ * appended from its memory of them.
  */
 export interface LazyEventReads {
+  /**
+   * The events of `streamId` from `fromRevision` on, as a forward `readStream` gives them; events
+   * this store wrote itself may come from its memory of what it wrote instead of the file. For
+   * folding the write side's state after another command's append, never for checking what the
+   * file holds (verification reads the file with `readStream`).
+   */
+  readRecentEvents(streamId: string, fromRevision: bigint): AsyncIterable<RecordedEvent>;
   /**
    * The event of `streamId` at `revision`, or undefined when the stream has none there. Its
    * `data`, when first read, comes from the store then; it throws when the event has been erased

@@ -166,6 +166,44 @@ describe('a SQLite store serving its own appends to its subscriptions', () => {
     expect(read!.data).toEqual({ text: 'changed in the file' });
   });
 
+  it('folds recent events from memory when it wrote every revision asked for, else reads the file', async () => {
+    const events = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        id: `s-${from + index}`,
+        type: 'T',
+        data: { n: from + index },
+      }));
+    await store.appendToStream('s', events(0, 3));
+    await other.appendToStream('s', events(3, 1));
+    await store.appendToStream('s', events(4, 2));
+    const raw = new Database(file);
+    raw.prepare(`UPDATE events SET data = '{"changed":true}'`).run();
+    raw.close();
+    const read = async (from: SqliteEventStore, options: { fromRevision: bigint; maxCount?: number }) => {
+      const found: unknown[] = [];
+      const events =
+        options.maxCount === undefined
+          ? from.readRecentEvents('s', options.fromRevision)
+          : from.readStream('s', options);
+      for await (const event of events) found.push(event.data);
+      return found;
+    };
+
+    // revisions 4 and 5 were written by this store: taken from memory, as written
+    expect(await read(store, { fromRevision: 4n })).toEqual([{ n: 4 }, { n: 5 }]);
+    // a plain stream read (verification) always reads the file
+    expect(await read(store, { fromRevision: 4n, maxCount: 2 })).toEqual([
+      { changed: true },
+      { changed: true },
+    ]);
+    expect(await read(store, { fromRevision: 6n })).toEqual([]);
+    // revision 3 was written by the other store: the whole read comes from the file
+    expect(await read(store, { fromRevision: 3n })).toEqual(
+      Array.from({ length: 3 }, () => ({ changed: true })),
+    );
+    expect(await read(other, { fromRevision: 4n })).toEqual([{ changed: true }, { changed: true }]);
+  });
+
   it('forgets an erased stream', async () => {
     await store.appendToStream('s', [{ id: 'gone', type: 'T', data: { secret: 1 } }]);
     expect(store.recentAppends.size.events).toBe(1);

@@ -1,10 +1,12 @@
-// The rows this store appended last, as the store holds them, so that its subscriptions take
-// events just written from memory instead of reading them back: a read model woken by an 8 MiB
+// The rows this store appended last, as the store holds them, so that its subscriptions and its
+// stream reads (the write side folding what another command appended) take events just written
+// from memory instead of reading them back: a read model woken by an 8 MiB
 // append would otherwise copy the 8 MiB out of SQLite again on the thread that answers requests.
-// A range is served from here only when every position in it is one this store wrote (an append's
+// A range of the log is served from here only when every position in it is one this store wrote (an append's
 // events take consecutive positions in one transaction, and positions are never reused): events
 // written by another process or another store on the file leave a gap, and the range is read from
-// the file as before. The rows are the texts given to the writer, with the revisions, positions
+// the file as before; a stream's run of revisions, likewise, up to its last revision as the file
+// records it. The rows are the texts given to the writer, with the revisions, positions
 // and time the write gave them, so an event served from here is the one a read would give.
 // Bounded by their stored length and by count (oldest out first); an erasure forgets its stream.
 // Apart from them, the metadata and time of the last event written to each stream are kept
@@ -27,6 +29,8 @@ export const DEFAULT_RECENT_APPENDS: RecentAppendsBounds = { maxChars: 32 * 2 **
 
 export class RecentAppends {
   private readonly rows = new Map<bigint, EventRow>();
+  /** The same rows by stream and revision. */
+  private readonly byStream = new Map<string, Map<bigint, EventRow>>();
   private chars = 0;
 
   constructor(private readonly bounds: RecentAppendsBounds = DEFAULT_RECENT_APPENDS) {}
@@ -43,6 +47,12 @@ export class RecentAppends {
     for (const row of rows) {
       this.rows.set(row.global_position, row);
       this.chars += rowBytes(row);
+      let revisions = this.byStream.get(row.stream_id);
+      if (revisions === undefined) {
+        revisions = new Map();
+        this.byStream.set(row.stream_id, revisions);
+      }
+      revisions.set(row.stream_revision, row);
     }
     for (const [position, row] of this.rows) {
       if (this.chars <= this.bounds.maxChars && this.rows.size <= this.bounds.maxEvents) break;
@@ -79,19 +89,41 @@ export class RecentAppends {
     return { rows, exhausted: true };
   }
 
+  /**
+   * The rows of `streamId` from revision `first` to `last` (inclusive), when this store wrote
+   * every one of them; undefined when it did not (read the file). The caller reads `last` from
+   * the file (the stream's last revision), so the rows are what the file holds up to it.
+   */
+  streamRun(streamId: string, first: bigint, last: bigint): EventRow[] | undefined {
+    if (last < first) return [];
+    const revisions = this.byStream.get(streamId);
+    if (revisions === undefined || last - first + 1n > BigInt(revisions.size)) return undefined;
+    const run: EventRow[] = [];
+    for (let revision = first; revision <= last; revision += 1n) {
+      const row = revisions.get(revision);
+      if (row === undefined) return undefined;
+      run.push(row);
+    }
+    return run;
+  }
+
   /** Forgets every row of the stream (it was erased). */
   forgetStream(streamId: string): void {
-    for (const [position, row] of this.rows) if (row.stream_id === streamId) this.drop(position, row);
+    for (const row of [...(this.byStream.get(streamId)?.values() ?? [])]) this.drop(row.global_position, row);
   }
 
   clear(): void {
     this.rows.clear();
+    this.byStream.clear();
     this.chars = 0;
   }
 
   private drop(position: bigint, row: EventRow): void {
     this.rows.delete(position);
     this.chars -= rowBytes(row);
+    const revisions = this.byStream.get(row.stream_id);
+    if (revisions?.get(row.stream_revision) === row) revisions.delete(row.stream_revision);
+    if (revisions?.size === 0) this.byStream.delete(row.stream_id);
   }
 }
 

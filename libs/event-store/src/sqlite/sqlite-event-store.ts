@@ -239,6 +239,19 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     return subscription;
   }
 
+  readRecentEvents(streamId: string, fromRevision: bigint): AsyncIterable<RecordedEvent> {
+    return asyncIterableOf(() =>
+      streamPages(
+        this.statements,
+        streamId,
+        { fromRevision },
+        this.pageLimits,
+        this.sharedData,
+        this.recentAppends,
+      ),
+    );
+  }
+
   readEventAt(streamId: string, revision: bigint): Promise<RecordedEvent | undefined> {
     return settle(() => {
       const header = this.statements.selectEventHeader.get(streamId, revision);
