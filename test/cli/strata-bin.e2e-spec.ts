@@ -19,6 +19,12 @@ describe('the strata executable', () => {
     expect(result.stdout).toContain('prepare-compaction');
   });
 
+  it('prints its version', () => {
+    const result = strata('--version');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^strata \d+\.\d+\.\d+\S*\n$/);
+  });
+
   it('fails with a message on stderr for an unreadable file', () => {
     const result = strata('context', '--file', '/nonexistent.jsonl');
     expect(result.status).toBe(1);

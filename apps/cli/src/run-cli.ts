@@ -1,5 +1,7 @@
-// Dispatches `strata <command> [options]` to its command; prints usage and errors.
+// Dispatches `strata <command> [options]` to its command; answers `--version`, `help` and
+// `help <command>`; prints usage and errors.
 import { CliError, type CliCommand, type CliIo } from './cli-io';
+import { strataVersion } from './version';
 
 export async function runCli(
   argv: readonly string[],
@@ -7,6 +9,11 @@ export async function runCli(
   commands: readonly CliCommand[],
 ): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version') {
+    io.stdout(`strata ${strataVersion()}\n`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0) return helpOf(rest, io, commands);
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     io.stdout(usageText(commands));
     return name === undefined ? 2 : 0;
@@ -35,8 +42,25 @@ export async function runCli(
   }
 }
 
+/** `strata help <command>`: that command's help, as `strata <command> --help` prints it. */
+function helpOf(names: readonly string[], io: CliIo, commands: readonly CliCommand[]): number {
+  const [name] = names;
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command === undefined || names.length > 1) {
+    const known = commands.map((candidate) => candidate.name).join(', ');
+    io.stderr(
+      names.length > 1
+        ? `strata help: give one command, not ${names.length}; commands: ${known}\n`
+        : `strata help: unknown command '${name}'; commands: ${known}\n`,
+    );
+    return 2;
+  }
+  io.stdout(`${command.usage}\n`);
+  return 0;
+}
+
 function usageText(commands: readonly CliCommand[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return `usage: strata <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'strata <command> --help' for the options of one command.\n`;
+  return `usage: strata <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'strata <command> --help' (or 'strata help <command>') for the options of one command,\n'strata --version' for the version.\n`;
 }
