@@ -1,6 +1,7 @@
 // Dispatches `strata <command> [options]` to its command; answers `--version`, `help` and
 // `help <command>`; prints usage and errors.
 import { CliError, type CliCommand, type CliIo } from './cli-io';
+import { userMistake } from './shared/user-mistakes';
 import { strataVersion } from './version';
 
 export async function runCli(
@@ -30,10 +31,11 @@ export async function runCli(
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof CliError) {
-      io.stderr(`strata ${command.name}: ${error.message}\n`);
-      if (error.exitCode === 2) io.stderr(`usage: ${command.usage}\n`);
-      return error.exitCode;
+    const mistake = userMistake(error);
+    if (mistake !== undefined) {
+      io.stderr(`strata ${command.name}: ${mistake.message}\n`);
+      if (mistake.exitCode === 2 && error instanceof CliError) io.stderr(`usage: ${command.usage}\n`);
+      return mistake.exitCode;
     }
     io.stderr(
       `strata ${command.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

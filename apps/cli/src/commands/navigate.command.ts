@@ -1,6 +1,7 @@
 // `strata navigate <sessionId> <targetId>`: moves a stored session's leaf through the engine's
 // NavigateSession command, optionally summarising the branch left behind, and prints the result.
 import { NavigateSessionCommand, type NavigationResult } from '@strata/engine';
+import { SessionDomainError } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { parseCommandLine } from '../shared/options';
@@ -71,13 +72,20 @@ export const navigateCommand: CliCommand = {
         ...(values.store !== undefined ? { storeUrl: values.store } : {}),
         ...(values.settings !== undefined ? { settingsFile: values.settings } : {}),
       },
-      (commands) =>
-        commands.execute(
-          new NavigateSessionCommand(sessionId, targetId, {
-            summarize: values.summarize,
-            ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
-          }),
-        ),
+      async (commands) => {
+        try {
+          return await commands.execute(
+            new NavigateSessionCommand(sessionId, targetId, {
+              summarize: values.summarize,
+              ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+            }),
+          );
+        } catch (error) {
+          if (error instanceof SessionDomainError && error.code === 'not_found')
+            throw new CliError(`entry '${targetId}' is not in session ${sessionId}`);
+          throw error;
+        }
+      },
     );
     printResult(io, result, values.json);
     return result.outcome === 'navigated' || result.outcome === 'unchanged' ? 0 : 1;
