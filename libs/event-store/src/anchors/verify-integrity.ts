@@ -186,6 +186,14 @@ export function streamHolds(result: StreamIntegrity): boolean {
   return result.findings.length === 0;
 }
 
+/**
+ * Where a whole-store verification is: a stream's first event was read (`stream`), or every event
+ * was read and each stream is being checked against the store's records (`checking`).
+ */
+export type StoreIntegrityProgress =
+  | { readonly kind: 'stream'; readonly streamId: string; readonly streams: number; readonly events: number }
+  | { readonly kind: 'checking'; readonly streams: number; readonly events: number };
+
 export interface StoreIntegrity {
   readonly ok: boolean;
   /** Streams verified (those with events, erased ones, and those only anchors or the store's records name). */
@@ -224,9 +232,13 @@ function inFilter(streamId: string, filter: EventFilter | undefined): boolean {
  */
 export async function verifyStoreIntegrity(
   store: EventStore,
-  options: IntegrityOptions & { readonly filter?: EventFilter } = {},
+  options: IntegrityOptions & {
+    readonly filter?: EventFilter;
+    /** Told as each stream starts and when the checks against the store's records start. */
+    readonly onProgress?: (progress: StoreIntegrityProgress) => void;
+  } = {},
 ): Promise<StoreIntegrity> {
-  const { anchors, filter } = options;
+  const { anchors, filter, onProgress } = options;
   const erasures = new Map<string, ErasureWithHead>();
   for (const record of await store.listErasures()) {
     if (inFilter(record.streamId, filter)) erasures.set(record.streamId, record);
@@ -239,10 +251,12 @@ export async function verifyStoreIntegrity(
     if (check === undefined) {
       check = new StreamCheck(event.streamId, anchors, erasures.get(event.streamId));
       checks.set(event.streamId, check);
+      onProgress?.({ kind: 'stream', streamId: event.streamId, streams: checks.size, events });
     }
     if (check.broken === undefined) events += 1;
     check.add(event);
   }
+  onProgress?.({ kind: 'checking', streams: checks.size, events });
   const results: StreamIntegrity[] = [];
   for (const [streamId, check] of checks) {
     const retentionKeys = await retentionKeysOf(store, streamId);
