@@ -49,6 +49,24 @@ describe('strata import and export', () => {
       expect(exported.out()).toBe(sessionText);
     });
 
+    it('with --json prints one JSON object per file: the file, the session, the outcome and the counts', async () => {
+      const file = writeFile('session.jsonl', sessionText);
+      const store = `sqlite:${join(directory, 'strata.db')}`;
+      const first = await strata(['import', file, '--store', store, '--json']);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.out())).toMatchObject({
+        file,
+        sessionId: 'cli-session-1',
+        streamId: 'session-cli-session-1',
+        outcome: 'imported',
+        entryCount: 4,
+        eventsWritten: 5,
+        revision: 4,
+      });
+      const again = await strata(['import', file, '--store', store, '--json']);
+      expect(JSON.parse(again.out())).toMatchObject({ outcome: 'unchanged', eventsWritten: 0 });
+    });
+
     it('uses STRATA_STORE when no --store is given, and sqlite:./data/strata.db without either', async () => {
       const file = writeFile('session.jsonl', sessionText);
       await strata(['import', file], { STRATA_STORE: 'sqlite:./elsewhere.db' });
