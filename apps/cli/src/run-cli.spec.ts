@@ -30,6 +30,27 @@ describe('strata', () => {
     }
   });
 
+  it.each(commands.map((command) => [command.name, command] as const))(
+    '%s --help gives each option of its synopsis a line of its own, and examples',
+    (name, command) => {
+      const lines = command.usage.split('\n');
+      const synopsis = lines.filter((line) => line.startsWith('strata ') || /^\s+\[/.test(line)).join(' ');
+      const options = new Set([...synopsis.matchAll(/--[a-z][a-z-]*/g)].map(([option]) => option));
+      expect(options.size).toBeGreaterThan(0);
+      for (const option of options) {
+        const described = lines.some((line) =>
+          new RegExp(`^\\s+(?:--[a-z-]+, )*${option}\\b[^:]*:`).test(line),
+        );
+        if (!described) throw new Error(`strata ${name} --help has no line for ${option}`);
+      }
+      const examples = lines.slice(lines.indexOf('examples:') + 1);
+      expect(lines).toContain('examples:');
+      expect(examples.length).toBeGreaterThan(0);
+      for (const example of examples)
+        expect(example).toMatch(new RegExp(`^  (\\S+=\\S+ )?strata ${name}\\b`));
+    },
+  );
+
   it('help of an unknown command is one line naming it and the commands, exit 2', async () => {
     const io = recordingIo();
     expect(await runCli(['help', 'frobnicate'], io, commands)).toBe(2);

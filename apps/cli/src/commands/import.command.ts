@@ -100,7 +100,10 @@ export const importCommand: CliCommand = {
     '    (its erasure record stays; impossible on EventStoreDB, whose tombstone is final)\n' +
     '  --json: print one JSON object per file (file, sessionId, streamId, outcome, counts) instead of the ids\n' +
     '  A file already imported that grew since (the stored entries are its first ones) gets its new\n' +
-    '  entries appended; a file that differs from its stored session exits 1 naming the first line.',
+    '  entries appended; a file that differs from its stored session exits 1 naming the first line.\n' +
+    'examples:\n' +
+    '  strata import ~/.pi/agent/sessions/*/*.jsonl\n' +
+    '  strata import ~/.claude/projects/my-app/*.jsonl --store sqlite:./team.db --json',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

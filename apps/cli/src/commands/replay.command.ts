@@ -153,9 +153,14 @@ export const replayCommand: CliCommand = {
   usage:
     `strata replay [--projection catalog|audit|search] ${storeOptionUsage} [--projections-db <path>] [--json]\n` +
     `  ${storeOptionHelp}\n` +
-    '  projections live in the SQLite store file itself; for other stores in --projections-db (default ./data/projections.db)\n' +
-    '  refuses (exit 1, nothing changed) while an engine keeps these projections up to date: stop it first\n' +
-    '  --json: print the report (projections rebuilt, position, events read and applied, time) as one JSON object',
+    '  --projection: rebuild only this one (default: all three)\n' +
+    '  --projections-db: the SQLite file of the projections; by default the SQLite store file itself,\n' +
+    '    or ./data/projections.db for other stores\n' +
+    '  --json: print the report (projections rebuilt, position, events read and applied, time) as one JSON object\n' +
+    '  Refuses (exit 1, nothing changed) while an engine keeps these projections up to date: stop it first.\n' +
+    'examples:\n' +
+    '  strata replay\n' +
+    '  strata replay --projection search --store esdb://localhost:2113?tls=false --json',
   async run(argv, io) {
     const { values } = parseCommandLine(argv, {
       projection: { type: 'string' },

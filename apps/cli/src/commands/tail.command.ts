@@ -149,8 +149,20 @@ export const tailCommand: CliCommand = {
   usage: [
     'strata tail [--types <name,...>] [--session <id>] [--url <engine>] [--api-key <key>]',
     '            [--from start|end] [--last-event-id <id>] [--checkpoint <file>] [--max-events <n>] [--retry-ms <ms>]',
-    `  --url defaults to STRATA_URL, else ${DEFAULT_ENGINE_URL}; --api-key to STRATA_API_KEY`,
-    '  names: session_compact, session_tree, auto_compaction_start, auto_compaction_end, entry_appended, … (see the README)',
+    '  --types: only these events, comma-separated: session_compact, session_tree, auto_compaction_start,',
+    '    auto_compaction_end, entry_appended, … (see the README)',
+    '  --session: only the events of this session',
+    `  --url: the engine (default STRATA_URL, else ${DEFAULT_ENGINE_URL})`,
+    '  --api-key: the key to read with (default STRATA_API_KEY)',
+    '  --from: with no last event id, start at the beginning of the log (start) or with new events (end, the default)',
+    '  --last-event-id: resume after this event id',
+    '  --checkpoint: a file keeping the last id printed, read at start and written after each event',
+    '  --max-events: stop after printing this many events',
+    "  --retry-ms: the first pause before reconnecting (doubling while the engine stays away); the engine's by default",
+    '  Says on stderr when it is connected, when it has caught up, and why it reconnects.',
+    'examples:',
+    '  strata tail --types session_compact,auto_compaction_end',
+    '  strata tail --session 0190a8f0-7c1d-7000-8000-000000000001 --from start --checkpoint tail.checkpoint',
   ].join('\n'),
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(argv, {

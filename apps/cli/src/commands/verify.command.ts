@@ -164,8 +164,15 @@ export const verifyCommand: CliCommand = {
   usage:
     `strata verify [<sessionId>|--all] ${storeOptionUsage} ${anchorOptionsUsage} [--json]\n` +
     `strata verify --file <events.jsonl> ${anchorOptionsUsage} [--json]\n` +
-    `  ${storeOptionHelp}\n  ${anchorOptionsHelp}\n` +
-    '  --file: an event log written by `strata export <sessionId> --events`, checked with no store',
+    '  --all: check every stream of the store (the default without a session id); progress goes to stderr\n' +
+    `  ${storeOptionHelp}\n${anchorOptionsHelp}\n` +
+    '  --file: an event log written by `strata export <sessionId> --events`, checked with no store\n' +
+    '  --json: print the result as one JSON object (ok, the streams with their findings, refused anchors)\n' +
+    '  Exits 1 when anything is wrong (each finding is printed).\n' +
+    'examples:\n' +
+    '  strata verify 0190a8f0-7c1d-7000-8000-000000000001\n' +
+    '  strata verify --all --json > verification.json\n' +
+    '  strata verify --file events.jsonl --anchors anchors.jsonl --public-key signing-key.pub.pem',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

@@ -16,8 +16,9 @@ import { storeUnreachable } from './user-mistakes';
 
 export const storeOptionUsage = '[--store <url>]';
 
+/** The help line of `--store`. */
 export const storeOptionHelp =
-  'store URLs: sqlite:<path> (default sqlite:./data/strata.db), memory:, esdb://host:2113?tls=false; STRATA_STORE sets the default';
+  '--store: the event store, sqlite:<path> (default sqlite:./data/strata.db), memory: or esdb://host:2113?tls=false; STRATA_STORE sets the default';
 
 /**
  * How the command opens stores: relative to its working directory, SQLite files written as
