@@ -13,6 +13,9 @@
 // either), and an engine older than this mark holds nothing, so it is not seen.
 import Database from 'better-sqlite3';
 
+/** How long an engine waits for the lock (another engine creating the file); a replay never waits. */
+const ENGINE_WAIT_MS = 2_000;
+
 /** Held until released (or until the process ends). */
 export interface ProjectionsHold {
   release(): void;
@@ -44,7 +47,8 @@ export class ProjectionsBeingRebuiltError extends Error {
  * `ProjectionsBeingRebuiltError` while a rebuild holds it.
  */
 export function holdProjectionsForEngine(databaseFile: string): ProjectionsHold {
-  const database = new Database(inUseFileOf(databaseFile), { timeout: 0 });
+  // Waits a little: two engines starting together may meet while the first one creates the table.
+  const database = new Database(inUseFileOf(databaseFile), { timeout: ENGINE_WAIT_MS });
   try {
     database.exec('CREATE TABLE IF NOT EXISTS engines_hold_a_read_lock (note TEXT)');
     database.exec('BEGIN');
