@@ -2,7 +2,8 @@
 // into the event store, one stream per session, atomically per file and idempotently. Every file
 // is read and checked before anything is written, so a bad file means nothing is imported.
 // Session ids go to stdout, one per line (with `--json`, one JSON object per file: the file, the
-// session, the outcome and the counts); progress and skipped lines go to stderr. The head of each session imported (or found unchanged)
+// session, the outcome and the counts); progress (each file read and checked, then each written)
+// and skipped lines go to stderr. The head of each session imported (or found unchanged)
 // is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -122,10 +123,12 @@ export const importCommand: CliCommand = {
     await withEventStore(values.store, io, async (store) => {
       // the store's writer thread starts while the files are read and checked
       if (store instanceof SqliteEventStore) store.writer.warmUp();
-      const prepared = positionals.map((path) => ({
-        path,
-        session: prepare(path, io, values.lenient, format),
-      }));
+      const prepared = positionals.map((path, index) => {
+        const session = prepare(path, io, values.lenient, format);
+        if (positionals.length > 1)
+          io.stderr(`import: ${index + 1} of ${positionals.length} files read and checked (${path})\n`);
+        return { path, session };
+      });
       for (const { path, session } of prepared) {
         if (session.format !== undefined && session.format !== 'pi') {
           io.stderr(`${path}: read as a ${session.format} transcript (${session.entries.length} entries)\n`);
