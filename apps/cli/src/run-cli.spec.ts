@@ -51,6 +51,16 @@ describe('strata', () => {
     },
   );
 
+  it('a usage error prints the synopsis and where the options are, not the whole help', async () => {
+    const io = recordingIo();
+    expect(await runCli(['compact'], io, commands)).toBe(2);
+    expect(io.err()).toBe(
+      'strata compact: expected exactly one session id\n' +
+        'usage: strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--json]\n' +
+        "Run 'strata help compact' for its options and examples.\n",
+    );
+  });
+
   it('help of an unknown command is one line naming it and the commands, exit 2', async () => {
     const io = recordingIo();
     expect(await runCli(['help', 'frobnicate'], io, commands)).toBe(2);

@@ -34,7 +34,7 @@ export async function runCli(
     const mistake = userMistake(error);
     if (mistake !== undefined) {
       io.stderr(`strata ${command.name}: ${mistake.message}\n`);
-      if (mistake.exitCode === 2 && error instanceof CliError) io.stderr(`usage: ${command.usage}\n`);
+      if (mistake.exitCode === 2 && error instanceof CliError) io.stderr(shortUsage(command));
       return mistake.exitCode;
     }
     io.stderr(
@@ -42,6 +42,14 @@ export async function runCli(
     );
     return 1;
   }
+}
+
+/** After a usage error: the command's synopsis, and where its options and examples are. */
+function shortUsage(command: CliCommand): string {
+  const synopsis = command.usage
+    .split('\n')
+    .filter((line) => line.startsWith('strata ') || /^\s+\[/.test(line));
+  return `usage: ${synopsis.join('\n')}\nRun 'strata help ${command.name}' for its options and examples.\n`;
 }
 
 /** `strata help <command>`: that command's help, as `strata <command> --help` prints it. */
