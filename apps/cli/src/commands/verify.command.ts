@@ -89,6 +89,12 @@ function refusedJson(refused: RefusedAnchors): Record<string, unknown> {
 
 function printProgress(io: CliIo): (progress: StoreIntegrityProgress) => void {
   return (progress) => {
+    if (progress.kind === 'events') {
+      io.stderr(
+        `verify: ${plural(progress.events, 'event')} read (${plural(progress.streams, 'stream')} so far)\n`,
+      );
+      return;
+    }
     if (progress.kind === 'stream') {
       io.stderr(
         `verify: stream ${progress.streams}: ${progress.streamId} (${plural(progress.events, 'event')} read before it)\n`,
