@@ -22,7 +22,9 @@ export function storeUnreachable(error: unknown, storeUrl: string | undefined): 
   if (reason === undefined) return undefined;
   const store = storeUrl !== undefined ? ` ${describeStoreUrl(storeUrl)}` : '';
   const detail = error instanceof Error ? firstLine(error.message).replace(/[\s:.]+$/, '') : reason;
-  return new CliError(`cannot reach the store${store} (${reason}): ${detail}`);
+  // SQLite answers with codes (SQLITE_BUSY, SQLITE_READONLY…): the file is there but cannot serve.
+  const verb = reason.startsWith('SQLITE_') || reason === 'closed' ? 'cannot use' : 'cannot reach';
+  return new CliError(`${verb} the store${store} (${reason}): ${detail}`);
 }
 
 /** The one-line CliError for a user's mistake, or undefined when the error is not one. */
