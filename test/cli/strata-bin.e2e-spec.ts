@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithFixture, repositoryRoot } from '@strata/testing';
 
@@ -17,6 +19,28 @@ describe('the strata executable', () => {
     expect(result.status).toBe(2);
     expect(result.stdout).toContain('context');
     expect(result.stdout).toContain('prepare-compaction');
+  });
+
+  it('prints its version', () => {
+    const result = strata('--version');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^strata \d+\.\d+\.\d+\S*\n$/);
+  });
+
+  it('names an unknown session in one line, with no stack trace, and exits 1', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'strata-bin-'));
+    try {
+      const result = strata(
+        'compact',
+        'no-such-session',
+        '--store',
+        `sqlite:${join(directory, 'strata.db')}`,
+      );
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe('strata compact: session no-such-session is not in the store\n');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('fails with a message on stderr for an unreadable file', () => {

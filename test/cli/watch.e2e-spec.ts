@@ -230,7 +230,7 @@ describe('strata watch into a SQLite store', () => {
     }
   });
 
-  it('reports a truncated file and a replaced one instead of guessing, and stores nothing of them', async () => {
+  it('reports a truncated file and a replaced one in plain words instead of guessing, stores nothing of them, and says when the truncated one is followed again', async () => {
     const folder = join(directory, 'sessions');
     mkdirSync(folder);
     const storePath = join(directory, 'strata.db');
@@ -261,15 +261,30 @@ describe('strata watch into a SQLite store', () => {
       await waitFor(
         'both reported',
         () =>
-          watch.log().includes('truncated.jsonl: truncated') &&
-          watch.log().includes('replaced.jsonl: replaced'),
+          watch.log().includes('truncated.jsonl: cut short') &&
+          watch.log().includes('replaced.jsonl: rewritten'),
         20_000,
         watch,
       );
-      expect(watch.log()).toMatch(
-        /truncated\.jsonl: truncated: it holds 200 bytes, fewer than the \d+ already read/,
+      const stored = Buffer.byteLength(truncatedText);
+      expect(watch.log()).toContain(
+        `${truncated}: cut short: it now holds 200 bytes, fewer than the ${stored} already stored; ` +
+          `it is not read again until it starts once more with the ${stored} bytes already stored ` +
+          '(looked at each time the file changes), or until its entry is removed from the checkpoint file\n',
       );
-      expect(watch.log()).toMatch(/replaced\.jsonl: replaced: its first \d+ bytes are not those read before/);
+      expect(watch.log()).toMatch(
+        /replaced\.jsonl: rewritten: its first \d+ bytes are no longer the ones already stored/,
+      );
+      writeFileSync(truncated, truncatedText);
+      await waitFor(
+        'the truncated file followed again',
+        () => watch.log().includes('followed again'),
+        20_000,
+        watch,
+      );
+      expect(watch.log()).toContain(
+        `${truncated}: followed again: it starts with the ${stored} bytes already stored; storing what comes after them\n`,
+      );
     } finally {
       await watch.stop();
     }

@@ -78,6 +78,23 @@ describe('given two subscribers with their own checkpoints', () => {
 
   afterAll(() => engine.close());
 
+  it('says on stderr that it is connected, from where it reads, and when it has caught up', async () => {
+    const io = recordingIo();
+    const controller = new AbortController();
+    const tail = tailEvents({ url: engine.url, from: 'end' }, io, controller.signal);
+    try {
+      await until(() => io.err().includes('caught up'), 'the connected and caught-up lines');
+      expect(io.err()).toBe(
+        `strata tail: connected to ${new URL(engine.url).origin}, reading new events only\n` +
+          'strata tail: caught up; waiting for new events\n',
+      );
+      expect(io.out()).toBe('');
+    } finally {
+      controller.abort();
+      await tail.catch(() => undefined);
+    }
+  });
+
   it('each receives every session_compact exactly once across its own restarts', async () => {
     const checkpoint = (name: string): string => join(engine.directory, `${name}.checkpoint`);
     const run = async (name: string, maxEvents: number): Promise<string[]> => {

@@ -1,5 +1,8 @@
-// Dispatches `strata <command> [options]` to its command; prints usage and errors.
+// Dispatches `strata <command> [options]` to its command; answers `--version`, `help` and
+// `help <command>`; prints usage and errors.
 import { CliError, type CliCommand, type CliIo } from './cli-io';
+import { userMistake } from './shared/user-mistakes';
+import { strataVersion } from './version';
 
 export async function runCli(
   argv: readonly string[],
@@ -7,6 +10,11 @@ export async function runCli(
   commands: readonly CliCommand[],
 ): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version') {
+    io.stdout(`strata ${strataVersion()}\n`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0) return helpOf(rest, io, commands);
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     io.stdout(usageText(commands));
     return name === undefined ? 2 : 0;
@@ -23,10 +31,11 @@ export async function runCli(
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof CliError) {
-      io.stderr(`strata ${command.name}: ${error.message}\n`);
-      if (error.exitCode === 2) io.stderr(`usage: ${command.usage}\n`);
-      return error.exitCode;
+    const mistake = userMistake(error);
+    if (mistake !== undefined) {
+      io.stderr(`strata ${command.name}: ${mistake.message}\n`);
+      if (mistake.exitCode === 2 && error instanceof CliError) io.stderr(shortUsage(command));
+      return mistake.exitCode;
     }
     io.stderr(
       `strata ${command.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
@@ -35,8 +44,33 @@ export async function runCli(
   }
 }
 
+/** After a usage error: the command's synopsis, and where its options and examples are. */
+function shortUsage(command: CliCommand): string {
+  const synopsis = command.usage
+    .split('\n')
+    .filter((line) => line.startsWith('strata ') || /^\s+\[/.test(line));
+  return `usage: ${synopsis.join('\n')}\nRun 'strata help ${command.name}' for its options and examples.\n`;
+}
+
+/** `strata help <command>`: that command's help, as `strata <command> --help` prints it. */
+function helpOf(names: readonly string[], io: CliIo, commands: readonly CliCommand[]): number {
+  const [name] = names;
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command === undefined || names.length > 1) {
+    const known = commands.map((candidate) => candidate.name).join(', ');
+    io.stderr(
+      names.length > 1
+        ? `strata help: give one command, not ${names.length}; commands: ${known}\n`
+        : `strata help: unknown command '${name}'; commands: ${known}\n`,
+    );
+    return 2;
+  }
+  io.stdout(`${command.usage}\n`);
+  return 0;
+}
+
 function usageText(commands: readonly CliCommand[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return `usage: strata <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'strata <command> --help' for the options of one command.\n`;
+  return `usage: strata <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'strata <command> --help' (or 'strata help <command>') for the options of one command,\n'strata --version' for the version.\n`;
 }

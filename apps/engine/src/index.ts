@@ -4,6 +4,7 @@
 // here. Nothing inside apps/engine imports this file: it sits above every floor.
 export { EngineModule, type EngineModuleOptions } from './sessions/engine.module';
 export { readEngineSettingsFile, parseEngineSettings } from './settings/engine-settings';
+export { SettingsValidationError } from './settings/settings-validation-error';
 export type { EngineSettings, EngineSettingsInput } from './settings/engine-settings.schema';
 export * from './sessions/start-session/start-session.command';
 export * from './sessions/append-entries/append-entries.command';

@@ -28,4 +28,5 @@ export * from './search/search-projection';
 export * from './search/sqlite-search-storage';
 export * from './search/in-memory-search-storage';
 export * from './storage/projection-storage';
+export * from './storage/projections-in-use';
 export * from './projection-set';

@@ -17,7 +17,12 @@ function sinceOption(value: string | undefined): string | undefined {
 export const anchorsCommand: CliCommand = {
   name: 'anchors',
   summary: "print the store's signed anchors (session heads) as JSON Lines",
-  usage: `strata anchors export ${storeOptionUsage} [--since <time>]\n  ${storeOptionHelp}\n  --since: only anchors signed at or after this date-time`,
+  usage:
+    `strata anchors export ${storeOptionUsage} [--since <time>]\n  ${storeOptionHelp}\n` +
+    '  --since: only anchors signed at or after this date-time (2026-01-31T12:00:00Z)\n' +
+    'examples:\n' +
+    '  strata anchors export > anchors.jsonl\n' +
+    '  strata anchors export --since 2026-12-01T00:00:00Z --store sqlite:./data/strata.db',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

@@ -3,6 +3,7 @@
 import { CompactSessionCommand, type CompactionResult } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
+import { storeOptionHelp } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
 function printResult(io: CliIo, result: CompactionResult, json: boolean): void {
@@ -37,7 +38,16 @@ export const compactCommand: CliCommand = {
   name: 'compact',
   summary: 'compact a stored session now and print the compaction entry',
   usage:
-    'strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--json]',
+    'strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--json]\n' +
+    "  --instructions: what the summary should focus on, added to the summariser's prompt\n" +
+    '  --force: compact even when the context is under the budget that keeps recent tokens (its last turn is kept)\n' +
+    `  ${storeOptionHelp}\n` +
+    '  --settings: the engine settings file (summariser, compaction budgets); STRATA_SETTINGS otherwise\n' +
+    '  --json: print the whole result (outcome, entry, token counts) as one JSON object\n' +
+    '  Exits 0 when compacted or when there was nothing to compact, 1 when cancelled or failed.\n' +
+    'examples:\n' +
+    '  strata compact 0190a8f0-7c1d-7000-8000-000000000001\n' +
+    '  strata compact 0190a8f0-7c1d-7000-8000-000000000001 --instructions "Keep the API decisions" --force --json',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

@@ -7,7 +7,7 @@ import { loadContextTemplates } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { buildContextReport, renderContextReport } from '../shared/context-report';
-import { storeOptionUsage, withEventStore } from '../shared/event-store-option';
+import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine, tokenizerOption } from '../shared/options';
 import { readSessionFile } from '../shared/session-file-source';
 
@@ -37,7 +37,17 @@ async function storedSession(
 export const contextCommand: CliCommand = {
   name: 'context',
   summary: 'print the context sent to the model at a leaf of a session',
-  usage: `strata context (--file <session.jsonl> | --session <sessionId> ${storeOptionUsage}) [--leaf <entryId>] [--tokenizer o200k|chars4] [--json]`,
+  usage:
+    `strata context (--file <session.jsonl> | --session <sessionId> ${storeOptionUsage}) [--leaf <entryId>] [--tokenizer o200k|chars4] [--json]\n` +
+    '  --file: a pi session file to read (no store needed)\n' +
+    '  --session: a session of the event store to read, with its pruned tool results and its current leaf\n' +
+    `  ${storeOptionHelp} (with --session only)\n` +
+    '  --leaf: the entry whose context is shown (default: the current leaf, or the last entry of a file)\n' +
+    '  --tokenizer: how tokens are counted: o200k (default, exact for OpenAI models) or chars4 (4 characters a token)\n' +
+    '  --json: print the messages, the provider-ready messages, models and counts as one JSON object\n' +
+    'examples:\n' +
+    '  strata context --file ~/.pi/agent/sessions/project/session.jsonl\n' +
+    '  strata context --session 0190a8f0-7c1d-7000-8000-000000000001 --leaf e0042 --json',
   async run(argv, io) {
     const { values } = parseCommandLine(argv, {
       file: { type: 'string' },

@@ -36,7 +36,10 @@ export const eraseCommand: CliCommand = {
     '  --reason: why (recorded; required, at most 1,000 characters)\n' +
     '  --actor: who erases, as recorded (default strata-cli:<user>)\n' +
     '  --json: print the erasure record as JSON instead of a line\n' +
-    '  Exits 1 when the session does not exist or was erased already (that record is printed).',
+    '  Exits 1 when the session does not exist or was erased already (that record is printed).\n' +
+    'examples:\n' +
+    '  strata erase 0190a8f0-7c1d-7000-8000-000000000001 --reason "customer request #4521"\n' +
+    '  strata erase 0190a8f0-7c1d-7000-8000-000000000001 --reason "right to erasure" --actor dpo@example.com --json',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

@@ -21,8 +21,12 @@ export const exportCommand: CliCommand = {
   summary: 'print a stored session as a pi v3 JSONL file, the transcript it came from, or its raw event log',
   usage:
     `strata export <sessionId> ${storeOptionUsage} [--format pi|original|events] [--events]\n  ${storeOptionHelp}\n` +
+    '  --format: pi (default: a pi v3 session file), original or events, as below\n' +
     '  --format original: the Claude Code or Codex file the session was imported from, byte for byte\n' +
-    '  --events (same as --format events): the raw event log as JSON Lines (what `strata verify --file` checks)',
+    '  --events (same as --format events): the raw event log as JSON Lines (what `strata verify --file` checks)\n' +
+    'examples:\n' +
+    '  strata export 0190a8f0-7c1d-7000-8000-000000000001 > session.jsonl\n' +
+    '  strata export 0190a8f0-7c1d-7000-8000-000000000001 --events > events.jsonl && strata verify --file events.jsonl',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

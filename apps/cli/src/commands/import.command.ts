@@ -1,7 +1,9 @@
 // `strata import`: pi session files (any version), Claude Code transcripts and Codex rollouts
 // into the event store, one stream per session, atomically per file and idempotently. Every file
-// is read and checked before anything is written, so a bad file means nothing is imported. Session ids go to stdout, one per line;
-// progress and skipped lines go to stderr. The head of each session imported (or found unchanged)
+// is read and checked before anything is written, so a bad file means nothing is imported.
+// Session ids go to stdout, one per line (with `--json`, one JSON object per file: the file, the
+// session, the outcome and the counts); progress (each file read and checked, then each written)
+// and skipped lines go to stderr. The head of each session imported (or found unchanged)
 // is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -21,6 +23,7 @@ import { SessionImportConflictError, type SessionFileFormat } from '@strata/sess
 import { sessionErasure } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
+import { jsonLine } from '../shared/json-output';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
 import { anchoringOn, signingKeyOf } from '../shared/anchor-options';
 
@@ -89,15 +92,19 @@ export const importCommand: CliCommand = {
   name: 'import',
   summary: 'import pi session files, Claude Code transcripts or Codex rollouts (prints the session ids)',
   usage:
-    `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--allow-erased] [--format pi|claude-code|codex|auto]\n` +
+    `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--allow-erased] [--format pi|claude-code|codex|auto] [--json]\n` +
     `  ${storeOptionHelp}\n` +
     "  --format: the files' format; auto (the default) tells it from the lines. Claude Code and Codex\n" +
     '    files are converted into entries that keep every original line (strata export --format original)\n' +
     '  --lenient: skip (and report) bad lines of pi files instead of refusing the file\n' +
     '  --allow-erased: import a session that was erased (`strata erase`) again, as a new stream\n' +
     '    (its erasure record stays; impossible on EventStoreDB, whose tombstone is final)\n' +
+    '  --json: print one JSON object per file (file, sessionId, streamId, outcome, counts) instead of the ids\n' +
     '  A file already imported that grew since (the stored entries are its first ones) gets its new\n' +
-    '  entries appended; a file that differs from its stored session exits 1 naming the first line.',
+    '  entries appended; a file that differs from its stored session exits 1 naming the first line.\n' +
+    'examples:\n' +
+    '  strata import ~/.pi/agent/sessions/*/*.jsonl\n' +
+    '  strata import ~/.claude/projects/my-app/*.jsonl --store sqlite:./team.db --json',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
@@ -106,6 +113,7 @@ export const importCommand: CliCommand = {
         lenient: { type: 'boolean', default: false },
         'allow-erased': { type: 'boolean', default: false },
         format: { type: 'string', default: 'auto' },
+        json: { type: 'boolean', default: false },
       },
       true,
     );
@@ -115,10 +123,12 @@ export const importCommand: CliCommand = {
     await withEventStore(values.store, io, async (store) => {
       // the store's writer thread starts while the files are read and checked
       if (store instanceof SqliteEventStore) store.writer.warmUp();
-      const prepared = positionals.map((path) => ({
-        path,
-        session: prepare(path, io, values.lenient, format),
-      }));
+      const prepared = positionals.map((path, index) => {
+        const session = prepare(path, io, values.lenient, format);
+        if (positionals.length > 1)
+          io.stderr(`import: ${index + 1} of ${positionals.length} files read and checked (${path})\n`);
+        return { path, session };
+      });
       for (const { path, session } of prepared) {
         if (session.format !== undefined && session.format !== 'pi') {
           io.stderr(`${path}: read as a ${session.format} transcript (${session.entries.length} entries)\n`);
@@ -142,7 +152,7 @@ export const importCommand: CliCommand = {
           if (key !== undefined && anchors !== undefined) {
             await anchorStreamHead(store, report.streamId, key, anchors);
           }
-          io.stdout(`${report.sessionId}\n`);
+          io.stdout(values.json ? jsonLine({ file: path, ...report }) : `${report.sessionId}\n`);
         } catch (error) {
           if (error instanceof SessionImportConflictError) throw new CliError(`${path}: ${error.message}`);
           if (error instanceof StreamErasedError) {

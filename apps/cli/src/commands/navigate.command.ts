@@ -1,8 +1,10 @@
 // `strata navigate <sessionId> <targetId>`: moves a stored session's leaf through the engine's
 // NavigateSession command, optionally summarising the branch left behind, and prints the result.
 import { NavigateSessionCommand, type NavigationResult } from '@strata/engine';
+import { SessionDomainError } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
+import { storeOptionHelp } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
 function printResult(io: CliIo, result: NavigationResult, json: boolean): void {
@@ -48,7 +50,17 @@ export const navigateCommand: CliCommand = {
   name: 'navigate',
   summary: "move a stored session's leaf, optionally summarising the branch left behind",
   usage:
-    'strata navigate <sessionId> <targetId> [--summarize] [--instructions "…"] [--store <url>] [--settings <file.json>] [--json]',
+    'strata navigate <sessionId> <targetId> [--summarize] [--instructions "…"] [--store <url>] [--settings <file.json>] [--json]\n' +
+    '  <targetId>: the entry that becomes the leaf\n' +
+    '  --summarize: summarise the branch left behind and attach the summary at the new leaf\n' +
+    '  --instructions: what that summary should focus on (with --summarize)\n' +
+    `  ${storeOptionHelp}\n` +
+    '  --settings: the engine settings file (summariser, branch summaries); STRATA_SETTINGS otherwise\n' +
+    '  --json: print the whole result (outcome, leaves, summary) as one JSON object\n' +
+    '  Exits 0 when the leaf moved or was already there, 1 when cancelled, skipped or failed.\n' +
+    'examples:\n' +
+    '  strata navigate 0190a8f0-7c1d-7000-8000-000000000001 e0012\n' +
+    '  strata navigate 0190a8f0-7c1d-7000-8000-000000000001 e0012 --summarize --json',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
@@ -71,13 +83,20 @@ export const navigateCommand: CliCommand = {
         ...(values.store !== undefined ? { storeUrl: values.store } : {}),
         ...(values.settings !== undefined ? { settingsFile: values.settings } : {}),
       },
-      (commands) =>
-        commands.execute(
-          new NavigateSessionCommand(sessionId, targetId, {
-            summarize: values.summarize,
-            ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
-          }),
-        ),
+      async (commands) => {
+        try {
+          return await commands.execute(
+            new NavigateSessionCommand(sessionId, targetId, {
+              summarize: values.summarize,
+              ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+            }),
+          );
+        } catch (error) {
+          if (error instanceof SessionDomainError && error.code === 'not_found')
+            throw new CliError(`entry '${targetId}' is not in session ${sessionId}`);
+          throw error;
+        }
+      },
     );
     printResult(io, result, values.json);
     return result.outcome === 'navigated' || result.outcome === 'unchanged' ? 0 : 1;

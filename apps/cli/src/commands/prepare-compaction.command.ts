@@ -35,7 +35,15 @@ export const prepareCompactionCommand: CliCommand = {
   name: 'prepare-compaction',
   summary: 'show what the next compaction of a session file would summarise and keep',
   usage:
-    'strata prepare-compaction --file <session.jsonl> [--leaf <entryId>] [--keep-recent-tokens N] [--tokenizer o200k|chars4] [--json]',
+    'strata prepare-compaction --file <session.jsonl> [--leaf <entryId>] [--keep-recent-tokens N] [--tokenizer o200k|chars4] [--json]\n' +
+    '  --file: the pi session file (required)\n' +
+    '  --leaf: the entry the compaction would start from (default: the last entry)\n' +
+    `  --keep-recent-tokens: how many tokens of recent context are kept as they are (default ${DEFAULT_COMPACTION_SETTINGS.keepRecentTokens})\n` +
+    '  --tokenizer: how tokens are counted: o200k (default) or chars4 (4 characters a token)\n' +
+    '  --json: print the preparation as one JSON object instead of key: value lines\n' +
+    'examples:\n' +
+    '  strata prepare-compaction --file session.jsonl\n' +
+    '  strata prepare-compaction --file session.jsonl --keep-recent-tokens 8000 --json',
   run(argv, io) {
     const { values } = parseCommandLine(argv, {
       file: { type: 'string' },

@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@strata/event-store';
-import { sqliteProjectionStorage } from '@strata/projections';
+import {
+  holdProjectionsForEngine,
+  holdProjectionsForRebuild,
+  ProjectionsBeingRebuiltError,
+  sqliteProjectionStorage,
+} from '@strata/projections';
 import { serializeSessionFile, sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
 import { runCli } from '../run-cli';
@@ -98,6 +103,66 @@ describe('strata replay', () => {
 
       expect(result.code).toBe(0);
       expect(result.out()).toMatch(/^rebuilt audit up to position \d+\n/);
+    });
+  });
+
+  describe('given an engine running on the store', () => {
+    it('refuses in one line naming the database, exit 1, and replays once the engine has stopped', async () => {
+      await importSession('replay-3');
+      const engine = holdProjectionsForEngine(filename);
+      let released = false;
+      try {
+        const refused = await strata('replay', '--store', storeUrl);
+        expect(refused.code).toBe(1);
+        expect(refused.out()).toBe('');
+        expect(refused.err()).toBe(
+          `strata replay: an engine is running on ${filename} (or another replay is rebuilding it); stop it, then replay: nothing was changed\n`,
+        );
+        engine.release();
+        released = true;
+        expect((await strata('replay', '--store', storeUrl)).code).toBe(0);
+      } finally {
+        if (!released) engine.release();
+      }
+    });
+
+    it('is refused by an engine that starts while a replay holds the projections', () => {
+      const rebuild = holdProjectionsForRebuild(filename);
+      try {
+        expect(rebuild).toBeDefined();
+        expect(() => holdProjectionsForEngine(filename)).toThrow(ProjectionsBeingRebuiltError);
+      } finally {
+        rebuild?.release();
+      }
+      holdProjectionsForEngine(filename).release();
+    });
+
+    it('lets several engines hold the projections together', () => {
+      const first = holdProjectionsForEngine(filename);
+      const second = holdProjectionsForEngine(filename);
+      expect(holdProjectionsForRebuild(filename)).toBeUndefined();
+      first.release();
+      expect(holdProjectionsForRebuild(filename)).toBeUndefined();
+      second.release();
+      const rebuild = holdProjectionsForRebuild(filename);
+      expect(rebuild).toBeDefined();
+      rebuild?.release();
+    });
+  });
+
+  describe('with --json', () => {
+    it('prints the report as one JSON object', async () => {
+      await importSession('replay-4');
+      const result = await strata('replay', '--store', storeUrl, '--json');
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.out()) as Record<string, unknown>;
+      expect(report).toMatchObject({
+        rebuilt: ['catalog', 'audit', 'search'],
+        setAside: 0,
+        applied: { catalog: expect.any(Number), audit: 0, search: expect.any(Number) },
+      });
+      expect(report['eventsRead']).toBeGreaterThan(0);
+      expect(typeof report['seconds']).toBe('number');
     });
   });
 

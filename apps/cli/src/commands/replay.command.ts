@@ -1,15 +1,22 @@
 // `strata replay`: rebuilds the stored projections (catalog, audit, search) from the event log —
 // resets them and their checkpoints, brings back the sessions they had set aside, replays every
-// session event, and reports totals, the sessions set aside again, and throughput. Progress goes to stderr, the report to stdout. The context projection lives in
+// session event, and reports totals, the sessions set aside again, and throughput. Progress goes
+// to stderr, the report to stdout (one JSON object with `--json`). The context projection lives in
 // the engine's memory and hydrates itself on demand, so there is nothing of it to replay.
+// A running engine keeps the same projections up to date, and a rebuild under it would race its
+// writes and checkpoints: every engine holds a shared file lock on the projection database while
+// it runs and the replay takes that lock exclusively, without waiting, or refuses before changing
+// anything (@strata/projections `projections-in-use.ts` says why a lock and not a heartbeat).
 import { resolveStoreUrl } from '@strata/event-store';
 import type { ParkedPartition, RunnerProgress } from '@strata/processing';
 import {
   createProjectionSet,
   durableProjectionNames,
   isProjectionName,
+  holdProjectionsForRebuild,
   openProjectionStorage,
   type ProjectionName,
+  type ProjectionsHold,
 } from '@strata/projections';
 import { charsPerFourCounter } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
@@ -19,6 +26,7 @@ import {
   storeOptionUsage,
   withEventStore,
 } from '../shared/event-store-option';
+import { jsonLine } from '../shared/json-output';
 import { parseCommandLine } from '../shared/options';
 
 const PROGRESS_INTERVAL = 10_000;
@@ -66,6 +74,7 @@ async function replay(
   storeUrl: string,
   names: readonly ProjectionName[],
   projectionsDatabase: string | undefined,
+  json: boolean,
   io: CliIo,
 ): Promise<number> {
   return withEventStore(storeUrl, io, async (store) => {
@@ -73,7 +82,9 @@ async function replay(
       ...storeOpeningOptions(io),
       ...(projectionsDatabase !== undefined ? { projectionsDatabase } : {}),
     });
+    let hold: ProjectionsHold | undefined;
     try {
+      hold = holdForRebuild(storage.location);
       const { runner } = createProjectionSet({
         store,
         storage,
@@ -90,10 +101,24 @@ async function replay(
       const startedAt = performance.now();
       const report = await runner.rebuild(names);
       const seconds = (performance.now() - startedAt) / 1000;
-      const perProjection = runner
+      const applied = runner
         .status()
-        .processors.map((processor) => `${processor.name} ${processor.eventsHandled}`)
-        .join(', ');
+        .processors.map((processor) => [processor.name, processor.eventsHandled] as const);
+      if (json) {
+        io.stdout(
+          jsonLine({
+            rebuilt: report.processors,
+            position: report.position ?? null,
+            eventsRead: report.eventsRead,
+            applied: Object.fromEntries(applied),
+            setAside: report.parkedPartitions,
+            seconds: Number(seconds.toFixed(3)),
+            eventsPerSecond: seconds > 0 ? Math.round(report.eventsRead / seconds) : null,
+          }),
+        );
+        return 0;
+      }
+      const perProjection = applied.map(([name, handled]) => `${name} ${handled}`).join(', ');
       io.stdout(
         [
           `rebuilt ${report.processors.join(', ')} up to position ${report.position ?? 'none'}`,
@@ -105,25 +130,45 @@ async function replay(
       return 0;
     } finally {
       await storage.close();
+      hold?.release();
     }
   });
+}
+
+/** Refuses (exit 1) while an engine, or another replay, uses the projection database. */
+function holdForRebuild(location: string): ProjectionsHold | undefined {
+  if (location === 'memory' || location === ':memory:') return undefined;
+  const hold = holdProjectionsForRebuild(location);
+  if (hold === undefined) {
+    throw new CliError(
+      `an engine is running on ${location} (or another replay is rebuilding it); stop it, then replay: nothing was changed`,
+    );
+  }
+  return hold;
 }
 
 export const replayCommand: CliCommand = {
   name: 'replay',
   summary: 'rebuild the catalog, audit and search projections from the event log',
   usage:
-    `strata replay [--projection catalog|audit|search] ${storeOptionUsage} [--projections-db <path>]\n` +
+    `strata replay [--projection catalog|audit|search] ${storeOptionUsage} [--projections-db <path>] [--json]\n` +
     `  ${storeOptionHelp}\n` +
-    '  projections live in the SQLite store file itself; for other stores in --projections-db (default ./data/projections.db)\n' +
-    '  stop the engine first: it keeps its own copy of the projections up to date',
+    '  --projection: rebuild only this one (default: all three)\n' +
+    '  --projections-db: the SQLite file of the projections; by default the SQLite store file itself,\n' +
+    '    or ./data/projections.db for other stores\n' +
+    '  --json: print the report (projections rebuilt, position, events read and applied, time) as one JSON object\n' +
+    '  Refuses (exit 1, nothing changed) while an engine keeps these projections up to date: stop it first.\n' +
+    'examples:\n' +
+    '  strata replay\n' +
+    '  strata replay --projection search --store esdb://localhost:2113?tls=false --json',
   async run(argv, io) {
     const { values } = parseCommandLine(argv, {
       projection: { type: 'string' },
       store: { type: 'string' },
       'projections-db': { type: 'string' },
+      json: { type: 'boolean', default: false },
     });
     const names = projectionsToReplay(values.projection);
-    return replay(resolveStoreUrl(values.store, io.env), names, values['projections-db'], io);
+    return replay(resolveStoreUrl(values.store, io.env), names, values['projections-db'], values.json, io);
   },
 };

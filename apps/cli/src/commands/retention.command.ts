@@ -58,7 +58,10 @@ export const retentionCommand: CliCommand = {
     `  ${storeOptionHelp}\n` +
     '  --settings: the settings file with `retention: {tenant: days}` (STRATA_SETTINGS otherwise)\n' +
     '  --dry-run: list the sessions that would be erased, erase nothing\n' +
-    '  --json: one JSON object a session instead of a line',
+    '  --json: one JSON object a session instead of a line\n' +
+    'examples:\n' +
+    '  strata retention --settings settings.json --dry-run\n' +
+    '  STRATA_SETTINGS=settings.json strata retention --json',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(argv, {
       store: { type: 'string' },

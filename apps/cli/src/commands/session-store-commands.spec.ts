@@ -49,6 +49,45 @@ describe('strata import and export', () => {
       expect(exported.out()).toBe(sessionText);
     });
 
+    it('with --json prints one JSON object per file: the file, the session, the outcome and the counts', async () => {
+      const file = writeFile('session.jsonl', sessionText);
+      const store = `sqlite:${join(directory, 'strata.db')}`;
+      const first = await strata(['import', file, '--store', store, '--json']);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.out())).toMatchObject({
+        file,
+        sessionId: 'cli-session-1',
+        streamId: 'session-cli-session-1',
+        outcome: 'imported',
+        entryCount: 4,
+        eventsWritten: 5,
+        revision: 4,
+      });
+      const again = await strata(['import', file, '--store', store, '--json']);
+      expect(JSON.parse(again.out())).toMatchObject({ outcome: 'unchanged', eventsWritten: 0 });
+    });
+
+    it('with several files tells on stderr each one read and checked before writing any', async () => {
+      const first = writeFile('first.jsonl', sessionText);
+      const other = session({ sessionId: 'cli-session-2' }).user('Hello').assistant('Hi.');
+      const second = writeFile('second.jsonl', serializeSessionFile(other.header, other.entries));
+      const imported = await strata([
+        'import',
+        first,
+        second,
+        '--store',
+        `sqlite:${join(directory, 'strata.db')}`,
+      ]);
+      expect(imported.code).toBe(0);
+      const lines = imported.err().split('\n');
+      const checked = [
+        `import: 1 of 2 files read and checked (${first})`,
+        `import: 2 of 2 files read and checked (${second})`,
+      ];
+      expect(lines.slice(0, 2)).toEqual(checked);
+      expect(lines.findIndex((line) => line.includes('imported as'))).toBeGreaterThan(1);
+    });
+
     it('uses STRATA_STORE when no --store is given, and sqlite:./data/strata.db without either', async () => {
       const file = writeFile('session.jsonl', sessionText);
       await strata(['import', file], { STRATA_STORE: 'sqlite:./elsewhere.db' });

@@ -2,6 +2,8 @@
 // events) through @strata/client. Prints one JSON line per event on stdout; after a disconnect
 // it reconnects with Last-Event-ID, so nothing is lost or printed twice. With --checkpoint it
 // keeps the last id in a file and resumes from it when started again (each subscriber its own file).
+// On stderr it says when it is connected (and from where it reads), when it has caught up with
+// the log, and why it reconnects.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -77,6 +79,12 @@ function reportReconnect(io: CliIo, origin: string, info: ReconnectInfo): void {
   io.stderr(`strata tail: disconnected; reconnecting in ${info.delayMs} ms${after}\n`);
 }
 
+/** What `strata tail` says on stderr of the engine's comments: connected, caught up. */
+function reportComment(io: CliIo, origin: string, from: string, text: string): void {
+  if (text === 'connected') io.stderr(`strata tail: connected to ${origin}, reading ${from}\n`);
+  else if (text.startsWith('caught up')) io.stderr('strata tail: caught up; waiting for new events\n');
+}
+
 /**
  * Follows the stream (the event subscription of @strata/client) until `signal` aborts or
  * `maxEvents` were printed. Returns the exit code. Refusals that retrying cannot fix (bad key,
@@ -101,6 +109,17 @@ export async function tailEvents(options: TailOptions, io: CliIo, signal: AbortS
     ...(lastEventId !== undefined ? { lastEventId } : {}),
     ...(options.reconnectDelayMs !== undefined ? { reconnectDelayMs: options.reconnectDelayMs } : {}),
     onReconnect: (info) => reportReconnect(io, url.origin, info),
+    onComment: (text) =>
+      reportComment(
+        io,
+        url.origin,
+        stream.lastEventId !== undefined
+          ? `after event ${stream.lastEventId}`
+          : options.from === 'start'
+            ? 'from the start of the log'
+            : 'new events only',
+        text,
+      ),
     signal,
   });
   let printed = 0;
@@ -130,8 +149,20 @@ export const tailCommand: CliCommand = {
   usage: [
     'strata tail [--types <name,...>] [--session <id>] [--url <engine>] [--api-key <key>]',
     '            [--from start|end] [--last-event-id <id>] [--checkpoint <file>] [--max-events <n>] [--retry-ms <ms>]',
-    `  --url defaults to STRATA_URL, else ${DEFAULT_ENGINE_URL}; --api-key to STRATA_API_KEY`,
-    '  names: session_compact, session_tree, auto_compaction_start, auto_compaction_end, entry_appended, … (see the README)',
+    '  --types: only these events, comma-separated: session_compact, session_tree, auto_compaction_start,',
+    '    auto_compaction_end, entry_appended, … (see the README)',
+    '  --session: only the events of this session',
+    `  --url: the engine (default STRATA_URL, else ${DEFAULT_ENGINE_URL})`,
+    '  --api-key: the key to read with (default STRATA_API_KEY)',
+    '  --from: with no last event id, start at the beginning of the log (start) or with new events (end, the default)',
+    '  --last-event-id: resume after this event id',
+    '  --checkpoint: a file keeping the last id printed, read at start and written after each event',
+    '  --max-events: stop after printing this many events',
+    "  --retry-ms: the first pause before reconnecting (doubling while the engine stays away); the engine's by default",
+    '  Says on stderr when it is connected, when it has caught up, and why it reconnects.',
+    'examples:',
+    '  strata tail --types session_compact,auto_compaction_end',
+    '  strata tail --session 0190a8f0-7c1d-7000-8000-000000000001 --from start --checkpoint tail.checkpoint',
   ].join('\n'),
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(argv, {

@@ -71,6 +71,67 @@ describe('strata verify', () => {
     });
   });
 
+  describe('with --json', () => {
+    it('prints one JSON object for a session, for --all and for an event file', async () => {
+      await importSession('verify-1');
+      await importSession('verify-2');
+      const one = await strata('verify', 'verify-1', '--store', storeUrl, '--json');
+      expect(one.code).toBe(0);
+      expect(JSON.parse(one.out())).toMatchObject({
+        ok: true,
+        sessionId: 'verify-1',
+        stream: { streamId: 'session-verify-1', events: 4, headRevision: 3, anchorsMatched: 1, findings: [] },
+        refusedAnchors: { total: 0 },
+      });
+      const all = await strata('verify', '--all', '--store', storeUrl, '--json');
+      expect(all.code).toBe(0);
+      expect(JSON.parse(all.out())).toMatchObject({
+        ok: true,
+        streams: 2,
+        events: 8,
+        anchorsMatched: 2,
+        failed: [],
+      });
+      const exported = await strata('export', 'verify-1', '--events', '--store', storeUrl);
+      writeFileSync(join(directory, 'events.jsonl'), exported.out());
+      const file = await strata('verify', '--file', 'events.jsonl', '--json');
+      expect(file.code).toBe(0);
+      expect(JSON.parse(file.out())).toMatchObject({
+        ok: true,
+        file: 'events.jsonl',
+        streams: [{ streamId: 'session-verify-1', events: 4 }],
+      });
+    });
+
+    it('names the altered event among the findings and exits 1', async () => {
+      await importSession('verify-1');
+      await importSession('verify-2');
+      const tamperedId = tamperWithEvent('session-verify-1', 2);
+      const all = await strata('verify', '--all', '--store', storeUrl, '--json');
+      expect(all.code).toBe(1);
+      const printed = JSON.parse(all.out()) as {
+        ok: boolean;
+        failed: { streamId: string; findings: { kind: string; description: string }[] }[];
+      };
+      expect(printed.ok).toBe(false);
+      expect(printed.failed).toHaveLength(1);
+      expect(printed.failed[0]).toMatchObject({ streamId: 'session-verify-1' });
+      expect(printed.failed[0]!.findings[0]).toMatchObject({ kind: 'chain_broken' });
+      expect(printed.failed[0]!.findings[0]!.description).toContain(tamperedId);
+    });
+  });
+
+  it('--all tells on stderr each stream it reads, then that it checks them', async () => {
+    await importSession('verify-1');
+    await importSession('verify-2');
+    const all = await strata('verify', '--all', '--store', storeUrl);
+    expect(all.err()).toBe(
+      'verify: stream 1: session-verify-1 (0 events read before it)\n' +
+        'verify: stream 2: session-verify-2 (4 events read before it)\n' +
+        "verify: 2 streams read (8 events); checking each against the store's records\n",
+    );
+  });
+
   describe('given one stored event changed in the SQLite file', () => {
     it('names exactly that event (stream, revision, id, reason) and exits 1', async () => {
       await importSession('verify-1');

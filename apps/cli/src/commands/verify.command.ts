@@ -3,7 +3,8 @@
 // chain, events the store records and the chain lacks (a cut tail), retention metadata, anchors
 // the stream no longer matches (shorter than the anchor, or another hash there), and anchors
 // refused for a bad signature. An erased stream holds, its erasure record standing for its events
-// and anchors. Findings are printed on stdout, with exit code 1.
+// and anchors. Findings are printed on stdout (one JSON object with `--json`), with exit code 1;
+// `--all` tells on stderr each stream it starts reading, since a big store takes a while.
 import { resolve } from 'node:path';
 import {
   AnchorIndex,
@@ -17,7 +18,9 @@ import {
   verifyStoreIntegrity,
   verifyStreamIntegrity,
   type AnchorCandidate,
+  type IntegrityFinding,
   type RefusedAnchors,
+  type StoreIntegrityProgress,
   type StreamIntegrity,
 } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
@@ -31,6 +34,7 @@ import {
   storeAnchors,
 } from '../shared/anchor-options';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
+import { jsonLine } from '../shared/json-output';
 import { parseCommandLine } from '../shared/options';
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -67,6 +71,42 @@ function refusedLines(refused: RefusedAnchors): string[] {
   return lines;
 }
 
+/** A stream's result as `--json` prints it: each finding with its line of text. */
+function streamJson(result: StreamIntegrity): Record<string, unknown> {
+  return {
+    ...result,
+    holds: streamHolds(result),
+    findings: result.findings.map((finding: IntegrityFinding) => ({
+      ...finding,
+      description: describeFinding(finding),
+    })),
+  };
+}
+
+function refusedJson(refused: RefusedAnchors): Record<string, unknown> {
+  return { total: refused.total, named: refused.named.map((anchor) => describeRefusedAnchor(anchor)) };
+}
+
+function printProgress(io: CliIo): (progress: StoreIntegrityProgress) => void {
+  return (progress) => {
+    if (progress.kind === 'events') {
+      io.stderr(
+        `verify: ${plural(progress.events, 'event')} read (${plural(progress.streams, 'stream')} so far)\n`,
+      );
+      return;
+    }
+    if (progress.kind === 'stream') {
+      io.stderr(
+        `verify: stream ${progress.streams}: ${progress.streamId} (${plural(progress.events, 'event')} read before it)\n`,
+      );
+      return;
+    }
+    io.stderr(
+      `verify: ${plural(progress.streams, 'stream')} read (${plural(progress.events, 'event')}); checking each against the store's records\n`,
+    );
+  };
+}
+
 function print(io: CliIo, lines: readonly string[]): void {
   for (const line of lines) io.stdout(`${line}\n`);
 }
@@ -91,6 +131,7 @@ async function verifyFile(
   file: string,
   anchors: string | undefined,
   publicKeyFiles: readonly string[],
+  json: boolean,
 ): Promise<number> {
   const path = resolve(io.cwd, file);
   if (!existsSync(path)) throw new CliError(`cannot read ${file}: no such file`);
@@ -98,6 +139,19 @@ async function verifyFile(
   const result = await withAnchorIndex(candidates, io, publicKeyFiles, undefined, (index) =>
     verifyEventLines(fileLines(path, MAX_EVENT_LINE_BYTES), { anchors: index }),
   );
+  if (json) {
+    const ok = result.ok && (result.unreadable !== undefined || result.streams.length > 0);
+    io.stdout(
+      jsonLine({
+        ok,
+        file,
+        streams: result.streams.map(streamJson),
+        refusedAnchors: refusedJson(result.refusedAnchors),
+        ...(result.unreadable !== undefined ? { unreadable: result.unreadable } : {}),
+      }),
+    );
+    return ok ? 0 : 1;
+  }
   for (const stream of result.streams) print(io, streamLines(stream));
   print(io, refusedLines(result.refusedAnchors));
   if (result.unreadable !== undefined) {
@@ -114,10 +168,17 @@ export const verifyCommand: CliCommand = {
   summary:
     "check a session's hash chain, the store's records of it and its signed anchors (or of every stream, or of an event file)",
   usage:
-    `strata verify [<sessionId>|--all] ${storeOptionUsage} ${anchorOptionsUsage}\n` +
-    `strata verify --file <events.jsonl> ${anchorOptionsUsage}\n` +
-    `  ${storeOptionHelp}\n  ${anchorOptionsHelp}\n` +
-    '  --file: an event log written by `strata export <sessionId> --events`, checked with no store',
+    `strata verify [<sessionId>|--all] ${storeOptionUsage} ${anchorOptionsUsage} [--json]\n` +
+    `strata verify --file <events.jsonl> ${anchorOptionsUsage} [--json]\n` +
+    '  --all: check every stream of the store (the default without a session id); progress goes to stderr\n' +
+    `  ${storeOptionHelp}\n${anchorOptionsHelp}\n` +
+    '  --file: an event log written by `strata export <sessionId> --events`, checked with no store\n' +
+    '  --json: print the result as one JSON object (ok, the streams with their findings, refused anchors)\n' +
+    '  Exits 1 when anything is wrong (each finding is printed).\n' +
+    'examples:\n' +
+    '  strata verify 0190a8f0-7c1d-7000-8000-000000000001\n' +
+    '  strata verify --all --json > verification.json\n' +
+    '  strata verify --file events.jsonl --anchors anchors.jsonl --public-key signing-key.pub.pem',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
@@ -127,6 +188,7 @@ export const verifyCommand: CliCommand = {
         anchors: { type: 'string' },
         'public-key': { type: 'string', multiple: true },
         file: { type: 'string' },
+        json: { type: 'boolean', default: false },
       },
       true,
     );
@@ -137,7 +199,7 @@ export const verifyCommand: CliCommand = {
     if (values.file !== undefined) {
       if (sessionId !== undefined || values.all || values.store !== undefined)
         throw new CliError('--file checks a file with no store: give no session id, --all or --store', 2);
-      return verifyFile(io, values.file, values.anchors, publicKeyFiles);
+      return verifyFile(io, values.file, values.anchors, publicKeyFiles, values.json);
     }
     return withEventStore(values.store, io, async (store) => {
       const streamId = sessionId !== undefined ? sessionStreamName(sessionId) : undefined;
@@ -156,10 +218,26 @@ export const verifyCommand: CliCommand = {
           ) {
             throw new CliError(`session ${sessionId} is not in the store`);
           }
-          print(io, [...streamLines(result), ...refusedLines(refused)]);
-          return streamHolds(result) && refused.total === 0 ? 0 : 1;
+          const ok = streamHolds(result) && refused.total === 0;
+          if (values.json)
+            io.stdout(
+              jsonLine({ ok, sessionId, stream: streamJson(result), refusedAnchors: refusedJson(refused) }),
+            );
+          else print(io, [...streamLines(result), ...refusedLines(refused)]);
+          return ok ? 0 : 1;
         }
-        const result = await verifyStoreIntegrity(store, { anchors: index });
+        const result = await verifyStoreIntegrity(store, { anchors: index, onProgress: printProgress(io) });
+        if (values.json) {
+          io.stdout(
+            jsonLine({
+              ...result,
+              failed: result.failed.map(streamJson),
+              erased: result.erased.map(streamJson),
+              refusedAnchors: refusedJson(result.refusedAnchors),
+            }),
+          );
+          return result.ok ? 0 : 1;
+        }
         for (const stream of result.failed) print(io, streamLines(stream));
         for (const stream of result.erased) print(io, streamLines(stream));
         print(io, refusedLines(result.refusedAnchors));

@@ -60,11 +60,14 @@ export const watchCommand: CliCommand = {
     'strata watch [<dir>...] [--store <url> | --url <engine> --api-key <key>] [--checkpoint <file>]\n' +
     '             [--format pi|claude-code|codex|auto]\n' +
     "  <dir>: folders searched recursively for *.jsonl (pi's ~/.pi/agent/sessions by default)\n" +
-    `  --store: write into the event store directly; ${storeOptionHelp}\n` +
+    `  ${storeOptionHelp}; the lines are written into it directly\n` +
     '  --url, --api-key: write through an engine (POST /sessions/import); STRATA_API_KEY sets the key\n' +
     '  --checkpoint: where each file was read to (offset, entries, SHA-256), to resume after a restart\n' +
     "  --format: the files' format; auto (the default) tells each file's from its first lines\n" +
-    '  Stops on SIGINT or SIGTERM, writing the checkpoint.',
+    '  Stops on SIGINT or SIGTERM, writing the checkpoint.\n' +
+    'examples:\n' +
+    '  strata watch --checkpoint ./data/watch.checkpoint\n' +
+    '  strata watch ~/.claude/projects --format claude-code --url http://localhost:3000 --api-key "$STRATA_API_KEY"',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,

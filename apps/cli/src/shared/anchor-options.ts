@@ -27,9 +27,10 @@ import { CliError, type CliIo } from '../cli-io';
 
 export const anchorOptionsUsage = '[--anchors <file>] [--public-key <file>]...';
 
+/** The help lines of `--anchors` and `--public-key`, each indented by two spaces. */
 export const anchorOptionsHelp =
-  "--anchors: anchors to match (JSON Lines from `strata anchors export`), else the store's anchor log; " +
-  `--public-key: a key that signed them (PEM, repeatable), else ${SIGNING_KEY_FILE_VARIABLE} or ./data/${DEFAULT_PUBLIC_KEY_NAME} ` +
+  "  --anchors: anchors to match (JSON Lines from `strata anchors export`), else the store's anchor log\n" +
+  `  --public-key: a key that signed them (PEM, repeatable), else ${SIGNING_KEY_FILE_VARIABLE} or ./data/${DEFAULT_PUBLIC_KEY_NAME} ` +
   'and the earlier keys of STRATA_ANCHOR_PUBLIC_KEYS (comma-separated)';
 
 /** Whether the commands that write sign anchors (`STRATA_ANCHORS`). */

@@ -1,6 +1,7 @@
 // The `--store <url>` option of the commands that use the event store: the URL given, else
 // `STRATA_STORE` from the command's environment, else `sqlite:./data/strata.db` (relative to
-// the command's working directory). The store is always closed when the command's work ends.
+// the command's working directory). The store is always closed when the command's work ends; a store
+// that cannot serve is reported in one line naming it.
 import {
   openEventStore,
   resolveStoreUrl,
@@ -11,11 +12,13 @@ import {
   type OpenEventStoreOptions,
 } from '@strata/event-store';
 import { CliError, type CliIo } from '../cli-io';
+import { storeUnreachable } from './user-mistakes';
 
 export const storeOptionUsage = '[--store <url>]';
 
+/** The help line of `--store`. */
 export const storeOptionHelp =
-  'store URLs: sqlite:<path> (default sqlite:./data/strata.db), memory:, esdb://host:2113?tls=false; STRATA_STORE sets the default';
+  '--store: the event store, sqlite:<path> (default sqlite:./data/strata.db), memory: or esdb://host:2113?tls=false; STRATA_STORE sets the default';
 
 /**
  * How the command opens stores: relative to its working directory, SQLite files written as
@@ -34,8 +37,10 @@ export async function withEventStore<Result>(
   work: (store: EventStore) => Promise<Result>,
 ): Promise<Result> {
   let store: EventStore;
+  let url: string | undefined;
   try {
-    store = openEventStore(resolveStoreUrl(storeUrl, io.env), storeOpeningOptions(io));
+    url = resolveStoreUrl(storeUrl, io.env);
+    store = openEventStore(url, storeOpeningOptions(io));
   } catch (error) {
     if (error instanceof CliError) throw error;
     if (error instanceof StoreUrlError) throw new CliError(error.message, 2);
@@ -45,7 +50,7 @@ export async function withEventStore<Result>(
     return await work(store);
   } catch (error) {
     if (error instanceof SessionNotFoundError) throw new CliError(error.message);
-    throw error;
+    throw storeUnreachable(error, url) ?? error;
   } finally {
     await store.close();
   }

@@ -148,6 +148,7 @@ export class SessionFileFollower {
     if (this.state.kind === 'stopped') {
       if (!this.state.recheck || !(await this.changedSinceStop(this.state.signature))) return 0;
       this.restart(this.state.lastGood);
+      this.resumed = true;
     }
     if (this.unsent !== undefined) {
       if (this.now() < this.retryAt) return 0;
@@ -192,6 +193,10 @@ export class SessionFileFollower {
       }
     }
     if (this.state.kind === 'verifying') return this.verify(handle, stats, budget, signature);
+    if (this.resumed) {
+      this.resumed = false;
+      this.options.log(`${this.path}: followed again, from its start (nothing of it was stored before)`);
+    }
     this.dev = stats.dev;
     this.ino = stats.ino;
     this.birthtimeMs = stats.birthtimeMs;
@@ -237,9 +242,13 @@ export class SessionFileFollower {
     this.state = { kind: 'stopped', reason, recheck, signature, lastGood };
     this.unsent = undefined;
     if (previous === reason) return;
-    const until = recheck
-      ? `not followed until its first ${lastGood?.offset ?? 0} bytes are again those read (checked whenever it changes), or until its entry is removed from the checkpoint`
-      : 'not followed until strata watch starts again';
+    const stored = lastGood?.offset ?? 0;
+    const until = !recheck
+      ? 'it is not read again until strata watch is restarted'
+      : stored > 0
+        ? `it is not read again until it starts once more with the ${stored} bytes already stored ` +
+          '(looked at each time the file changes), or until its entry is removed from the checkpoint file'
+        : 'it is read again from its start when it changes';
     this.options.log(`${this.path}: ${reason}; ${until}`);
   }
 
@@ -276,7 +285,7 @@ export class SessionFileFollower {
     const { target } = this.state as { kind: 'verifying'; target: FileCheckpoint };
     if (stats.size < target.offset) {
       this.stop(
-        `truncated: it holds ${stats.size} bytes, fewer than the ${target.offset} already read`,
+        `cut short: it now holds ${stats.size} bytes, fewer than the ${target.offset} already stored`,
         true,
         signature,
       );
@@ -302,11 +311,9 @@ export class SessionFileFollower {
       this.entryCount === target.entryCount;
     if (!same) {
       const inode =
-        stats.dev !== target.dev || stats.ino !== target.ino
-          ? ' (it is another file: its inode changed)'
-          : '';
+        stats.dev !== target.dev || stats.ino !== target.ino ? ' (it is a new file at the same path)' : '';
       this.stop(
-        `replaced: its first ${target.offset} bytes are not those read before${inode}`,
+        `rewritten: its first ${target.offset} bytes are no longer the ones already stored${inode}`,
         true,
         signature,
       );
@@ -317,8 +324,17 @@ export class SessionFileFollower {
     this.ino = stats.ino;
     this.birthtimeMs = stats.birthtimeMs;
     this.started = this.entryCount > 0;
+    if (this.resumed) {
+      this.resumed = false;
+      this.options.log(
+        `${this.path}: followed again: it starts with the ${target.offset} bytes already stored; storing what comes after them`,
+      );
+    }
     return bytes.length;
   }
+
+  /** Set when a stopped file changed and is checked again, until it is followed (said once in the log). */
+  private resumed = false;
 
   /** Entries of the lines read last, with the line each came from. */
   private converted: { entry: SessionEntry; line: number }[] = [];

@@ -152,9 +152,12 @@ export class SessionFolderWatcher {
       const found = await this.scanFolder(folder);
       if (!found && !this.missingFolders.has(folder)) {
         this.missingFolders.add(folder);
-        this.options.log(`${folder} does not exist (yet); looked for again every ${this.limits.rescanMs} ms`);
-      } else if (found) {
+        this.options.log(
+          `${folder} does not exist yet; waiting for it to be created (looking again every ${this.limits.rescanMs} ms)`,
+        );
+      } else if (found && this.missingFolders.has(folder)) {
         this.missingFolders.delete(folder);
+        this.options.log(`${folder} now exists; watching it`);
       }
     }
   }

@@ -9,7 +9,12 @@ import { RetentionService } from '../erasure/retention.service';
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
-import { openProjectionStorage, type ProjectionStorage } from '@strata/projections';
+import {
+  holdProjectionsForEngine,
+  openProjectionStorage,
+  type ProjectionStorage,
+  type ProjectionsHold,
+} from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
 import { EngineAnchors } from '../anchors/engine-anchors';
 import type { EngineConfig } from '../config/engine-config';
@@ -137,6 +142,36 @@ export class StrataHttpModule {
   }
 }
 
+/**
+ * The projection storage the engine keeps up to date, marked as in use by an engine for as long
+ * as it is open, so that `strata replay` refuses to rebuild it meanwhile (projections-in-use.ts).
+ */
+function openEngineProjectionStorage(config: EngineConfig): ProjectionStorage {
+  const storage = openProjectionStorage(config.storeUrl, {
+    cwd: config.cwd,
+    sqlite: config.sqlite,
+    ...(config.projectionsDatabase !== undefined ? { projectionsDatabase: config.projectionsDatabase } : {}),
+  });
+  if (storage.location === 'memory' || storage.location === ':memory:') return storage;
+  let hold: ProjectionsHold;
+  try {
+    hold = holdProjectionsForEngine(storage.location);
+  } catch (error) {
+    void storage.close();
+    throw error;
+  }
+  return {
+    ...storage,
+    close: async () => {
+      try {
+        await storage.close();
+      } finally {
+        hold.release();
+      }
+    },
+  };
+}
+
 /** The engine module, its sagas and the HTTP module over one tenant-guarding store. */
 export function strataApplicationImports(
   config: EngineConfig,
@@ -159,15 +194,7 @@ export function strataApplicationImports(
     (streamId, events, result) => anchors.noteAppend(streamId, events, result),
     (streamId) => anchors.noteErased(streamId),
   );
-  const projectionStorage =
-    options.projectionStorage ??
-    openProjectionStorage(config.storeUrl, {
-      cwd: config.cwd,
-      sqlite: config.sqlite,
-      ...(config.projectionsDatabase !== undefined
-        ? { projectionsDatabase: config.projectionsDatabase }
-        : {}),
-    });
+  const projectionStorage = options.projectionStorage ?? openEngineProjectionStorage(config);
   return [
     EngineModule.forRoot({
       store,

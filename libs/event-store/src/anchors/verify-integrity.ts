@@ -186,6 +186,19 @@ export function streamHolds(result: StreamIntegrity): boolean {
   return result.findings.length === 0;
 }
 
+/**
+ * Where a whole-store verification is: a stream's first event was read (`stream`), another
+ * `progressEvents` events were read (`events`, for long interleaved streams), or every
+ * event was read and each stream is being checked against the store's records (`checking`).
+ */
+export type StoreIntegrityProgress =
+  | { readonly kind: 'stream'; readonly streamId: string; readonly streams: number; readonly events: number }
+  | { readonly kind: 'events'; readonly streams: number; readonly events: number }
+  | { readonly kind: 'checking'; readonly streams: number; readonly events: number };
+
+/** Events read between two `events` progress reports of a whole-store verification. */
+export const INTEGRITY_PROGRESS_EVENTS = 100_000;
+
 export interface StoreIntegrity {
   readonly ok: boolean;
   /** Streams verified (those with events, erased ones, and those only anchors or the store's records name). */
@@ -224,9 +237,15 @@ function inFilter(streamId: string, filter: EventFilter | undefined): boolean {
  */
 export async function verifyStoreIntegrity(
   store: EventStore,
-  options: IntegrityOptions & { readonly filter?: EventFilter } = {},
+  options: IntegrityOptions & {
+    readonly filter?: EventFilter;
+    /** Told as each stream starts, every `progressEvents` events, and when the checks against the store's records start. */
+    readonly onProgress?: (progress: StoreIntegrityProgress) => void;
+    /** Events between two `events` reports; `INTEGRITY_PROGRESS_EVENTS` by default. */
+    readonly progressEvents?: number;
+  } = {},
 ): Promise<StoreIntegrity> {
-  const { anchors, filter } = options;
+  const { anchors, filter, onProgress, progressEvents = INTEGRITY_PROGRESS_EVENTS } = options;
   const erasures = new Map<string, ErasureWithHead>();
   for (const record of await store.listErasures()) {
     if (inFilter(record.streamId, filter)) erasures.set(record.streamId, record);
@@ -234,15 +253,20 @@ export async function verifyStoreIntegrity(
   const recorded = recordedRevisions(store);
   const checks = new Map<string, StreamCheck>();
   let events = 0;
+  let read = 0;
   for await (const event of store.readAll(filter === undefined ? {} : { filter })) {
     let check = checks.get(event.streamId);
     if (check === undefined) {
       check = new StreamCheck(event.streamId, anchors, erasures.get(event.streamId));
       checks.set(event.streamId, check);
+      onProgress?.({ kind: 'stream', streamId: event.streamId, streams: checks.size, events });
     }
     if (check.broken === undefined) events += 1;
     check.add(event);
+    read += 1;
+    if (read % progressEvents === 0) onProgress?.({ kind: 'events', streams: checks.size, events: read });
   }
+  onProgress?.({ kind: 'checking', streams: checks.size, events });
   const results: StreamIntegrity[] = [];
   for (const [streamId, check] of checks) {
     const retentionKeys = await retentionKeysOf(store, streamId);
