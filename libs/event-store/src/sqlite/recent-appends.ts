@@ -2,10 +2,12 @@
 // stream reads (the write side folding what another command appended) take events just written
 // from memory instead of reading them back: a read model woken by an 8 MiB
 // append would otherwise copy the 8 MiB out of SQLite again on the thread that answers requests.
-// A range of the log is served from here only when every position in it is one this store wrote (an append's
-// events take consecutive positions in one transaction, and positions are never reused): events
-// written by another process or another store on the file leave a gap, and the range is read from
-// the file as before; a stream's run of revisions, likewise, up to its last revision as the file
+// A range of the log is served from here for the positions this store wrote at its start (an
+// append's events take consecutive positions in one transaction, and positions are never
+// reused): a position written by another process or another store on the file, or one whose
+// answer has not reached this thread yet (group commit answers a batch after its commit), leaves
+// a gap, and from there the range is read from the file; a stream's run of revisions is served
+// only whole, up to its last revision as the file
 // records it. The rows are the texts given to the writer, with the revisions, positions
 // and time the write gave them, so an event served from here is the one a read would give.
 // Bounded by their stored length and by count (oldest out first); an erasure forgets its stream.
@@ -61,8 +63,11 @@ export class RecentAppends {
   }
 
   /**
-   * The page a read of the log in (after, upTo] would give, forwards, when this store wrote every
-   * position in it; undefined when it did not (read the file).
+   * The page a read of the log in (after, upTo] would give, forwards, when this store wrote the
+   * positions at its start: the run of positions it wrote from `after` on, up to the first it did
+   * not write (not exhausted then, so the caller asks again from there). Undefined when it did not
+   * write the first position, or when nothing of the run passes the filter while positions it
+   * did not write follow: read the file.
    */
   range(
     after: bigint | null,
@@ -72,16 +77,14 @@ export class RecentAppends {
   ): RowPage | undefined {
     const first = (after ?? 0n) + 1n;
     if (upTo < first) return { rows: [], exhausted: true };
-    if (upTo - first + 1n > BigInt(this.rows.size)) return undefined;
-    const covered: EventRow[] = [];
-    for (let position = first; position <= upTo; position += 1n) {
-      const row = this.rows.get(position);
-      if (row === undefined || row.stream_id === ERASURE_LOG_STREAM) return undefined;
-      covered.push(row);
-    }
     const rows: EventRow[] = [];
     const fill = new PageFill(limits);
-    for (const row of covered) {
+    for (let position = first; position <= upTo; position += 1n) {
+      const row = this.rows.get(position);
+      // a position another writer took (or one gone out of memory): the file has the rest
+      if (row === undefined || row.stream_id === ERASURE_LOG_STREAM) {
+        return rows.length > 0 ? { rows, exhausted: false } : undefined;
+      }
       if (!matches(row, filter)) continue;
       rows.push(row);
       if (fill.add(rowBytes(row))) return { rows, exhausted: false };
