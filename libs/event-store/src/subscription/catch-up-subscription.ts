@@ -2,8 +2,8 @@
 // position, then one `caught_up`, then live events as the notifier reports appends. It reads a
 // page only when the subscriber has taken every event of the previous one, after passing the
 // subscriber's gate, and lets go of each event as it hands it out. Reading the history gives the
-// event loop its turn once per work slice (shared/work-slice.ts), so a long catch-up never holds
-// it for long.
+// event loop its turn once per work slice (shared/work-slice.ts), and so does a long live burst,
+// so neither a long catch-up nor a large import holds it for long.
 import type {
   EventFilter,
   PageLimits,
@@ -13,7 +13,7 @@ import type {
   Subscription,
   SubscriptionMessage,
 } from '../port';
-import { eventLoopSlice } from '../shared/work-slice';
+import { WorkSlice, eventLoopSlice } from '../shared/work-slice';
 import type { AppendNotifier, PendingWait } from './append-notifier';
 
 /**
@@ -94,7 +94,7 @@ export class CatchUpSubscription implements Subscription {
         const version = this.source.notifier.version;
         const head = await this.source.head();
         if (head !== null && (cursor === null || head > cursor)) {
-          for await (const event of this.drain(cursor, head, 'whole')) {
+          for await (const event of this.drain(cursor, head, 'burst')) {
             cursor = event.position;
             yield { kind: 'event', event };
           }
@@ -114,14 +114,18 @@ export class CatchUpSubscription implements Subscription {
   /**
    * Every matching event in (after, upTo], a page at a time; stops early once closed. The page
    * is emptied as it is handed out, so an event is held only until the subscriber has it. The
-   * history is `sliced`: it gives the event loop its turn once per work slice. A live burst is
-   * handed out `whole`, so that a read waiting for it is not made to share its turns.
+   * history is `sliced`: it gives the event loop its turn once per work slice shared with the
+   * other loops catching up. A live burst is a `burst`: handed out without a pause while it
+   * lasts less than one slice, so that a read waiting for a few new events waits for nothing
+   * else, and given its turns like the history once it lasts longer (an import of thousands of
+   * events, whose reading and applying would otherwise hold every other request).
    */
   private async *drain(
     after: bigint | null,
     upTo: bigint,
-    pace: 'sliced' | 'whole',
+    pace: 'sliced' | 'burst',
   ): AsyncGenerator<RecordedEvent> {
+    const slice = pace === 'sliced' ? eventLoopSlice : new WorkSlice();
     let cursor = after;
     while (!this.closed) {
       await this.gate.enter();
@@ -138,7 +142,7 @@ export class CatchUpSubscription implements Subscription {
       );
       try {
         for (let event = events.shift(); event !== undefined; event = events.shift()) {
-          if (pace === 'sliced' && eventLoopSlice.isDue) await eventLoopSlice.yield();
+          if (slice.isDue) await slice.yield();
           if (this.closed) return;
           cursor = event.position;
           yield event;
