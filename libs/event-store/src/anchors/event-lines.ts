@@ -53,7 +53,7 @@ export function eventLine(event: RecordedEvent): string {
 
 /** The stream's events as lines, in revision order, read page by page. */
 export async function* streamEventLines(store: EventStore, streamId: string): AsyncGenerator<string> {
-  for await (const event of store.readStream(streamId)) yield eventLine(event);
+  for await (const event of store.readStream(streamId, { uncached: true })) yield eventLine(event);
 }
 
 /** What the hash of an exported event covers, from its parsed line. */

@@ -177,7 +177,7 @@ export async function verifyStreamIntegrity(
   const recorded = await store.streamRevision(streamId);
   const retentionKeys = await retentionKeysOf(store, streamId);
   const check = new StreamCheck(streamId, options.anchors, erasure);
-  for await (const event of store.readStream(streamId)) if (!check.add(event)) break;
+  for await (const event of store.readStream(streamId, { uncached: true })) if (!check.add(event)) break;
   return check.finish(recorded, retentionKeys);
 }
 
@@ -254,7 +254,7 @@ export async function verifyStoreIntegrity(
   const checks = new Map<string, StreamCheck>();
   let events = 0;
   let read = 0;
-  for await (const event of store.readAll(filter === undefined ? {} : { filter })) {
+  for await (const event of store.readAll({ uncached: true, ...(filter === undefined ? {} : { filter }) })) {
     let check = checks.get(event.streamId);
     if (check === undefined) {
       check = new StreamCheck(event.streamId, anchors, erasures.get(event.streamId));

@@ -92,7 +92,7 @@ export function describeChainBreak(streamId: string, broken: ChainBreak): string
 /** Verifies one stream from its first event. A missing (or erased) stream verifies with 0 events. */
 export async function verifyStream(store: EventStore, streamId: string): Promise<StreamVerification> {
   const checker = new ChainChecker();
-  for await (const event of store.readStream(streamId)) {
+  for await (const event of store.readStream(streamId, { uncached: true })) {
     const broken = checker.check(event);
     if (broken !== undefined) return { ok: false, brokenAt: broken, verifiedEvents: checker.verified };
   }
@@ -123,7 +123,10 @@ export async function verifyAll(
   const checkers = new Map<string, ChainChecker | 'broken'>();
   const broken: BrokenStream[] = [];
   let events = 0;
-  for await (const event of store.readAll(options.filter === undefined ? {} : { filter: options.filter })) {
+  for await (const event of store.readAll({
+    uncached: true,
+    ...(options.filter === undefined ? {} : { filter: options.filter }),
+  })) {
     let checker = checkers.get(event.streamId);
     if (checker === 'broken') continue;
     if (checker === undefined) {

@@ -59,6 +59,12 @@ export interface ReadStreamOptions {
   readonly direction?: 'forwards' | 'backwards';
   readonly fromRevision?: bigint | 'start' | 'end';
   readonly maxCount?: number;
+  /**
+   * Read what the store holds now, byte for byte: never data another reader parsed earlier and
+   * the adapter shares (SQLite). For verification, which must see a row changed behind the
+   * engine's back; adapters that share nothing ignore it.
+   */
+  readonly uncached?: boolean;
 }
 
 /**
@@ -70,6 +76,8 @@ export interface ReadAllOptions {
   readonly fromPosition?: bigint | 'start' | 'end';
   readonly maxCount?: number;
   readonly filter?: EventFilter;
+  /** As `ReadStreamOptions.uncached`. */
+  readonly uncached?: boolean;
 }
 
 /**

@@ -3,10 +3,11 @@
 // stream read the same rows soon after each other; with this, the first reader parses an
 // event's data and the others get the same frozen value, so the fold cache and the context
 // projection hold one copy of each entry instead of two, and a megabyte-sized event is parsed
-// once instead of once per reader. A value is given only for the very text it was parsed from
-// (kept beside it and compared whole), so a row changed in the file is parsed anew and
-// verification sees what the file holds. Bounded by the data's stored length and by count (least
-// recently read first out); an erasure made through the store forgets the stream at once.
+// once instead of once per reader. A value is given for the same event at the same position
+// and stored length; a row changed in the file behind the engine's back may still be given the
+// value parsed before, so verification reads without sharing (`uncached`), and sees the file.
+// Bounded by the data's stored length and by count (least recently read first out); an erasure
+// made through the store forgets the stream at once.
 
 export interface SharedEventDataBounds {
   /** The stored JSON length of the data kept, in all. */
@@ -20,9 +21,9 @@ export const DEFAULT_SHARED_EVENT_DATA: SharedEventDataBounds = { maxChars: 32 *
 interface KeptData {
   readonly streamId: string;
   readonly eventId: string;
-  /** The stored text the value was parsed from: a reader is given the value only for that text. */
-  readonly text: string;
   readonly data: unknown;
+  /** The length of the stored text it was parsed from. */
+  readonly chars: number;
 }
 
 export class SharedEventData {
@@ -35,20 +36,14 @@ export class SharedEventData {
     return { events: this.kept.size, chars: this.chars };
   }
 
-  /**
-   * The data of the event at `position` when another reader parsed the same stored text, else
-   * `parse()` (kept). The text is compared whole (the same string is compared at once, an equal
-   * one at memory speed): a row changed in the file since is parsed anew, so that verification
-   * sees what the file holds.
-   */
+  /** The data of the event at `position` when another reader parsed it, else `parse()` (kept). */
   dataOf(position: bigint, streamId: string, eventId: string, text: string, parse: () => unknown): unknown {
     const found = this.kept.get(position);
     if (
       found !== undefined &&
       found.eventId === eventId &&
       found.streamId === streamId &&
-      found.text.length === text.length &&
-      found.text === text
+      found.chars === text.length
     ) {
       // read again: the most recently read go out last
       this.kept.delete(position);
@@ -58,7 +53,7 @@ export class SharedEventData {
     const data = parse();
     if (found !== undefined) this.drop(position, found);
     if (text.length <= this.bounds.maxChars / 4) {
-      this.kept.set(position, { streamId, eventId, text, data });
+      this.kept.set(position, { streamId, eventId, data, chars: text.length });
       this.chars += text.length;
       this.evict();
     }
@@ -84,6 +79,6 @@ export class SharedEventData {
 
   private drop(position: bigint, kept: KeptData): void {
     this.kept.delete(position);
-    this.chars -= kept.text.length;
+    this.chars -= kept.chars;
   }
 }

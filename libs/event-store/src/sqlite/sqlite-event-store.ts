@@ -201,12 +201,25 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
 
   readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
     return asyncIterableOf(() =>
-      streamPages(this.statements, streamId, options, this.pageLimits, this.sharedData),
+      streamPages(
+        this.statements,
+        streamId,
+        options,
+        this.pageLimits,
+        options.uncached === true ? undefined : this.sharedData,
+      ),
     );
   }
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    return asyncIterableOf(() => logPages(this.logReader, options, this.pageLimits, this.sharedData));
+    return asyncIterableOf(() =>
+      logPages(
+        this.logReader,
+        options,
+        this.pageLimits,
+        options.uncached === true ? undefined : this.sharedData,
+      ),
+    );
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
