@@ -54,11 +54,58 @@ export function earlyAnswerHeaders(request: IncomingMessage): Readonly<Record<st
   return drained ? {} : { Connection: 'close' };
 }
 
-/** The body's bytes; `payload_too_large` beyond `limitBytes` (checked against the header first). */
-export function readRequestBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/** Where a body's bytes are gathered while it is read. */
+interface BodyBytes {
+  add(chunk: Buffer): void;
+  bytes(): Buffer;
+}
+
+/** Chunks kept as they come and joined at the end: for a body of unknown length. */
+function joinedChunks(): BodyBytes {
+  const chunks: Buffer[] = [];
+  return { add: (chunk) => chunks.push(chunk), bytes: () => Buffer.concat(chunks) };
+}
+
+/**
+ * One buffer of the declared length, each chunk copied in as it arrives: the body is copied
+ * once, a chunk at a time, instead of joined in one long copy at its end (70–100 ms on the event
+ * loop for a 60 MB session file). `shared`: the buffer is a SharedArrayBuffer, so that a worker
+ * thread given the body reads these bytes instead of a copy made when it is sent.
+ */
+function preallocated(length: number, shared: boolean): BodyBytes {
+  const buffer = shared ? Buffer.from(new SharedArrayBuffer(length)) : Buffer.allocUnsafe(length);
+  let filled = 0;
+  return {
+    add: (chunk) => {
+      // Node's parser never hands more than Content-Length; a copy past the end would only drop bytes
+      filled += chunk.copy(buffer, filled);
+    },
+    bytes: () => buffer.subarray(0, filled),
+  };
+}
+
+export interface ReadBodyOptions {
+  /** Gather the body in a SharedArrayBuffer (to hand it to a worker thread without a copy). */
+  readonly shared?: boolean;
+}
+
+/**
+ * The body's bytes; `payload_too_large` beyond `limitBytes` (checked against the header first).
+ * A body of declared length within the limit is gathered in one buffer of that length.
+ */
+export function readRequestBytes(
+  request: IncomingMessage,
+  limitBytes: number,
+  options: ReadBodyOptions = {},
+): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
+  const known =
+    request.headers['transfer-encoding'] === undefined &&
+    Number.isSafeInteger(declared) &&
+    declared >= 0 &&
+    declared <= limitBytes;
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const body = known ? preallocated(declared, options.shared === true) : joinedChunks();
     let received = 0;
     let tooLarge = Number.isFinite(declared) && declared > limitBytes;
     const finish = (): void => {
@@ -69,7 +116,7 @@ export function readRequestBytes(request: IncomingMessage, limitBytes: number): 
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
       if (received > limitBytes) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
+      if (!tooLarge) body.add(chunk);
       else if (received > limitBytes * DISCARD_ALLOWANCE_FACTOR) {
         finish();
         reject(payloadTooLarge(limitBytes));
@@ -79,7 +126,7 @@ export function readRequestBytes(request: IncomingMessage, limitBytes: number): 
     const onEnd = (): void => {
       finish();
       if (tooLarge) reject(payloadTooLarge(limitBytes));
-      else resolve(Buffer.concat(chunks));
+      else resolve(body.bytes());
     };
     const onError = (error: Error): void => {
       finish();
@@ -139,18 +186,19 @@ export async function readJsonBody<Schema extends z.ZodType>(
 /** The media types a session file may be sent as. */
 export const sessionFileMediaTypes = ['application/x-ndjson', 'application/jsonl', 'text/plain'] as const;
 
-/**
- * A JSON Lines body (a pi session file) as bytes: the session-file parser checks each line's
- * UTF-8 itself, so that a bad line is named (or skipped when lenient).
- */
 /** Whether every byte is JSON whitespace (found at the first other byte, without a copy of the body). */
 function isBlank(bytes: Uint8Array): boolean {
   return bytes.every((byte) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09);
 }
 
+/**
+ * A JSON Lines body (a pi session file) as bytes: the session-file parser checks each line's
+ * UTF-8 itself, so that a bad line is named (or skipped when lenient). The bytes are in a
+ * SharedArrayBuffer: the worker thread that parses the file reads them where they are.
+ */
 export async function readJsonLinesBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const mediaType = mediaTypeOf(request);
-  const bytes = await readRequestBytes(request, limitBytes);
+  const bytes = await readRequestBytes(request, limitBytes, { shared: true });
   if (mediaType !== undefined && !(sessionFileMediaTypes as readonly string[]).includes(mediaType)) {
     throw invalidInput(`the body must be one of ${sessionFileMediaTypes.join(', ')}, not ${mediaType}`);
   }

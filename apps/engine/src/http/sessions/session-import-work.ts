@@ -63,8 +63,9 @@ export class SessionImportWork implements OnModuleDestroy {
 
   /**
    * A whole file, weighed, and (when not too heavy) decided, sealed and encoded as a new session.
-   * The file is copied to the thread: the caller keeps it for `prepare` when the session turns
-   * out to exist by the time the encoded events are written.
+   * The caller keeps the file for `prepare` when the session turns out to exist by the time the
+   * encoded events are written: a file in a SharedArrayBuffer (as the HTTP body is read) is read
+   * by the thread where it is, any other is copied to it.
    */
   encode(args: EncodeImportArgs): Promise<EncodedImportAnswer> {
     return this.counted('import_encode', () =>
