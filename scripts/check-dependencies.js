@@ -4,6 +4,8 @@
 // - libs/session is pure: it imports only its own files and zod, and never reads the clock or randomness;
 // - libs/client (the HTTP client) depends on Node only: its own files and node: built-ins, no Nest, no lib;
 // - libs never import apps, and no lib imports another through a relative path (only via @strata/<lib>);
+// - the store's libraries know no sessions (LIBS_KEPT_APART): libs/event-store imports neither
+//   @strata/session nor @strata/session-files, its specs included;
 // - an app reaches another app only through its public entry point (@strata/engine), never by path;
 // - apps/engine is built in floors (ENGINE_FLOORS, lowest first): a file imports only folders on
 //   floors below its own, so no import runs back up and no two folders depend on each other.
@@ -31,6 +33,11 @@ const ENGINE_FLOORS = [
   ['http'],
   ['.'],
 ];
+
+/** Libraries another library must never import, specs included: the store knows no sessions. */
+const LIBS_KEPT_APART = {
+  'event-store': ['@strata/session', '@strata/session-files'],
+};
 
 const importPattern =
   /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
@@ -77,6 +84,8 @@ function checkLibs(root, violations) {
         }
         if (specifier === '@strata/engine')
           violations.push(`${relativeFile}: a lib imports an app (${specifier})`);
+        if ((LIBS_KEPT_APART[lib] ?? []).includes(specifier))
+          violations.push(`${relativeFile}: libs/${lib} must not import ${specifier}`);
         if (lib === 'client' && !isSpec && !specifier.startsWith('node:')) {
           violations.push(`${relativeFile}: libs/client depends on Node only but imports '${specifier}'`);
         }
@@ -172,9 +181,9 @@ function main() {
     process.exit(1);
   }
   process.stdout.write(
-    `dependency rule: libs/session is pure, libs/client depends on Node only, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
+    `dependency rule: libs/session is pure, libs/client depends on Node only, libs/event-store knows no sessions, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
   );
 }
 
 if (require.main === module) main();
-module.exports = { ENGINE_FLOORS, checkDependencies };
+module.exports = { ENGINE_FLOORS, LIBS_KEPT_APART, checkDependencies };

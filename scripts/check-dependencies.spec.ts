@@ -125,4 +125,21 @@ describe('the dependency rule', () => {
     expect(stderr).toContain("libs/client depends on Node only but imports '@nestjs/common'");
     expect(stderr).toContain("libs/client depends on Node only but imports '@strata/session'");
   });
+
+  it('fails on libs/event-store importing the session libraries, specs included', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'libs/event-store/src/index.ts':
+        "import { schema } from '@strata/session';\nexport const e = schema;\n",
+      'libs/event-store/src/store.spec.ts':
+        "import { loadSession } from '@strata/session-files';\nit('runs', () => loadSession);\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      'libs/event-store/src/index.ts: libs/event-store must not import @strata/session',
+    );
+    expect(stderr).toContain(
+      'libs/event-store/src/store.spec.ts: libs/event-store must not import @strata/session-files',
+    );
+  });
 });

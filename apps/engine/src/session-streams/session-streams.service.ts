@@ -12,11 +12,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   FoldedStreamCache,
-  SessionNotFoundError,
   derivedEventId,
   foldStream,
   handleCommand,
-  parseStoredSessionEvent,
   sealingAppender,
   type CommandHandled,
   type Decider,
@@ -24,6 +22,7 @@ import {
   type EventStore,
   type StreamAppender,
 } from '@strata/event-store';
+import { SessionNotFoundError, parseStoredSessionEvent } from '@strata/session-files';
 import {
   conflict,
   decide,
