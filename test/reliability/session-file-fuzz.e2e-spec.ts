@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { SqliteEventStore, verifyStream, type EventStore } from '@strata/event-store';
+import { SqliteEventStore, type EventStore } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import {
   SessionImportError,
   importSessionFile,

@@ -2,12 +2,8 @@ import { piFixtureExists, readPiFixture } from '@strata/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ConcurrencyError,
-  type EventStore,
-  SqliteEventStore,
-  verifyStreamIntegrity,
-} from '@strata/event-store';
+import { ConcurrencyError, type EventStore, SqliteEventStore } from '@strata/event-store';
+import { verifyStreamIntegrity } from '@strata/integrity';
 import { encodeNewSessionImport } from './session-import-encoding';
 import { prepareSessionImport, writeSessionImport } from './session-import';
 

@@ -32,6 +32,7 @@ import {
   sessionIdSeed,
   type StreamAppender,
 } from '@strata/event-store';
+import { sealingAppender } from '@strata/integrity';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
@@ -332,7 +333,7 @@ export async function writeSessionImport(
         return importedEventId(sessionId, event);
       },
       metadata,
-      ...(options.appender ? { appender: options.appender } : {}),
+      appender: options.appender ?? sealingAppender,
     }),
   );
   if (handled.revision === null) throw new Error(`session ${sessionId} was not stored`);

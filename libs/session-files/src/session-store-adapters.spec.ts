@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeSessionFile } from '@strata/session';
 import { session, startEsdbTestServer } from '@strata/testing';
-import { type EventStore, openEventStore, verifyStream } from '@strata/event-store';
+import { type EventStore, openEventStore } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import { exportSession, importSessionFile, loadSession } from '.';
 
 interface OpenedStore {

@@ -8,15 +8,14 @@ import {
 } from '@strata/session';
 import { session } from '@strata/testing';
 import {
-  appendChained,
   derivedEventId,
   type EventStore,
   InMemoryEventStore,
   type RecordedEvent,
   sessionIdSeed,
   SqliteEventStore,
-  verifyStream,
 } from '@strata/event-store';
+import { appendChained, verifyStream } from '@strata/integrity';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

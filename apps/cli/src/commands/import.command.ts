@@ -7,7 +7,8 @@
 // is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SqliteEventStore, anchorLogIfAny, anchorStreamHead, StreamErasedError } from '@strata/event-store';
+import { SqliteEventStore, StreamErasedError } from '@strata/event-store';
+import { anchorLogIfAny, anchorStreamHead } from '@strata/integrity';
 import {
   prepareSessionImport,
   SessionImportError,

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import {
   InMemoryEventStore,
   SqliteEventStore,
-  verifyStream,
   type EventStore,
   type RecordedEvent,
 } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import { SessionNotFoundError, loadSession } from '@strata/session-files';
 import { sessionStreamName, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';

@@ -15,13 +15,13 @@ import {
   derivedEventId,
   foldStream,
   handleCommand,
-  sealingAppender,
   type CommandHandled,
   type Decider,
   type EarlierHandling,
   type EventStore,
   type StreamAppender,
 } from '@strata/event-store';
+import { sealingAppender } from '@strata/integrity';
 import { SessionNotFoundError, parseStoredSessionEvent } from '@strata/session-files';
 import {
   conflict,

@@ -1,4 +1,5 @@
-import { InMemoryEventStore, verifyStream, type RecordedEvent } from '@strata/event-store';
+import { InMemoryEventStore, type RecordedEvent } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
 import { SessionStreams } from '../session-streams/session-streams.service';

@@ -1,7 +1,7 @@
 // Test support for the folded-stream cache specs: a small shelf domain (items added once, one
 // or two at a time, or nothing), and store wrappers that count the events read or can be
 // pointed at another store (a stream written anew behind the handler's back).
-import { appendChained } from '../integrity';
+import { appendChained } from '@strata/integrity';
 import type { EventStore, RecordedEvent } from '../port';
 import { derivedEventId } from './derived-event-id';
 import type { Decider } from './handle-command';

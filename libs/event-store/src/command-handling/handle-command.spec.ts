@@ -1,4 +1,4 @@
-import { appendChained, verifyStream } from '../integrity';
+import { appendChained, sealingAppender, verifyStream } from '@strata/integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import { ConcurrencyError, DuplicateEventIdError, type EventStore, type RecordedEvent } from '../port';
 import { parseShelfEvent, shelfDecider, shelfOf } from './cache-spec-support';
@@ -30,7 +30,7 @@ function parseListEvent(event: RecordedEvent): ListEvent {
   return { type: 'ItemAdded', data: { item: data.item, position: data.position } };
 }
 
-const options: HandleCommandOptions<ListEvent> = { parseEvent: parseListEvent };
+const options: HandleCommandOptions<ListEvent> = { parseEvent: parseListEvent, appender: sealingAppender };
 const add = (item: string): ListCommand => ({ type: 'AddItem', data: { item } });
 
 async function readAllOf(store: EventStore, streamId: string): Promise<RecordedEvent[]> {
@@ -190,7 +190,12 @@ describe('handleCommand', () => {
         'shelf-1',
         { type: 'AddTwo', first: 'milk', second: 'eggs' },
         shelfDecider,
-        { parseEvent: parseShelfEvent, idSeed: 'command-7', requestDigest: 'digest-a' },
+        {
+          parseEvent: parseShelfEvent,
+          appender: sealingAppender,
+          idSeed: 'command-7',
+          requestDigest: 'digest-a',
+        },
       );
       expect(handled).toMatchObject({
         alreadyHandled: true,

@@ -6,12 +6,11 @@ import { Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nest
 import {
   ConcurrencyError,
   acceptsEncodedAppends,
-  streamEventLines,
-  verifyStreamIntegrity,
   type EncodedAppends,
   StreamErasedError,
   type EventStore,
 } from '@strata/event-store';
+import { streamEventLines, verifyStreamIntegrity } from '@strata/integrity';
 import {
   exportOriginalFile,
   exportSession,

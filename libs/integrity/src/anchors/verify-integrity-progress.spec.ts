@@ -1,8 +1,8 @@
 // What a whole-store verification tells while it reads: each stream as it starts, every
 // `progressEvents` events, and the start of the checks against the store's records. Each stream
 // holds three sealed events (as an imported session of a header and two messages would).
-import { appendChained } from '../integrity/chained-append';
-import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+import { appendChained } from '../hash-chain/chained-append';
+import { SqliteEventStore } from '@strata/event-store';
 import { verifyStoreIntegrity, type StoreIntegrityProgress } from './verify-integrity';
 
 describe('verifyStoreIntegrity progress', () => {
