@@ -8,6 +8,7 @@ export * from './store-url';
 export * from './store-availability';
 export * from './shared/work-slice';
 export { toJsonText } from './shared/json-values';
+export * from './command-handling/decider';
 export * from './command-handling/handle-command';
 export * from './command-handling/derived-event-id';
 export * from './command-handling/id-seed';

@@ -62,7 +62,7 @@ function isCommandList(plan: SessionCommand | readonly SessionCommand[]): plan i
  * state is not evolved past the last command: the handler evolves it once more with the whole
  * batch, and evolving the newest state of a session log twice would make the second a copy.
  */
-export const sessionPlanDecider: Decider<SessionPlan, SessionEvent, SessionState> = {
+export const sessionPlanDecider: Decider<SessionState, SessionPlan, SessionEvent> = {
   decide(plan, state) {
     const events: SessionEvent[] = [];
     const commands = commandsOf(plan, state);

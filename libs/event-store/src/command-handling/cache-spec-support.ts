@@ -4,7 +4,7 @@
 import { appendChained } from '@strata/integrity';
 import type { EventStore, RecordedEvent } from '../port';
 import { derivedEventId } from './derived-event-id';
-import type { Decider } from './handle-command';
+import type { Decider } from './decider';
 
 export type ShelfCommand =
   | { readonly type: 'Add'; readonly item: string }
@@ -30,7 +30,7 @@ function added(state: ShelfState, items: readonly string[]): ShelfEvent[] {
 }
 
 /** A pure decider: `evolve` returns new objects and never changes the state it is given. */
-export const shelfDecider: Decider<ShelfCommand, ShelfEvent, ShelfState> = {
+export const shelfDecider: Decider<ShelfState, ShelfCommand, ShelfEvent> = {
   initialState: () => ({ items: [] }),
   evolve: (state, event) => ({ items: [...state.items, event.data.item] }),
   decide: (command, state) => {

@@ -15,7 +15,8 @@ import {
 } from './cache-spec-support';
 import { derivedEventId } from './derived-event-id';
 import { FoldedStreamCache } from './folded-stream-cache';
-import { handleCommand, plainAppender, type Decider, type HandleCommandOptions } from './handle-command';
+import type { Decider } from './decider';
+import { handleCommand, plainAppender, type HandleCommandOptions } from './handle-command';
 
 const STREAM = 'shelf-1';
 const add = (item: string): ShelfCommand => ({ type: 'Add', item });
@@ -252,7 +253,7 @@ describe('handleCommand with a folded-stream cache', () => {
   });
 
   describe('given two deciders sharing one cache on one stream', () => {
-    const countDecider: Decider<ShelfCommand, ShelfEvent, number> = {
+    const countDecider: Decider<number, ShelfCommand, ShelfEvent> = {
       initialState: () => 0,
       evolve: (count) => count + 1,
       decide: () => [],

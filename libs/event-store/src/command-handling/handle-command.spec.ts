@@ -3,7 +3,8 @@ import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import { ConcurrencyError, DuplicateEventIdError, type EventStore, type RecordedEvent } from '../port';
 import { parseShelfEvent, shelfDecider, shelfOf } from './cache-spec-support';
 import { derivedEventId } from './derived-event-id';
-import { handleCommand, type Decider, type HandleCommandOptions } from './handle-command';
+import type { Decider } from './decider';
+import { handleCommand, type HandleCommandOptions } from './handle-command';
 
 // A small list domain: items are added at the next position, never twice.
 type ListCommand = { readonly type: 'AddItem'; readonly data: { readonly item: string } };
@@ -13,7 +14,7 @@ type ListEvent = {
 };
 type ListState = { readonly items: readonly string[] };
 
-const listDecider: Decider<ListCommand, ListEvent, ListState> = {
+const listDecider: Decider<ListState, ListCommand, ListEvent> = {
   initialState: () => ({ items: [] }),
   evolve: (state, event) => ({ items: [...state.items, event.data.item] }),
   decide: (command, state) => {

@@ -22,22 +22,10 @@ import {
   type ExpectedRevision,
   type RecordedEvent,
 } from '../port';
+import type { Decider, DomainEvent } from './decider';
 import { derivedEventId } from './derived-event-id';
 import { foldStream, foldOwnerOf, type FoldStreamRequest, type FoldedStream } from './fold-stream';
 import type { FoldedStreamCache } from './folded-stream-cache';
-
-/** The pure decider a handler drives (STYLE.md habit 1). */
-export interface Decider<Command, Event, State> {
-  readonly decide: (command: Command, state: State) => readonly Event[];
-  readonly evolve: (state: State, event: Event) => State;
-  readonly initialState: () => State;
-}
-
-/** What a decider emits: the store adds ids and metadata. */
-export interface DomainEvent {
-  readonly type: string;
-  readonly data: unknown;
-}
 
 /**
  * How new events reach the store: `plainAppender`, or the integrity layer's `sealingAppender`
@@ -201,7 +189,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   store: EventStore,
   streamId: string,
   command: Command,
-  decider: Decider<Command, Event, State>,
+  decider: Decider<State, Command, Event>,
   options: HandleCommandOptions<Event, NoInfer<State>>,
 ): Promise<CommandHandled<Event, State>> {
   const maxAttempts = options.maxAttempts ?? 8;
