@@ -91,9 +91,12 @@ export async function anchorAppendFixture(
       remove: () => database.remove(),
       ...(scheduler !== undefined ? { scheduler } : {}),
     });
-    const guarded = new TenantGuardEventStore(store, undefined, (streamId, events, result) =>
-      scheduler?.noteAppend(streamId, events, result, SESSION_STREAM_PREFIX),
-    );
+    const guarded = new TenantGuardEventStore(store, [
+      {
+        appended: (streamId, events, result) =>
+          scheduler?.noteAppend(streamId, events, result, SESSION_STREAM_PREFIX),
+      },
+    ]);
     return AppendTarget.start(new SessionStreams(guarded), name, sessions);
   }
   const oneOff = await target('one-off', false, 1);
