@@ -4,6 +4,9 @@
 // - libs/session is pure: it imports only its own files and zod, and never reads the clock or randomness;
 // - libs/client (the HTTP client) depends on Node only: its own files and node: built-ins, no Nest, no lib;
 // - libs never import apps, and no lib imports another through a relative path (only via @strata/<lib>);
+// - the store's libraries know no sessions (LIBS_KEPT_APART): libs/event-store and libs/integrity
+//   import neither @strata/session nor @strata/session-files, their specs included; the event
+//   store's sources do not import @strata/integrity (its tests may, to verify what it wrote);
 // - an app reaches another app only through its public entry point (@strata/engine), never by path;
 // - apps/engine is built in floors (ENGINE_FLOORS, lowest first): a file imports only folders on
 //   floors below its own, so no import runs back up and no two folders depend on each other.
@@ -31,6 +34,19 @@ const ENGINE_FLOORS = [
   ['http'],
   ['.'],
 ];
+
+/**
+ * Libraries a library must not import: `always` (specs included; the store knows no sessions),
+ * `outsideTests` (test files, whose names hold `spec`, may: they check what the sources wrote).
+ */
+const LIBS_KEPT_APART = {
+  'event-store': {
+    always: ['@strata/session', '@strata/session-files'],
+    outsideTests: ['@strata/integrity'],
+  },
+  integrity: { always: ['@strata/session', '@strata/session-files'], outsideTests: [] },
+};
+const testFilePattern = /spec.*\.ts$/;
 
 const importPattern =
   /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
@@ -77,6 +93,13 @@ function checkLibs(root, violations) {
         }
         if (specifier === '@strata/engine')
           violations.push(`${relativeFile}: a lib imports an app (${specifier})`);
+        const apart = LIBS_KEPT_APART[lib];
+        if (
+          apart !== undefined &&
+          (apart.always.includes(specifier) ||
+            (!testFilePattern.test(path.basename(file)) && apart.outsideTests.includes(specifier)))
+        )
+          violations.push(`${relativeFile}: libs/${lib} must not import ${specifier}`);
         if (lib === 'client' && !isSpec && !specifier.startsWith('node:')) {
           violations.push(`${relativeFile}: libs/client depends on Node only but imports '${specifier}'`);
         }
@@ -172,9 +195,9 @@ function main() {
     process.exit(1);
   }
   process.stdout.write(
-    `dependency rule: libs/session is pure, libs/client depends on Node only, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
+    `dependency rule: libs/session is pure, libs/client depends on Node only, libs/event-store and libs/integrity know no sessions, the event store's sources no integrity, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
   );
 }
 
 if (require.main === module) main();
-module.exports = { ENGINE_FLOORS, checkDependencies };
+module.exports = { ENGINE_FLOORS, LIBS_KEPT_APART, checkDependencies };

@@ -125,4 +125,46 @@ describe('the dependency rule', () => {
     expect(stderr).toContain("libs/client depends on Node only but imports '@nestjs/common'");
     expect(stderr).toContain("libs/client depends on Node only but imports '@strata/session'");
   });
+
+  it('fails on libs/event-store importing the session libraries, specs included', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'libs/event-store/src/index.ts':
+        "import { schema } from '@strata/session';\nexport const e = schema;\n",
+      'libs/event-store/src/store.spec.ts':
+        "import { loadSession } from '@strata/session-files';\nit('runs', () => loadSession);\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      'libs/event-store/src/index.ts: libs/event-store must not import @strata/session',
+    );
+    expect(stderr).toContain(
+      'libs/event-store/src/store.spec.ts: libs/event-store must not import @strata/session-files',
+    );
+  });
+
+  it('fails on the event store’s sources importing @strata/integrity, and on libs/integrity importing sessions', () => {
+    const clean = check({
+      ...layered,
+      'libs/event-store/src/store.spec.ts':
+        "import { verifyStream } from '@strata/integrity';\nit('runs', () => verifyStream);\n",
+      'libs/event-store/src/handler-spec-support.ts':
+        "import { appendChained } from '@strata/integrity';\nexport const a = appendChained;\n",
+    });
+    expect(clean).toEqual({ status: 0, stderr: '' });
+    const { status, stderr } = check({
+      ...layered,
+      'libs/event-store/src/handler.ts':
+        "import { sealingAppender } from '@strata/integrity';\nexport const s = sealingAppender;\n",
+      'libs/integrity/src/index.ts':
+        "import { loadSession } from '@strata/session-files';\nexport const l = loadSession;\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      'libs/event-store/src/handler.ts: libs/event-store must not import @strata/integrity',
+    );
+    expect(stderr).toContain(
+      'libs/integrity/src/index.ts: libs/integrity must not import @strata/session-files',
+    );
+  });
 });

@@ -8,7 +8,8 @@
 //   into a fresh `SqliteEventStore`;
 // - the engine over HTTP (`POST /sessions/import` on loopback): until the answer, and until the
 //   session is readable and the sagas have handled every event.
-import { importSessionFile, prepareSessionImport, SqliteEventStore } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { importSessionFile, prepareSessionImport } from '@strata/session-files';
 import { createUuidV7Generator } from '../../libs/event-store/src/ids/uuidv7';
 import type { BenchCase } from '../harness';
 import { freshDatabase } from '../store/sqlite-cases';

@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { importSessionFile, SqliteEventStore } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { importSessionFile } from '@strata/session-files';
 import { piFixturePath } from '@strata/testing';
 import { loadEngineConfig } from '../../apps/engine/src/config/engine-config';
 import { createEngineApplication } from '../../apps/engine/src/engine-application';

@@ -5,7 +5,8 @@
 // And both sides of the engine holding the session at once, as they do for a live session: the
 // context projection and the write side's fold (`loadSession`'s state), which the store's shared
 // parsed data lets hold one copy of each entry; each measurement starts with that sharing empty.
-import { loadSession, type SqliteEventStore } from '@strata/event-store';
+import { type SqliteEventStore } from '@strata/event-store';
+import { loadSession } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
 import { garbageCollector, measureRetainedHeapAsync, type FigureGroup } from '../harness';
 import { newContextProjection } from './projection-cases';

@@ -1,7 +1,8 @@
 // The cases of suite `projection`: the context at the current leaf through the context
 // projection (warm, after an append; and cold, hydrating the session first) against recomputing
 // it from the stream.
-import { loadSession, type EventStore } from '@strata/event-store';
+import { type EventStore } from '@strata/event-store';
+import { loadSession } from '@strata/session-files';
 import { ContextProjection, readProjectedEvent } from '@strata/projections';
 import {
   buildSessionContext,

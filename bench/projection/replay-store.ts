@@ -4,7 +4,8 @@
 // its own to make a store for profiling `strata replay`:
 //   node bin/run-ts.js bench/projection/replay-store.ts <file.db> [events]
 import { randomUUID } from 'node:crypto';
-import { SqliteEventStore, sealEvents, type EventToAppend } from '@strata/event-store';
+import { SqliteEventStore, type EventToAppend } from '@strata/event-store';
+import { sealEvents } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { generateSession } from '../context/generate-session';
 import { recordedEventsOf } from './session-streams';

@@ -6,12 +6,8 @@
 // in turn (each append is the first of its session's second, so nearly every one is signed: the
 // worst case). One iteration appends 50 entries and then lets the event loop turn once, so the
 // signing and the anchor write scheduled by those appends are inside the timed work.
-import {
-  AnchorScheduler,
-  SqliteAnchorLog,
-  SqliteEventStore,
-  generateAnchorSigningKey,
-} from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { AnchorScheduler, SqliteAnchorLog, generateAnchorSigningKey } from '@strata/integrity';
 import { SESSION_STREAM_PREFIX, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
 import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
@@ -95,9 +91,12 @@ export async function anchorAppendFixture(
       remove: () => database.remove(),
       ...(scheduler !== undefined ? { scheduler } : {}),
     });
-    const guarded = new TenantGuardEventStore(store, undefined, (streamId, events, result) =>
-      scheduler?.noteAppend(streamId, events, result, SESSION_STREAM_PREFIX),
-    );
+    const guarded = new TenantGuardEventStore(store, [
+      {
+        appended: (streamId, events, result) =>
+          scheduler?.noteAppend(streamId, events, result, SESSION_STREAM_PREFIX),
+      },
+    ]);
     return AppendTarget.start(new SessionStreams(guarded), name, sessions);
   }
   const oneOff = await target('one-off', false, 1);

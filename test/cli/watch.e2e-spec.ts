@@ -8,13 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  exportOriginalFile,
-  exportSession,
-  importSessionFile,
-  openEventStore,
-  SqliteEventStore,
-} from '@strata/event-store';
+import { openEventStore, SqliteEventStore } from '@strata/event-store';
+import { exportOriginalFile, exportSession, importSessionFile } from '@strata/session-files';
 import {
   buildSessionContext,
   createSessionLineReader,

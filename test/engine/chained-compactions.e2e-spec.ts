@@ -2,7 +2,7 @@
 // embedded offline summariser (the engine's default), new work appended between them. Every
 // file the session modified and the last user request must still be in the final context.
 import { readFileSync } from 'node:fs';
-import { importSessionFile } from '@strata/event-store';
+import { importSessionFile } from '@strata/session-files';
 import {
   computeFileLists,
   convertToLlm,

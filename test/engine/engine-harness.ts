@@ -5,13 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { CommandBus } from '@nestjs/cqrs';
-import {
-  loadSession,
-  SqliteEventStore,
-  type EventStore,
-  type LoadedSession,
-  type RecordedEvent,
-} from '@strata/event-store';
+import { SqliteEventStore, type EventStore, type RecordedEvent } from '@strata/event-store';
+import { loadSession, type LoadedSession } from '@strata/session-files';
 import {
   buildSessionContext,
   sessionStreamName,

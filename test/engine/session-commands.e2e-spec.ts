@@ -1,7 +1,7 @@
 // End to end: the session use cases other than compaction and navigation — starting, appending
 // (expected revision or leaf, idempotency key), labelling, per-session settings — and the
 // integrity chain of everything the engine writes.
-import { verifyStream } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import { sessionStreamName, type SessionEntry } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
 import { SESSION_SETTINGS_CUSTOM_TYPE } from '../../apps/engine/src/settings/session-settings';

@@ -13,7 +13,7 @@ import {
   verifyEventLines,
   anchorKeyIdOf,
   type Anchor,
-} from '@strata/event-store';
+} from '@strata/integrity';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

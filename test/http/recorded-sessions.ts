@@ -3,7 +3,8 @@
 // events, so only the rules that came later tell them apart.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { appendChained, SqliteEventStore } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { appendChained } from '@strata/integrity';
 import { sessionStreamName, type SessionEntry, type SessionHeader } from '@strata/session';
 
 /** Writes `SessionStarted` and one `EntryAppended` per entry into `<directory>/strata.db`. */

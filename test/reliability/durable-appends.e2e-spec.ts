@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSession, SqliteEventStore } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { loadSession } from '@strata/session-files';
 import { readWal } from '@strata/testing';
 import { CaseCounts } from './support/case-counts';
 import { startEngineProcess, storeFileOf, type EngineProcess } from './support/engine-process';

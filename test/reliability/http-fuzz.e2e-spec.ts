@@ -4,7 +4,9 @@
 // engine stays up, ready, with every session's hash chain intact.
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { SqliteEventStore, loadSession, verifyAll, type EventStore } from '@strata/event-store';
+import { SqliteEventStore, type EventStore } from '@strata/event-store';
+import { verifyAll } from '@strata/integrity';
+import { loadSession } from '@strata/session-files';
 import { entryFieldProblems, headerFieldProblems, SESSION_STREAM_PREFIX } from '@strata/session';
 import { session } from '@strata/testing';
 import { startHttpEngine, type HttpHarness } from '../http/http-harness';

@@ -6,15 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { SqliteEventStore, type EventStore } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import {
   SessionImportError,
-  SqliteEventStore,
   importSessionFile,
   loadSession,
   prepareSessionImport,
-  verifyStream,
-  type EventStore,
-} from '@strata/event-store';
+} from '@strata/session-files';
 import {
   SessionFileError,
   SessionImportConflictError,

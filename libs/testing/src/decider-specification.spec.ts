@@ -1,4 +1,5 @@
-import { DeciderSpecification, type Decider } from './decider-specification';
+import type { Decider } from '@strata/event-store';
+import { DeciderSpecification } from './decider-specification';
 
 type CounterEvent = { readonly type: 'Incremented'; readonly data: { readonly by: number } };
 type CounterCommand = { readonly type: 'Increment'; readonly data: { readonly by: number } };

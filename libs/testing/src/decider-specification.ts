@@ -9,13 +9,7 @@
 //
 // Do not return or await the result of `when(...)`: it has a `then` method, so a promise
 // machinery would mistake it for a thenable.
-
-/** The three functions of a decider; `decide` may throw to refuse a command. */
-export interface Decider<State, Command, Event> {
-  readonly decide: (command: Command, state: State) => readonly Event[];
-  readonly evolve: (state: State, event: Event) => State;
-  readonly initialState: () => State;
-}
+import type { Decider } from '@strata/event-store';
 
 type ErrorClass<ErrorType> = abstract new (...args: never[]) => ErrorType;
 

@@ -2,13 +2,9 @@
 // every session stream's hash chain verifies, every event parses as a whole session event,
 // every attempt has ended, and the projections the engine kept equal a rebuild from the log.
 import Database from 'better-sqlite3';
-import {
-  SqliteEventStore,
-  loadSession,
-  parseStoredSessionEvent,
-  verifyAll,
-  type EventStore,
-} from '@strata/event-store';
+import { SqliteEventStore, type EventStore } from '@strata/event-store';
+import { verifyAll } from '@strata/integrity';
+import { loadSession, parseStoredSessionEvent } from '@strata/session-files';
 import { createProjectionSet, inMemoryProjectionStorage, sqliteProjectionStorage } from '@strata/projections';
 import { SESSION_STREAM_PREFIX, charsPerFourCounter, type SessionAttempt } from '@strata/session';
 

@@ -7,13 +7,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  SqliteEventStore,
-  anchorSchema,
-  signAnchor,
-  generateAnchorSigningKey,
-  type Anchor,
-} from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { anchorSchema, signAnchor, generateAnchorSigningKey, type Anchor } from '@strata/integrity';
 import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
 import { runCli } from '../run-cli';

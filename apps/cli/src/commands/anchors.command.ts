@@ -1,7 +1,7 @@
 // `strata anchors export`: the store's signed anchors as JSON Lines on stdout, oldest first, for
 // an auditor to keep outside the store (or to have timestamped); `--since` keeps those signed at
 // or after a time. Read page by page, so a long log is never held in memory.
-import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/event-store';
+import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/integrity';
 import { CliError, type CliCommand } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importSessionFile, loadSession, SqliteEventStore } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { importSessionFile, loadSession } from '@strata/session-files';
 import { OFFLINE_SUMMARIZER_NAME } from '@strata/summarizer';
 import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';

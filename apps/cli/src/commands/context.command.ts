@@ -1,7 +1,7 @@
 // `strata context`: the context sent to the model at one leaf of a session, read from a pi
 // session file (`--file`) or from the event store (`--session`). Both print the same report;
 // a stored session also brings its pruning events and its persisted leaf.
-import { loadSession } from '@strata/event-store';
+import { loadSession } from '@strata/session-files';
 import type { PrunedResult, SessionEntry } from '@strata/session';
 import { loadContextTemplates } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';

@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore, importSessionFile } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { importSessionFile } from '@strata/session-files';
 import { serializeSessionFile, sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
 import { runCli } from '../run-cli';

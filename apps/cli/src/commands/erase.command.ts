@@ -3,7 +3,8 @@
 // (who, when, why, how many events, the last head) is left in the store's erasure log, from which
 // every engine on the store forgets the session. The record goes to stdout.
 import { userInfo } from 'node:os';
-import { SessionNotFoundError, type ErasureRecord } from '@strata/event-store';
+import { type ErasureRecord } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { eraseSession, erasureReasonProblem, SessionErasedError } from '@strata/engine';
 import { CliError, type CliCommand } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';

@@ -2,12 +2,8 @@
 // session imported from a Claude Code or Codex transcript as that file, byte for byte; with
 // `--events` (or `--format events`) its raw event log (one JSON line per event: data, metadata
 // with the chained hashes, type, id, revision, position, time) for `strata verify --file`.
-import {
-  SessionNotFoundError,
-  exportOriginalFile,
-  exportSession,
-  streamEventLines,
-} from '@strata/event-store';
+import { streamEventLines } from '@strata/integrity';
+import { SessionNotFoundError, exportOriginalFile, exportSession } from '@strata/session-files';
 import { OriginalFileUnavailableError, sessionStreamName } from '@strata/session';
 import { CliError, type CliCommand } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';

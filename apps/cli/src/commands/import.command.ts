@@ -7,18 +7,16 @@
 // is signed as an anchor in the store's anchor log, unless STRATA_ANCHORS=off.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SqliteEventStore, StreamErasedError } from '@strata/event-store';
+import { anchorLogIfAny, anchorStreamHead } from '@strata/integrity';
 import {
-  SqliteEventStore,
-  anchorLogIfAny,
-  anchorStreamHead,
   prepareSessionImport,
   SessionImportError,
-  StreamErasedError,
   writeSessionImport,
   type ImportProgress,
   type PreparedSessionImport,
   type SessionImportReport,
-} from '@strata/event-store';
+} from '@strata/session-files';
 import { SessionImportConflictError, type SessionFileFormat } from '@strata/session';
 import { sessionErasure } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';

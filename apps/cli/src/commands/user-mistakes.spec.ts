@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importSessionFile, SqliteEventStore } from '@strata/event-store';
+import { SqliteEventStore } from '@strata/event-store';
+import { importSessionFile } from '@strata/session-files';
 import { serializeSessionFile } from '@strata/session';
 import { freeLoopbackPort, session } from '@strata/testing';
 import { runCli } from '../run-cli';

@@ -22,7 +22,7 @@ import {
   type RefusedAnchors,
   type StoreIntegrityProgress,
   type StreamIntegrity,
-} from '@strata/event-store';
+} from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { existsSync } from 'node:fs';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';

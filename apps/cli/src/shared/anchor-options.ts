@@ -4,6 +4,7 @@
 // and the anchors to match (`--anchors <file>`, else the store's own log).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type EventStore } from '@strata/event-store';
 import {
   ANCHORS_VARIABLE,
   DEFAULT_PUBLIC_KEY_NAME,
@@ -21,8 +22,7 @@ import {
   type AnchorCandidate,
   type AnchorPublicKey,
   type AnchorSigningKey,
-  type EventStore,
-} from '@strata/event-store';
+} from '@strata/integrity';
 import { CliError, type CliIo } from '../cli-io';
 
 export const anchorOptionsUsage = '[--anchors <file>] [--public-key <file>]...';

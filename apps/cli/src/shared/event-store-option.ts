@@ -5,12 +5,12 @@
 import {
   openEventStore,
   resolveStoreUrl,
-  SessionNotFoundError,
   sqliteSettingsOf,
   StoreUrlError,
   type EventStore,
   type OpenEventStoreOptions,
 } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { CliError, type CliIo } from '../cli-io';
 import { storeUnreachable } from './user-mistakes';
 

@@ -2,7 +2,8 @@
 // file, a store that cannot be reached) and not from a fault of Strata: each becomes one line
 // naming the thing, with the exit codes of the other commands (2 for a value given wrong, 1 for
 // a thing that is not there or not reachable). Anything else still prints its stack: that is a bug.
-import { SessionNotFoundError, storeUnavailableReason } from '@strata/event-store';
+import { storeUnavailableReason } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { SessionErasedError, SettingsValidationError } from '@strata/engine';
 import { SessionDomainError } from '@strata/session';
 import { CliError } from '../cli-io';

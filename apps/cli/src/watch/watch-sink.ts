@@ -3,7 +3,8 @@
 // event store itself (`--store`) and an engine over HTTP (`--url`). A part the store disagrees
 // with is a `WatchConflict` (the file is then no longer followed); any other failure is
 // temporary and the same part is sent again later.
-import { writeSessionImport, type EventStore } from '@strata/event-store';
+import { type EventStore } from '@strata/event-store';
+import { writeSessionImport } from '@strata/session-files';
 import { SessionImportConflictError, type SessionEntry, type SessionHeader } from '@strata/session';
 
 /** Entries of one file, after the first `fromEntry` of its entries, to store in one append. */

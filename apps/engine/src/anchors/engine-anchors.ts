@@ -6,6 +6,7 @@
 // the public key is served and verification works). Verification accepts anchors of the engine's
 // key and of the earlier keys named by `STRATA_ANCHOR_PUBLIC_KEYS` (a rotated key's anchors).
 import { Logger } from '@nestjs/common';
+import { type AppendResult, type EventStore, type EventToAppend } from '@strata/event-store';
 import {
   AnchorIndex,
   AnchorScheduler,
@@ -18,10 +19,7 @@ import {
   type AnchorPublicKey,
   type AnchorQuery,
   type AnchorSigningKey,
-  type AppendResult,
-  type EventStore,
-  type EventToAppend,
-} from '@strata/event-store';
+} from '@strata/integrity';
 import { resolve } from 'node:path';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
 import { ConfigurationError, type EngineConfig } from '../config/engine-config';

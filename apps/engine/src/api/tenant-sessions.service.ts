@@ -2,7 +2,7 @@
 // write is sealed with the tenant and the key's actor), and a session of another tenant is not found.
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, type Command } from '@nestjs/cqrs';
-import { SessionNotFoundError } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
 import { ApiError } from './problem/api-errors';
 import {

@@ -1,5 +1,6 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import { InMemoryEventStore, loadSession, type EventStore } from '@strata/event-store';
+import { InMemoryEventStore, type EventStore } from '@strata/event-store';
+import { loadSession } from '@strata/session-files';
 import { session } from '@strata/testing';
 import { EngineModule } from '../sessions/engine.module';
 import { SessionStreams } from '../session-streams/session-streams.service';

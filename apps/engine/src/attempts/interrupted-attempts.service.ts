@@ -11,7 +11,8 @@
 // only the attempts it started itself, so several engines can share one store. Without one it
 // assumes it is alone on its store and ends every attempt left open.
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { parseStoredSessionEvent, sessionIdSeed, type EventStore } from '@strata/event-store';
+import { sessionIdSeed, type EventStore } from '@strata/event-store';
+import { parseStoredSessionEvent } from '@strata/session-files';
 import {
   SESSION_STREAM_PREFIX,
   type SessionAttempt,

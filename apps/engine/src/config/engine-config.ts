@@ -6,13 +6,12 @@ import * as path from 'node:path';
 import {
   DEFAULT_STORE_URL,
   StoreUrlError,
-  defaultDataDirectory,
-  keyFileList,
   parseStoreUrl,
   sqliteSettingsOf,
   type SqliteSettings,
   type StoreLocation,
 } from '@strata/event-store';
+import { defaultDataDirectory, keyFileList } from '@strata/integrity';
 import { z } from 'zod';
 import {
   duplicateKeyProblems,

@@ -5,7 +5,7 @@
 // engine erased meanwhile is skipped, so several engines on one store never erase one twice.
 import type { ErasureRecord, EventStore } from '@strata/event-store';
 import type { CatalogSession } from '@strata/projections';
-import { SessionNotFoundError } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { eraseSession, SessionErasedError } from '../shared/session-erasure';
 
 export const RETENTION_ACTOR = 'strata-retention';

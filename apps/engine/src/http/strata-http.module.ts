@@ -184,16 +184,19 @@ export function strataApplicationImports(
     inner,
     options.anchorIntervalMs !== undefined ? { intervalMs: options.anchorIntervalMs } : {},
   );
-  const store = new TenantGuardEventStore(
-    inner,
-    (result, events, seconds) => {
-      metrics.appends.increment({ result });
-      metrics.appendDuration.observe({ result }, seconds);
-      if (result === 'ok') metrics.appendedEvents.increment({}, events);
+  const store = new TenantGuardEventStore(inner, [
+    {
+      appendFinished: (result, events, seconds) => {
+        metrics.appends.increment({ result });
+        metrics.appendDuration.observe({ result }, seconds);
+        if (result === 'ok') metrics.appendedEvents.increment({}, events);
+      },
     },
-    (streamId, events, result) => anchors.noteAppend(streamId, events, result),
-    (streamId) => anchors.noteErased(streamId),
-  );
+    {
+      appended: (streamId, events, result) => anchors.noteAppend(streamId, events, result),
+      erased: (streamId) => anchors.noteErased(streamId),
+    },
+  ]);
   const projectionStorage = options.projectionStorage ?? openEngineProjectionStorage(config);
   return [
     EngineModule.forRoot({

@@ -6,12 +6,8 @@
 // import wrote (metadata origin `import`) are history and concern no saga. A session that no
 // longer exists (erased) asks for nothing.
 import type { CommandBus } from '@nestjs/cqrs';
-import {
-  SessionNotFoundError,
-  isImportedEvent,
-  parseStoredSessionEvent,
-  type RecordedEvent,
-} from '@strata/event-store';
+import { type RecordedEvent } from '@strata/event-store';
+import { SessionNotFoundError, isImportedEvent, parseStoredSessionEvent } from '@strata/session-files';
 import type { DecodedEvent, Processor } from '@strata/processing';
 import { SESSION_STREAM_PREFIX, type SessionEvent, type TokenCounter } from '@strata/session';
 import type { SessionStreams } from '../session-streams/session-streams.service';

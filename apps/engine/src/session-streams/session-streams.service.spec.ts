@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   InMemoryEventStore,
-  SessionNotFoundError,
   SqliteEventStore,
-  loadSession,
-  verifyStream,
   type EventStore,
   type RecordedEvent,
 } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
+import { SessionNotFoundError, loadSession } from '@strata/session-files';
 import { sessionStreamName, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
 import { SessionStreams } from './session-streams.service';

@@ -12,18 +12,17 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   FoldedStreamCache,
-  SessionNotFoundError,
   derivedEventId,
   foldStream,
   handleCommand,
-  parseStoredSessionEvent,
-  sealingAppender,
   type CommandHandled,
   type Decider,
   type EarlierHandling,
   type EventStore,
   type StreamAppender,
 } from '@strata/event-store';
+import { sealingAppender } from '@strata/integrity';
+import { SessionNotFoundError, parseStoredSessionEvent } from '@strata/session-files';
 import {
   conflict,
   decide,
@@ -63,7 +62,7 @@ function isCommandList(plan: SessionCommand | readonly SessionCommand[]): plan i
  * state is not evolved past the last command: the handler evolves it once more with the whole
  * batch, and evolving the newest state of a session log twice would make the second a copy.
  */
-export const sessionPlanDecider: Decider<SessionPlan, SessionEvent, SessionState> = {
+export const sessionPlanDecider: Decider<SessionState, SessionPlan, SessionEvent> = {
   decide(plan, state) {
     const events: SessionEvent[] = [];
     const commands = commandsOf(plan, state);

@@ -2,7 +2,7 @@
 // records a digest of what it asked; the same key or id later with the same content answers the
 // first outcome, and with other content is refused with `IdempotencyMismatchError` (409
 // `conflict`, `reason: idempotency_mismatch`), as payment APIs answer a reused key.
-import { canonicalJson, sha256Hex } from '@strata/event-store';
+import { canonicalJson, sha256Hex } from '@strata/integrity';
 
 /** SHA-256 of the canonical JSON of `content`: equal content gives an equal digest. */
 export function requestDigestOf(content: unknown): string {

@@ -3,12 +3,8 @@
 // the erasure record is returned. Read models in every engine on the store forget the session
 // when they read the record from the store's erasure log. Used by `DELETE /sessions/{id}`,
 // retention and `strata erase`, so all three erase alike.
-import {
-  SessionNotFoundError,
-  StreamErasedError,
-  type ErasureRecord,
-  type EventStore,
-} from '@strata/event-store';
+import { StreamErasedError, type ErasureRecord, type EventStore } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
 import { tenantOfMetadata } from './command-context';
 

@@ -1,7 +1,8 @@
 // The tenant a session belongs to: the tenant recorded on the first event of its stream (the
 // write side and the tenant guard keep every later event on the same tenant). Read from the store, so it is
 // right at once after a write, and remembered for the streams seen recently.
-import { SessionNotFoundError, type EventStore } from '@strata/event-store';
+import { type EventStore } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
 import { tenantOfMetadata } from '../shared/command-context';
 

@@ -1,4 +1,5 @@
-import { InMemoryEventStore, verifyStream, type RecordedEvent } from '@strata/event-store';
+import { InMemoryEventStore, type RecordedEvent } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
 import { SessionStreams } from '../session-streams/session-streams.service';
@@ -21,7 +22,9 @@ describe('given a session started for tenant acme', () => {
 
   beforeEach(async () => {
     outcomes.length = 0;
-    store = new TenantGuardEventStore(new InMemoryEventStore(), (result) => outcomes.push(result));
+    store = new TenantGuardEventStore(new InMemoryEventStore(), [
+      { appendFinished: (result) => outcomes.push(result) },
+    ]);
     streams = new SessionStreams(store);
     await streams.execute(
       builder.header.id,
@@ -90,5 +93,39 @@ describe('given a session started for tenant acme', () => {
     };
     await expect(store.appendToStream(streamId, [event], { expectedRevision: 5n })).rejects.toThrow();
     expect(outcomes).toEqual(['ok', 'conflict']);
+  });
+});
+
+describe('given a guard with two after-commit observers', () => {
+  it('tells every observer in list order, each kind of hook before the next, and an erasure after it', async () => {
+    const told: string[] = [];
+    const observerOf = (name: string) => ({
+      appendFinished: (result: AppendResultKind, events: number) => told.push(`${name} ${result} ${events}`),
+      appended: (appendedTo: string, events: readonly unknown[], result: { nextExpectedRevision: bigint }) =>
+        told.push(`${name} appended ${appendedTo}@${result.nextExpectedRevision} ${events.length}`),
+      erased: (erasedStream: string) => told.push(`${name} erased ${erasedStream}`),
+    });
+    const store = new TenantGuardEventStore(new InMemoryEventStore(), [
+      observerOf('metrics'),
+      { appended: observerOf('anchors').appended, erased: observerOf('anchors').erased },
+    ]);
+    try {
+      await new SessionStreams(store).execute(
+        builder.header.id,
+        { type: 'StartSession', data: { header: builder.header } },
+        { tenant: 'acme' },
+      );
+      await store.appendToStream('other-1', [{ id: 'o-1', type: 'Noted', data: {} }]);
+      await store.eraseStream(streamId, { actor: 'ana', reason: 'test' });
+      expect(told).toEqual([
+        'metrics ok 1',
+        `metrics appended ${streamId}@0 1`,
+        `anchors appended ${streamId}@0 1`,
+        `metrics erased ${streamId}`,
+        `anchors erased ${streamId}`,
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 });

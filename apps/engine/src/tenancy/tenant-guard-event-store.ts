@@ -2,8 +2,9 @@
 // every event written to a session stream must carry, in its sealed metadata, the tenant of the
 // stream's first event — the write side puts it there once, before sealing, so nothing is
 // changed or sealed again here — and a new stream's events must agree on one. A write for
-// another tenant's stream is refused. It also times every append to a session stream (metrics),
-// and keeps the streams' tenants for the HTTP edge's ownership checks. Events already encoded
+// another tenant's stream is refused. It tells its after-commit observers of every append to a
+// session stream (its outcome and time for metrics, and the appended head for the anchors) and
+// of every erasure, and keeps the streams' tenants for the HTTP edge's ownership checks. Events already encoded
 // as JSON text (an import sealed on a worker thread) pass the same checks: their metadata texts
 // are read a slice at a time, so a large batch never holds the event loop.
 import {
@@ -25,15 +26,18 @@ import { StreamTenants } from './stream-tenants';
 
 export type AppendResultKind = 'ok' | 'conflict' | 'error';
 
-/** Told of every append to a session stream (for metrics). */
-export type AppendObserver = (result: AppendResultKind, events: number, seconds: number) => void;
-
-/** Told of every append to a session stream that succeeded (the anchors follow the heads). */
-export type AppendedObserver = (
-  streamId: string,
-  events: readonly EventToAppend[],
-  result: AppendResult,
-) => void;
+/**
+ * Told what a write through the guard did, once it is over; every hook is optional. Hooks run in
+ * the order of the list, each kind for every observer before the next kind.
+ */
+export interface AfterCommitObserver {
+  /** Every append to a session stream, with its outcome and how long it took (for metrics). */
+  readonly appendFinished?: (result: AppendResultKind, events: number, seconds: number) => void;
+  /** Every append to a session stream that succeeded (the anchors follow the heads). */
+  readonly appended?: (streamId: string, events: readonly EventToAppend[], result: AppendResult) => void;
+  /** Every stream erased through this store (after the erasure). */
+  readonly erased?: (streamId: string) => void;
+}
 
 /** Metadata texts read between two turns of the event loop. */
 const METADATA_SLICE = 1_000;
@@ -48,10 +52,7 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
 
   constructor(
     readonly inner: EventStore,
-    private readonly observer?: AppendObserver,
-    private readonly appended?: AppendedObserver,
-    /** Told of every stream erased through this store (after the erasure). */
-    private readonly erased?: (streamId: string) => void,
+    private readonly observers: readonly AfterCommitObserver[] = [],
   ) {
     this.tenants = new StreamTenants(inner);
     if (acceptsEncodedAppends(inner)) {
@@ -76,11 +77,11 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
     try {
       await this.requireOneTenant(streamId, events);
       const result = await this.inner.appendToStream(streamId, events, options);
-      this.observer?.('ok', events.length, seconds());
-      this.appended?.(streamId, events, result);
+      this.finished('ok', events.length, seconds());
+      for (const observer of this.observers) observer.appended?.(streamId, events, result);
       return result;
     } catch (error) {
-      this.observer?.(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
+      this.finished(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
       throw error;
     }
   }
@@ -109,17 +110,14 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
         metadata.map((eventMetadata) => ({ metadata: eventMetadata })),
       );
       const result = await inner.appendEncoded(streamId, events, options);
-      this.observer?.('ok', events.length, seconds());
+      this.finished('ok', events.length, seconds());
       const last = events[events.length - 1]!;
       // the observers read ids and metadata only; the data stays encoded
-      this.appended?.(
-        streamId,
-        [{ id: last.id, type: last.type, data: null, metadata: metadata.at(-1) }],
-        result,
-      );
+      const head = [{ id: last.id, type: last.type, data: null, metadata: metadata.at(-1) }];
+      for (const observer of this.observers) observer.appended?.(streamId, head, result);
       return result;
     } catch (error) {
-      this.observer?.(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
+      this.finished(error instanceof ConcurrencyError ? 'conflict' : 'error', events.length, seconds());
       throw error;
     }
   }
@@ -151,7 +149,7 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
   async eraseStream(...args: Parameters<EventStore['eraseStream']>): ReturnType<EventStore['eraseStream']> {
     const record = await this.inner.eraseStream(...args);
     this.tenants.forget(args[0]);
-    this.erased?.(args[0]);
+    for (const observer of this.observers) observer.erased?.(args[0]);
     return record;
   }
 
@@ -161,6 +159,10 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  private finished(result: AppendResultKind, events: number, seconds: number): void {
+    for (const observer of this.observers) observer.appendFinished?.(result, events, seconds);
   }
 
   /** Refuses a batch whose events name a tenant other than the stream's (or disagree on a new stream). */

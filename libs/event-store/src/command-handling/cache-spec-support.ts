@@ -1,10 +1,10 @@
 // Test support for the folded-stream cache specs: a small shelf domain (items added once, one
 // or two at a time, or nothing), and store wrappers that count the events read or can be
 // pointed at another store (a stream written anew behind the handler's back).
-import { appendChained } from '../integrity';
+import { appendChained } from '@strata/integrity';
 import type { EventStore, RecordedEvent } from '../port';
 import { derivedEventId } from './derived-event-id';
-import type { Decider } from './handle-command';
+import type { Decider } from './decider';
 
 export type ShelfCommand =
   | { readonly type: 'Add'; readonly item: string }
@@ -30,7 +30,7 @@ function added(state: ShelfState, items: readonly string[]): ShelfEvent[] {
 }
 
 /** A pure decider: `evolve` returns new objects and never changes the state it is given. */
-export const shelfDecider: Decider<ShelfCommand, ShelfEvent, ShelfState> = {
+export const shelfDecider: Decider<ShelfState, ShelfCommand, ShelfEvent> = {
   initialState: () => ({ items: [] }),
   evolve: (state, event) => ({ items: [...state.items, event.data.item] }),
   decide: (command, state) => {

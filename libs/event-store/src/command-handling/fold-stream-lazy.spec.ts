@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sealEventsOffLoop, verifyStream } from '../integrity';
+import { sealEventsOffLoop, sealingAppender, verifyStream } from '@strata/integrity';
 import type { EventStore, LazyEventReads, ReadStreamOptions, RecordedEvent } from '../port';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
 import {
@@ -94,7 +94,7 @@ describe('a cached fold on a store that reads single events lazily', () => {
   it('checks the event the fold ended with without reading its data, and reads on from the next revision', async () => {
     const { store, streamReadsFrom, dataRead } = observed(sqlite);
     const cache = new FoldedStreamCache<ShelfState>();
-    const options = { parseEvent: parseShelfEvent, cache };
+    const options = { parseEvent: parseShelfEvent, appender: sealingAppender, cache };
     const first = await handleCommand(store, STREAM, add('a'), shelfDecider, options);
     streamReadsFrom.length = 0;
     dataRead.length = 0;
@@ -111,7 +111,7 @@ describe('a cached fold on a store that reads single events lazily', () => {
   it('folds what another writer appended since, and decides on it', async () => {
     const { store } = observed(sqlite);
     const cache = new FoldedStreamCache<ShelfState>();
-    const options = { parseEvent: parseShelfEvent, cache };
+    const options = { parseEvent: parseShelfEvent, appender: sealingAppender, cache };
     await handleCommand(store, STREAM, add('a'), shelfDecider, options);
     await rawShelfAppend(sqlite, STREAM, 'other');
 
@@ -125,7 +125,7 @@ describe('a cached fold on a store that reads single events lazily', () => {
   it('folds from the start when the stream no longer holds the event the fold ended with', async () => {
     const { store, streamReadsFrom } = observed(sqlite);
     const cache = new FoldedStreamCache<ShelfState>();
-    const options = { parseEvent: parseShelfEvent, cache };
+    const options = { parseEvent: parseShelfEvent, appender: sealingAppender, cache };
     await handleCommand(store, STREAM, add('a'), shelfDecider, options);
     await sqlite.eraseStream(STREAM, { actor: 'dpo', reason: 'test' });
     // written anew up to the same revision (an import allowed over the erasure)

@@ -14,12 +14,12 @@ import {
   type FoldOwner,
   type FoldedStreamCache,
 } from './folded-stream-cache';
-import type { Decider } from './handle-command';
+import type { Decider } from './decider';
 
 export interface FoldStreamRequest<Command, Event, State> {
   readonly store: EventStore;
   readonly streamId: string;
-  readonly decider: Decider<Command, Event, State>;
+  readonly decider: Decider<State, Command, Event>;
   readonly parseEvent: (event: RecordedEvent) => Event;
   /** Event ids to look for (only derived ids are remembered by a cache); the first found is reported. */
   readonly lookFor: readonly string[];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { verifyStream } from '../integrity';
+import { sealingAppender, verifyStream } from '@strata/integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import type { EventStore } from '../port';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
@@ -99,6 +99,7 @@ async function runSteps(
           await outcomeOf(() =>
             handleCommand(rival.store, STREAM, step.command, shelfDecider, {
               parseEvent: parseShelfEvent,
+              appender: sealingAppender,
               idSeed: step.seed,
               ...(cache !== undefined ? { cache } : {}),
             }),
@@ -110,6 +111,7 @@ async function runSteps(
           await outcomeOf(() =>
             handleCommand(store, STREAM, step.command, shelfDecider, {
               parseEvent: parseShelfEvent,
+              appender: sealingAppender,
               idSeed: step.seed,
             }),
           ),
@@ -208,6 +210,7 @@ describe('handleCommand with and without a folded-stream cache', () => {
               }
               await handleCommand(processes[0]!, STREAM, { type: 'Nothing' }, shelfDecider, {
                 parseEvent: parseShelfEvent,
+                appender: sealingAppender,
                 cache: caches[0]!,
               });
               const results = await Promise.all(
@@ -220,6 +223,7 @@ describe('handleCommand with and without a folded-stream cache', () => {
                     shelfDecider,
                     {
                       parseEvent: parseShelfEvent,
+                      appender: sealingAppender,
                       maxAttempts: 50,
                       ...(cache !== undefined ? { cache } : {}),
                     },
@@ -242,6 +246,7 @@ describe('handleCommand with and without a folded-stream cache', () => {
                   shelfDecider,
                   {
                     parseEvent: parseShelfEvent,
+                    appender: sealingAppender,
                     cache,
                   },
                 );

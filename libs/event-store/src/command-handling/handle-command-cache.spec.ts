@@ -1,4 +1,4 @@
-import { verifyStream } from '../integrity';
+import { sealingAppender, verifyStream } from '@strata/integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import { StreamErasedError, type EventStore } from '../port';
 import {
@@ -15,7 +15,8 @@ import {
 } from './cache-spec-support';
 import { derivedEventId } from './derived-event-id';
 import { FoldedStreamCache } from './folded-stream-cache';
-import { handleCommand, plainAppender, type Decider, type HandleCommandOptions } from './handle-command';
+import type { Decider } from './decider';
+import { handleCommand, plainAppender, type HandleCommandOptions } from './handle-command';
 
 const STREAM = 'shelf-1';
 const add = (item: string): ShelfCommand => ({ type: 'Add', item });
@@ -24,7 +25,7 @@ function cachedOptions(
   cache: FoldedStreamCache<ShelfState>,
   extra: Partial<HandleCommandOptions<ShelfEvent, ShelfState>> = {},
 ): HandleCommandOptions<ShelfEvent, ShelfState> {
-  return { parseEvent: parseShelfEvent, cache, ...extra };
+  return { parseEvent: parseShelfEvent, appender: sealingAppender, cache, ...extra };
 }
 
 async function addAll(
@@ -81,7 +82,10 @@ describe('handleCommand with a folded-stream cache', () => {
     it('reads the whole stream every time without a cache (the behaviour it replaces)', async () => {
       const counting = countingReads(new InMemoryEventStore());
       for (const item of items(20)) {
-        await handleCommand(counting.store, STREAM, add(item), shelfDecider, { parseEvent: parseShelfEvent });
+        await handleCommand(counting.store, STREAM, add(item), shelfDecider, {
+          parseEvent: parseShelfEvent,
+          appender: sealingAppender,
+        });
       }
       expect(counting.eventsRead()).toBe((19 * 20) / 2);
     });
@@ -145,6 +149,7 @@ describe('handleCommand with a folded-stream cache', () => {
       await addAll(store, cache, items(3));
       await handleCommand(store, STREAM, add('theirs'), shelfDecider, {
         parseEvent: parseShelfEvent,
+        appender: sealingAppender,
         idSeed: 'command-2',
       });
       await rawShelfAppend(store, STREAM, 'later');
@@ -248,7 +253,7 @@ describe('handleCommand with a folded-stream cache', () => {
   });
 
   describe('given two deciders sharing one cache on one stream', () => {
-    const countDecider: Decider<ShelfCommand, ShelfEvent, number> = {
+    const countDecider: Decider<number, ShelfCommand, ShelfEvent> = {
       initialState: () => 0,
       evolve: (count) => count + 1,
       decide: () => [],
@@ -260,11 +265,13 @@ describe('handleCommand with a folded-stream cache', () => {
       await addAll(store, shared, items(3));
       const counted = await handleCommand(store, STREAM, { type: 'Nothing' }, countDecider, {
         parseEvent: parseShelfEvent,
+        appender: sealingAppender,
         cache: shared,
       });
       expect(counted.state).toBe(3);
       const listed = await handleCommand(store, STREAM, add('more'), shelfDecider, {
         parseEvent: parseShelfEvent,
+        appender: sealingAppender,
         cache: shared,
       });
       expect(listed.state.items).toEqual([...items(3), 'more']);

@@ -1,9 +1,10 @@
-import { appendChained, verifyStream } from '../integrity';
+import { appendChained, sealingAppender, verifyStream } from '@strata/integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import { ConcurrencyError, DuplicateEventIdError, type EventStore, type RecordedEvent } from '../port';
 import { parseShelfEvent, shelfDecider, shelfOf } from './cache-spec-support';
 import { derivedEventId } from './derived-event-id';
-import { handleCommand, type Decider, type HandleCommandOptions } from './handle-command';
+import type { Decider } from './decider';
+import { handleCommand, type HandleCommandOptions } from './handle-command';
 
 // A small list domain: items are added at the next position, never twice.
 type ListCommand = { readonly type: 'AddItem'; readonly data: { readonly item: string } };
@@ -13,7 +14,7 @@ type ListEvent = {
 };
 type ListState = { readonly items: readonly string[] };
 
-const listDecider: Decider<ListCommand, ListEvent, ListState> = {
+const listDecider: Decider<ListState, ListCommand, ListEvent> = {
   initialState: () => ({ items: [] }),
   evolve: (state, event) => ({ items: [...state.items, event.data.item] }),
   decide: (command, state) => {
@@ -30,7 +31,7 @@ function parseListEvent(event: RecordedEvent): ListEvent {
   return { type: 'ItemAdded', data: { item: data.item, position: data.position } };
 }
 
-const options: HandleCommandOptions<ListEvent> = { parseEvent: parseListEvent };
+const options: HandleCommandOptions<ListEvent> = { parseEvent: parseListEvent, appender: sealingAppender };
 const add = (item: string): ListCommand => ({ type: 'AddItem', data: { item } });
 
 async function readAllOf(store: EventStore, streamId: string): Promise<RecordedEvent[]> {
@@ -190,7 +191,12 @@ describe('handleCommand', () => {
         'shelf-1',
         { type: 'AddTwo', first: 'milk', second: 'eggs' },
         shelfDecider,
-        { parseEvent: parseShelfEvent, idSeed: 'command-7', requestDigest: 'digest-a' },
+        {
+          parseEvent: parseShelfEvent,
+          appender: sealingAppender,
+          idSeed: 'command-7',
+          requestDigest: 'digest-a',
+        },
       );
       expect(handled).toMatchObject({
         alreadyHandled: true,

@@ -1,5 +1,6 @@
 // The one generic command handler (STYLE.md habit 6): read the stream, fold it with `evolve`,
-// `decide`, append the new events sealed into the stream's hash chain (DESIGN.md decision 4)
+// `decide`, append the new events through the caller's appender (the engine's is
+// @strata/integrity's, which seals them into the stream's hash chain: DESIGN.md decision 4)
 // at exactly the revision that was read, and on a conflict
 // read and decide again, a bounded number of times. Events read back are parsed by the
 // caller's `parseEvent` (a trust boundary). Event ids derive from `idSeed` when it is given,
@@ -12,7 +13,6 @@
 // With a `FoldedStreamCache` a command reads only the events appended since the cached fold
 // (see folded-stream-cache.ts).
 import { newEventId } from '../ids/uuidv7';
-import { createSealingAppender } from '../integrity/chained-append';
 import {
   ConcurrencyError,
   DuplicateEventIdError,
@@ -22,26 +22,15 @@ import {
   type ExpectedRevision,
   type RecordedEvent,
 } from '../port';
+import type { Decider, DomainEvent } from './decider';
 import { derivedEventId } from './derived-event-id';
 import { foldStream, foldOwnerOf, type FoldStreamRequest, type FoldedStream } from './fold-stream';
 import type { FoldedStreamCache } from './folded-stream-cache';
 
-/** The pure decider a handler drives (STYLE.md habit 1). */
-export interface Decider<Command, Event, State> {
-  readonly decide: (command: Command, state: State) => readonly Event[];
-  readonly evolve: (state: State, event: Event) => State;
-  readonly initialState: () => State;
-}
-
-/** What a decider emits: the store adds ids and metadata. */
-export interface DomainEvent {
-  readonly type: string;
-  readonly data: unknown;
-}
-
 /**
- * How new events reach the store. The default is the integrity layer's sealing appender: each
- * event gets the audit metadata and its place in the stream's hash chain, after `lastEvent`.
+ * How new events reach the store: `plainAppender`, or the integrity layer's `sealingAppender`
+ * (@strata/integrity), which gives each event the audit metadata and its place in the stream's
+ * hash chain, after `lastEvent`.
  */
 export type StreamAppender = (request: {
   readonly store: EventStore;
@@ -51,9 +40,6 @@ export type StreamAppender = (request: {
   /** The stream's last event as read for this decision; undefined for a new stream. */
   readonly lastEvent: RecordedEvent | undefined;
 }) => Promise<{ readonly nextExpectedRevision: bigint; readonly position: bigint }>;
-
-/** Seals with the audit fields (tenant, actor, correlation and causation ids) of each event's metadata. */
-export const sealingAppender: StreamAppender = createSealingAppender();
 
 /**
  * Appends without a seal. Only for streams kept outside the integrity chain: once a sealed
@@ -91,8 +77,11 @@ export interface HandleCommandOptions<Event, State = never> {
    * appends a group commit puts in the same transaction) fall out of step.
    */
   readonly pauseBeforeRetry?: (attempt: number) => Promise<void>;
-  /** `sealingAppender` by default. */
-  readonly appender?: StreamAppender;
+  /**
+   * How the events reach the store; no default, so that every caller says whether its stream
+   * is sealed (`sealingAppender` of @strata/integrity) or kept outside the chain (`plainAppender`).
+   */
+  readonly appender: StreamAppender;
   /**
    * Folds kept between commands: the stream is then read forward from the cached revision
    * only (and from the start when it no longer holds the cached fold's last event). Without
@@ -200,14 +189,14 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   store: EventStore,
   streamId: string,
   command: Command,
-  decider: Decider<Command, Event, State>,
+  decider: Decider<State, Command, Event>,
   options: HandleCommandOptions<Event, NoInfer<State>>,
 ): Promise<CommandHandled<Event, State>> {
   const maxAttempts = options.maxAttempts ?? 8;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
   }
-  const appender = options.appender ?? sealingAppender;
+  const { appender } = options;
   const seeds =
     options.idSeed !== undefined && !options.eventIdOf
       ? [options.idSeed, ...(options.formerIdSeeds ?? [])]

@@ -2,8 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { streamHolds, verifyStreamIntegrity } from '../anchors/verify-integrity';
-import { sealEventsOffLoop, verifyStream } from '../integrity';
+import { sealEventsOffLoop, streamHolds, verifyStream, verifyStreamIntegrity } from '@strata/integrity';
 import { SharedEventData } from './shared-event-data';
 import { SqliteEventStore } from './sqlite-event-store';
 

@@ -1,5 +1,6 @@
 import * as fc from 'fast-check';
-import { InMemoryCheckpointStore, InMemoryEventStore, SessionNotFoundError } from '@strata/event-store';
+import { InMemoryCheckpointStore, InMemoryEventStore } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import {
   buildSessionContext,
   buildSessionTree,

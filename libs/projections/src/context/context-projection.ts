@@ -11,7 +11,8 @@
 // requests between slices: a first count of a pi fixture takes seconds with o200k, and held the
 // whole engine that long. A prepared counter (@strata/tokenizer) also cuts the count of one long
 // text into slices; any other counter counts an entry at once.
-import { SessionNotFoundError, type EventStore, type RecordedEvent } from '@strata/event-store';
+import { type EventStore, type RecordedEvent } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import { WorkSlices } from './work-slices';

@@ -1,10 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
-import {
-  ConcurrencyError,
-  SessionImportError,
-  SessionNotFoundError,
-  StreamErasedError,
-} from '@strata/event-store';
+import { ConcurrencyError, StreamErasedError } from '@strata/event-store';
+import { SessionImportError, SessionNotFoundError } from '@strata/session-files';
 import { InvalidProjectionQueryError, UnknownEntryError } from '@strata/projections';
 import { alreadyExists, conflict, invalid, notFound, SessionImportConflictError } from '@strata/session';
 import { SettingsValidationError } from '../../settings/settings-validation-error';

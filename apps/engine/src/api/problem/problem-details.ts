@@ -4,11 +4,10 @@ import { HttpException } from '@nestjs/common';
 import {
   ConcurrencyError,
   DuplicateEventIdError,
-  SessionImportError,
-  SessionNotFoundError,
   StreamErasedError,
   storeUnavailableReason,
 } from '@strata/event-store';
+import { SessionImportError, SessionNotFoundError } from '@strata/session-files';
 import { ProcessorRunnerStoppedError } from '@strata/processing';
 import { TaskPoolStoppedError, TaskQueueFullError } from '@strata/threads';
 import { InvalidProjectionQueryError, SessionSetAsideError, UnknownEntryError } from '@strata/projections';

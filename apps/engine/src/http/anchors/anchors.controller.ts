@@ -2,7 +2,7 @@
 // auditor needs it to check anchors), a session's anchors, and the tenant's anchors since a time,
 // as JSON Lines (the format `strata anchors export` writes and `strata verify --anchors` reads).
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
-import { anchorLine, type AnchorQuery } from '@strata/event-store';
+import { anchorLine, type AnchorQuery } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';

@@ -6,19 +6,20 @@ import { Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nest
 import {
   ConcurrencyError,
   acceptsEncodedAppends,
+  type EncodedAppends,
+  StreamErasedError,
+  type EventStore,
+} from '@strata/event-store';
+import { streamEventLines, verifyStreamIntegrity } from '@strata/integrity';
+import {
   exportOriginalFile,
   exportSession,
-  streamEventLines,
-  verifyStreamIntegrity,
-  type EncodedAppends,
   type EncodedSessionImport,
   type PrepareSessionImportOptions,
   type PreparedSessionImport,
   type SessionImportReport,
   writeSessionImport,
-  StreamErasedError,
-  type EventStore,
-} from '@strata/event-store';
+} from '@strata/session-files';
 import { SESSION_STREAM_PREFIX, sessionStreamName } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';

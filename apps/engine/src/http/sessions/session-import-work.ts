@@ -4,7 +4,7 @@
 // (`STRATA_WORKER_THREADS` threads, `STRATA_WORKER_QUEUE` waiting tasks); a full queue is
 // answered 503 with Retry-After at once. Errors of the file come back as SessionImportError.
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { SessionImportError, type PreparedSessionImport } from '@strata/event-store';
+import { SessionImportError, type PreparedSessionImport } from '@strata/session-files';
 import { TaskPool, TaskQueueFullError, type SerializedTaskError } from '@strata/threads';
 import { join } from 'node:path';
 import type { TransferListItem } from 'node:worker_threads';

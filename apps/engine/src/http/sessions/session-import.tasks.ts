@@ -8,7 +8,7 @@ import {
   type EncodedSessionImport,
   type PrepareSessionImportOptions,
   type PreparedSessionImport,
-} from '@strata/event-store';
+} from '@strata/session-files';
 import { entryWeight, type SessionFileContent } from '@strata/session';
 
 export interface ImportFileArgs {

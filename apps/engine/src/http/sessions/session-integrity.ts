@@ -1,14 +1,14 @@
 // How the verification endpoints show a stream's integrity: the chain, the findings against the
 // store's records and the engine's anchors, and the erasure record, each with a message.
+import { type ErasureRecord } from '@strata/event-store';
 import {
   describeErasure,
   describeFinding,
   describeRefusedAnchor,
   streamHolds,
-  type ErasureRecord,
   type RefusedAnchors,
   type StreamIntegrity,
-} from '@strata/event-store';
+} from '@strata/integrity';
 
 export function erasureView(record: ErasureRecord) {
   return {

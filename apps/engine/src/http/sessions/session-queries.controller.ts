@@ -3,7 +3,7 @@
 // compaction and branch-summary attempts. Reads wait for the projections to reach the latest
 // write, so a client reads what it has just written.
 import { Controller, Get, Inject, Param, Req, UseGuards } from '@nestjs/common';
-import { SessionNotFoundError } from '@strata/event-store';
+import { SessionNotFoundError } from '@strata/session-files';
 import { UnknownEntryError } from '@strata/projections';
 import { pathToEntry } from '@strata/session';
 import type { IncomingMessage } from 'node:http';

@@ -7,15 +7,18 @@ import {
   type SessionHeader,
 } from '@strata/session';
 import { session } from '@strata/testing';
-import { derivedEventId } from '../command-handling/derived-event-id';
-import { sessionIdSeed } from '../command-handling/id-seed';
-import { appendChained, verifyStream } from '../integrity';
+import {
+  derivedEventId,
+  type EventStore,
+  InMemoryEventStore,
+  type RecordedEvent,
+  sessionIdSeed,
+  SqliteEventStore,
+} from '@strata/event-store';
+import { appendChained, verifyStream } from '@strata/integrity';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryEventStore } from '../memory/in-memory-event-store';
-import { SqliteEventStore } from '../sqlite/sqlite-event-store';
-import type { EventStore, RecordedEvent } from '../port';
 import {
   InvalidStoredEventError,
   SessionImportError,

@@ -2,9 +2,8 @@ import { piFixtureExists, readPiFixture } from '@strata/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyStreamIntegrity } from '../anchors/verify-integrity';
-import { ConcurrencyError, type EventStore } from '../port';
-import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+import { ConcurrencyError, type EventStore, SqliteEventStore } from '@strata/event-store';
+import { verifyStreamIntegrity } from '@strata/integrity';
 import { encodeNewSessionImport } from './session-import-encoding';
 import { prepareSessionImport, writeSessionImport } from './session-import';
 

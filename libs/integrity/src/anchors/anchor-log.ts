@@ -5,13 +5,16 @@
 // paged, so a long log is never held in memory.
 import type Database from 'better-sqlite3';
 import { jsonEvent, StreamNotFoundError, type EventStoreDBClient } from '@eventstore/db-client';
-import { EsdbEventStore } from '../esdb/esdb-event-store';
-import { ANCHOR_EVENT_TYPE, ANCHOR_STREAM } from '../esdb/esdb-mapping';
-import { createUuidV7Generator } from '../ids/uuidv7';
-import { InMemoryEventStore } from '../memory/in-memory-event-store';
-import type { EventStore } from '../port';
-import { SqliteEventStore } from '../sqlite/sqlite-event-store';
-import type { SqliteWriter } from '../sqlite/writer/sqlite-writer';
+import {
+  ANCHOR_EVENT_TYPE,
+  ANCHOR_STREAM,
+  createUuidV7Generator,
+  EsdbEventStore,
+  type EventStore,
+  InMemoryEventStore,
+  SqliteEventStore,
+  type SqliteWriter,
+} from '@strata/event-store';
 import { anchorWrites, type AnchorRowToAppend } from './sqlite-anchor-writes';
 import { anchorSchema, type Anchor } from './anchor';
 

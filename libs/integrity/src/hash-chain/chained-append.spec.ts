@@ -1,9 +1,19 @@
-import { collect } from '../contract';
-import { InMemoryEventStore } from '../memory/in-memory-event-store';
-import { ConcurrencyError, type AppendResult, type EventStore, type EventToAppend } from '../port';
+import {
+  type AppendResult,
+  ConcurrencyError,
+  type EventStore,
+  type EventToAppend,
+  InMemoryEventStore,
+} from '@strata/event-store';
 import { appendChained, createSealingAppender } from './chained-append';
 import { GENESIS_HASH, eventHash, UnsealedEventError } from './event-seal';
 import { verifyStream } from './verify-chain';
+
+async function collect<Item>(iterable: AsyncIterable<Item>): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
 
 const context = { tenant: 'acme', actor: 'ana', correlationId: 'corr-1', causationId: 'cmd-1' };
 

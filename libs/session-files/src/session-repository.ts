@@ -12,7 +12,7 @@ import {
   type SessionHeader,
   type SessionState,
 } from '@strata/session';
-import type { EventStore, RecordedEvent } from '../port';
+import type { EventStore, RecordedEvent } from '@strata/event-store';
 import { InvalidStoredEventError, SessionNotFoundError } from './session-store-errors';
 
 export interface LoadedSession {

@@ -1,7 +1,7 @@
 // What a verification found, as data and in words. A stream holds when it has no finding; an
 // erased stream holds too, its erasure record standing for its events and their anchors.
-import type { ErasureRecord } from '../port';
-import { describeChainBreak, type ChainBreak } from '../integrity/verify-chain';
+import type { ErasureRecord } from '@strata/event-store';
+import { describeChainBreak, type ChainBreak } from '../hash-chain/verify-chain';
 import type { AnchorReference, RefusedAnchor } from './anchor-index';
 
 export type IntegrityFinding =

@@ -8,7 +8,8 @@ import {
   type EventToAppend,
   type ExpectedRevision,
   type RecordedEvent,
-} from '../port';
+  type StreamAppender,
+} from '@strata/event-store';
 import { sealEventsOffLoop, type AuditContext } from './event-seal';
 
 export interface ChainedAppendOptions {
@@ -110,3 +111,9 @@ export function createSealingAppender(
     return await store.appendToStream(streamId, sealed, { expectedRevision: exact });
   };
 }
+
+/**
+ * The generic command handler's sealing appender: seals with the audit fields (tenant, actor,
+ * correlation and causation ids) of each event's metadata.
+ */
+export const sealingAppender: StreamAppender = createSealingAppender();

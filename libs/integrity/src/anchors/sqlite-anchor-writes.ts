@@ -1,8 +1,7 @@
 // The anchor log's one write on a SQLite file, as an operation of the file's writer: the
 // `anchors` table is made by the first append (a store that never anchored stays as it was), then
 // the batch of anchors is inserted.
-import type { SqliteWriteContext, SqliteWriteOperations } from '../sqlite/writer/sqlite-write-executor';
-import type { WriteOperation } from '../sqlite/writer/sqlite-writer';
+import type { SqliteWriteContext, SqliteWriteOperations, WriteOperation } from '@strata/event-store';
 
 export const SQLITE_ANCHOR_SCHEMA = `
 CREATE TABLE IF NOT EXISTS anchors (

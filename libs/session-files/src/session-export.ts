@@ -3,7 +3,7 @@
 // no place in the file and are left out. A session converted from a Claude Code or Codex
 // transcript can also be written back as its original file.
 import { originalFileOf, serializeSessionFile, type OriginalFile } from '@strata/session';
-import type { EventStore } from '../port';
+import type { EventStore } from '@strata/event-store';
 import { loadSession } from './session-repository';
 
 /** The session as v3 JSONL text; throws `SessionNotFoundError` when it is not stored. */

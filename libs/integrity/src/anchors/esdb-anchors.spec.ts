@@ -4,17 +4,20 @@
 // named.
 import { EventStoreDBClient } from '@eventstore/db-client';
 import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
-import { collect } from '../contract';
-import { EsdbEventStore } from '../esdb/esdb-event-store';
-import { ANCHOR_STREAM } from '../esdb/esdb-mapping';
-import { appendChained } from '../integrity/chained-append';
-import { createUuidV7Generator } from '../ids/uuidv7';
+import { ANCHOR_STREAM, createUuidV7Generator, EsdbEventStore } from '@strata/event-store';
+import { appendChained } from '../hash-chain/chained-append';
 import type { Anchor } from './anchor';
 import { generateAnchorSigningKey } from './signing-key';
 import { anchorLogOf } from './anchor-log';
 import { AnchorIndex, anchorLogCandidates } from './anchor-index';
 import { anchorStreamHead } from './anchor-scheduler';
 import { verifyStoreIntegrity, verifyStreamIntegrity } from './verify-integrity';
+
+async function collect<Item>(iterable: AsyncIterable<Item>): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
 
 const nextId = createUuidV7Generator();
 const context = { tenant: 'acme', actor: 'ana' };

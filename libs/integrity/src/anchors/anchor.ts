@@ -5,7 +5,7 @@
 // covers the canonical JSON of every field but itself, after a fixed context string.
 import { createHash, sign, verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../integrity/canonical-json';
+import { canonicalJson } from '../hash-chain/canonical-json';
 
 /** One anchor as it is logged and exported (one JSON line each). */
 export interface Anchor {

@@ -4,9 +4,7 @@
 // JSON text the store keeps. Only a new stream can be prepared so: its first revision and
 // previous hash are known in advance. The caller writes the texts with the expectation
 // `no_stream`; when the stream appeared meanwhile, that append fails and nothing was written.
-import { InMemoryEventStore } from '../memory/in-memory-event-store';
-import type { EncodedEvent } from '../port';
-import { toJsonText } from '../shared/json-values';
+import { type EncodedEvent, InMemoryEventStore, toJsonText } from '@strata/event-store';
 import {
   writeSessionImport,
   type PreparedSessionImport,

@@ -1,6 +1,6 @@
 // Verifying hash chains (DESIGN.md decision 4): recompute every event's hash and check that
 // it links to its predecessor, naming the first event where a stream's history was altered.
-import type { EventFilter, EventStore } from '../port';
+import type { EventFilter, EventStore } from '@strata/event-store';
 import { GENESIS_HASH, eventHash, isHash, type HashedEventFields } from './event-seal';
 
 export type ChainBreakReason =

@@ -7,8 +7,8 @@
 // inside an append: noting a head costs a map lookup.
 import { signAnchor, type Anchor, type AnchorHead, type AnchorSigningKey } from './anchor';
 import type { AnchorLog, LoggedAnchor } from './anchor-log';
-import { isHash } from '../integrity/event-seal';
-import type { AppendResult, EventStore, EventToAppend, RecordedEvent } from '../port';
+import { isHash } from '../hash-chain/event-seal';
+import type { AppendResult, EventStore, EventToAppend, RecordedEvent } from '@strata/event-store';
 
 export interface TenantAnchorHead extends AnchorHead {
   readonly tenant?: string;

@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeSessionFile } from '@strata/session';
 import { session, startEsdbTestServer } from '@strata/testing';
-import { verifyStream } from '../integrity';
-import type { EventStore } from '../port';
-import { openEventStore } from '../store-url';
+import { type EventStore, openEventStore } from '@strata/event-store';
+import { verifyStream } from '@strata/integrity';
 import { exportSession, importSessionFile, loadSession } from '.';
 
 interface OpenedStore {

@@ -1,9 +1,8 @@
 // What a whole-store verification tells while it reads: each stream as it starts, every
-// `progressEvents` events, and the start of the checks against the store's records.
-import { serializeSessionFile } from '@strata/session';
-import { session } from '@strata/testing';
-import { importSessionFile } from '../sessions/session-import';
-import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+// `progressEvents` events, and the start of the checks against the store's records. Each stream
+// holds three sealed events (as an imported session of a header and two messages would).
+import { appendChained } from '../hash-chain/chained-append';
+import { SqliteEventStore } from '@strata/event-store';
 import { verifyStoreIntegrity, type StoreIntegrityProgress } from './verify-integrity';
 
 describe('verifyStoreIntegrity progress', () => {
@@ -11,8 +10,15 @@ describe('verifyStoreIntegrity progress', () => {
     const store = new SqliteEventStore({ filename: ':memory:' });
     try {
       for (const sessionId of ['progress-1', 'progress-2']) {
-        const built = session({ sessionId }).user('One').assistant('Two');
-        await importSessionFile(store, serializeSessionFile(built.header, built.entries));
+        await appendChained(
+          store,
+          `session-${sessionId}`,
+          ['header', 'One', 'Two'].map((text, index) => ({
+            id: `${sessionId}-${index}`,
+            type: 'message',
+            data: { text },
+          })),
+        );
       }
       const told: StoreIntegrityProgress[] = [];
       const result = await verifyStoreIntegrity(store, {

@@ -1,7 +1,7 @@
 // The integrity seal of one event (DESIGN.md decision 4): audit fields in its metadata and a
 // SHA-256 hash chained to the previous event of its stream, so any change to a stored event,
 // or a removed or reordered one, breaks the chain at a point an auditor can name.
-import type { EventToAppend, RecordedEvent } from '../port';
+import type { EventToAppend, RecordedEvent } from '@strata/event-store';
 import { webcrypto } from 'node:crypto';
 import { canonicalJson, sha256Hex } from './canonical-json';
 

@@ -6,14 +6,14 @@
 // Works on a store (one stream, or every stream in one pass over the log) and on an exported
 // event file with no store at all.
 import {
-  RESERVED_STREAM_METADATA_KEYS,
   type ErasureRecord,
   type EventFilter,
   type EventStore,
-} from '../port';
-import { ChainChecker } from '../integrity/verify-chain';
-import type { HashedEventFields } from '../integrity/event-seal';
-import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+  RESERVED_STREAM_METADATA_KEYS,
+  SqliteEventStore,
+} from '@strata/event-store';
+import { ChainChecker } from '../hash-chain/verify-chain';
+import type { HashedEventFields } from '../hash-chain/event-seal';
 import type { AnchorIndex, AnchorReference } from './anchor-index';
 import { exportedEventSchema, hashedFieldsOf } from './event-lines';
 import { LineReadError, type NumberedLine } from './bounded-lines';

@@ -3,8 +3,8 @@
 // (stream, revision, id, type, data, metadata with `previousHash` and `hash`) and what the store
 // added (global position, time), so that a third party can check the chain with no store.
 import { z } from 'zod';
-import type { EventStore, RecordedEvent } from '../port';
-import type { HashedEventFields } from '../integrity/event-seal';
+import type { EventStore, RecordedEvent } from '@strata/event-store';
+import type { HashedEventFields } from '../hash-chain/event-seal';
 
 /** One exported event. */
 export interface ExportedEvent {

@@ -1,5 +1,5 @@
 import { OFF_LOOP_HASH_LENGTH, eventHash, sealEvents, sealEventsOffLoop } from './event-seal';
-import type { RecordedEvent } from '../port';
+import type { RecordedEvent } from '@strata/event-store';
 
 describe('sealEventsOffLoop', () => {
   const events = [

@@ -24,10 +24,15 @@ import {
   type ImportSessionCommand,
   type SessionState,
 } from '@strata/session';
-import { derivedEventId } from '../command-handling/derived-event-id';
-import { sessionIdSeed } from '../command-handling/id-seed';
-import { handleCommand, type StreamAppender } from '../command-handling/handle-command';
-import { DuplicateEventIdError, type EventStore } from '../port';
+import {
+  derivedEventId,
+  DuplicateEventIdError,
+  type EventStore,
+  handleCommand,
+  sessionIdSeed,
+  type StreamAppender,
+} from '@strata/event-store';
+import { sealingAppender } from '@strata/integrity';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
@@ -328,7 +333,7 @@ export async function writeSessionImport(
         return importedEventId(sessionId, event);
       },
       metadata,
-      ...(options.appender ? { appender: options.appender } : {}),
+      appender: options.appender ?? sealingAppender,
     }),
   );
   if (handled.revision === null) throw new Error(`session ${sessionId} was not stored`);
