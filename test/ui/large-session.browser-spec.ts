@@ -3,6 +3,7 @@
 // keep fewer than 200 rows in the DOM wherever the user moves. The engine runs single-tenant
 // here, so the page asks for no key.
 import type { SessionEntry } from '@strata/session';
+import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import { startHttpEngine, type HttpHarness } from '../http/http-harness';
 import { describeWithChromium, eventually, openBrowser, type BrowserSession } from './browser';
 
@@ -76,6 +77,10 @@ describeWithChromium('the audit viewer on a session of 10,100 entries', () => {
       body: { targetId: `c${CHAIN_LENGTH - 1}` },
     });
     if (moved.status !== 200) throw new Error(`navigate answered ${moved.status}: ${moved.text}`);
+    // The page reads the session at once, and a read waits only briefly for the read models: they
+    // must hold all 10,100 entries before it opens.
+    const readModels = engine.app.get(ReadModels);
+    await readModels.runner.waitForPosition(await readModels.sessionHead(SESSION_ID));
     browser = await openBrowser();
   }, 120_000);
 
