@@ -6,6 +6,7 @@ import { serializeSessionFile, type SessionEntry } from '@strata/session';
 import { pseudoRandomLetters, session, type SessionBuilder } from '@strata/testing';
 import { countO200kTokens } from '@strata/tokenizer';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
+import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import { TOKEN_COUNTER } from '../../apps/engine/src/shared/injection-tokens';
 import { CaseCounts } from '../reliability/support/case-counts';
 import { startHttpEngine, waitUntil, type ApiResponse, type HttpHarness } from './http-harness';
@@ -85,6 +86,12 @@ describe('given an engine counting with o200k', () => {
     counts.report();
     await engine.close();
   });
+
+  // The sagas react to each test's appends and imports after its requests are answered (counting
+  // a session's context, a compaction): that work belongs to the test, and left running it delayed
+  // the next test's compaction and the engine's close (over 30 s beside `stress --cpu 2`). After
+  // the appended blob it takes about 2.5 counts of the blob (9 s when quiet); the blobs' guard.
+  afterEach(() => engine.app.get(SagaRunner).drain(), BLOB_GUARD_MS);
 
   // Every engine path that counts made its long counts ready in slices: none was counted on the
   // spot (which would have held the event loop for the whole count).
