@@ -98,6 +98,7 @@ async function writeInBursts(
     const end = Math.min(position + size, bytes.length, stopAt);
     appendFileSync(path, bytes.subarray(position, end));
     position = end;
+    // A deliberate interleaving: the watcher sees the file grow in pieces at random moments.
     if (random() < 0.5) await new Promise((resolve) => setTimeout(resolve, random() * 25));
   }
   return position;
@@ -190,6 +191,8 @@ describe('strata watch into a SQLite store', () => {
         writeInBursts(file.path, file.text, random, Math.floor(random() * Buffer.byteLength(file.text))),
       ),
     );
+    // A deliberate interleaving: the watcher is killed wherever it is in its work, a little after
+    // the writers stop (some files sent, others half read); the restart must finish them all.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await first.stop('SIGKILL')).toBe(null);
     await Promise.all(
@@ -392,6 +395,7 @@ describe('strata watch through an engine over HTTP', () => {
     const half = await Promise.all(
       files.map((file) => writeInBursts(file.path, file.text, random, Math.floor(file.text.length / 2))),
     );
+    // A deliberate interleaving, as above: killed wherever it is in its work.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await first.stop('SIGKILL');
     const second = startWatch(args);

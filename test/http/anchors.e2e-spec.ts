@@ -18,7 +18,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { session } from '@strata/testing';
-import { ALPHA_KEY, BETA_KEY, startHttpEngine, type HttpHarness } from './http-harness';
+import { ALPHA_KEY, BETA_KEY, startHttpEngine, waitUntil, type HttpHarness } from './http-harness';
 
 const TENANT_KEYS = `alpha:${ALPHA_KEY},beta:${BETA_KEY}`;
 
@@ -84,7 +84,8 @@ describe('signed anchors over HTTP', () => {
   });
 
   it("serves the public key without an API key, and a session's anchors and event log to its tenant only", async () => {
-    engine = await startHttpEngine({ environment: { STRATA_API_KEYS: TENANT_KEYS } });
+    const running = await startHttpEngine({ environment: { STRATA_API_KEYS: TENANT_KEYS } });
+    engine = running;
     const built = session({ sessionId: 'served' }).user('Hello').assistant('Hi');
     await engine.seed(built.header, built.entries, ALPHA_KEY);
 
@@ -96,13 +97,13 @@ describe('signed anchors over HTTP', () => {
     expect(publicKey.headers.get('x-strata-key-id')).toBe(keyId);
 
     let anchors: Anchor[] = [];
-    for (let attempt = 0; attempt < 50 && anchors.length === 0; attempt += 1) {
-      const answer = await engine.request('GET', '/sessions/served/anchors', { key: ALPHA_KEY });
+    await waitUntil(async () => {
+      const answer = await running.request('GET', '/sessions/served/anchors', { key: ALPHA_KEY });
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toContain('application/x-ndjson');
       anchors = anchorsOfText(answer.text);
-      if (anchors.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return anchors.length > 0;
+    }, 'an anchor of the served session is listed');
     expect(anchors.length).toBeGreaterThan(0);
     expect(checkAnchorSignature(anchors[0]!, new Map([[keyId, { keyId, publicKey: key }]]))).toBe('valid');
     expect((await engine.request('GET', '/sessions/served/anchors', { key: BETA_KEY })).status).toBe(404);

@@ -3,12 +3,14 @@
 // Retry-After, another tenant still waits, and a read whose client went away stops waiting and
 // frees its place.
 import { ScriptedSummarizer, session } from '@strata/testing';
+import { CompactionWaits } from '../../apps/engine/src/sagas/compaction-waits.service';
 import {
   ALPHA_KEY,
   BETA_KEY,
   TWO_TENANT_KEYS,
   problemOf,
   startHttpEngine,
+  waitUntil,
   type HttpHarness,
 } from './http-harness';
 
@@ -17,11 +19,12 @@ const settings = {
   models: { defaultContextWindow: 10000 },
 };
 const usage = (tokens: number) => ({ input: tokens - 100, output: 100, cacheRead: 0, cacheWrite: 0 });
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('given two tenants and room for two waiting context reads per tenant', () => {
   let engine: HttpHarness;
   let summarizer: ScriptedSummarizer;
+  /** The engine's context reads admitted to wait for compactions (observed, not replaced). */
+  let waitsBegun: jest.SpiedFunction<CompactionWaits['waitUntilSettled']>;
 
   beforeAll(async () => {
     summarizer = new ScriptedSummarizer();
@@ -30,6 +33,7 @@ describe('given two tenants and room for two waiting context reads per tenant', 
       summarizers: [summarizer],
       environment: { STRATA_API_KEYS: TWO_TENANT_KEYS, STRATA_MAX_COMPACTION_WAITS_PER_TENANT: '2' },
     });
+    waitsBegun = jest.spyOn(engine.app.get(CompactionWaits), 'waitUntilSettled');
   });
 
   afterAll(() => engine.close());
@@ -64,10 +68,14 @@ describe('given two tenants and room for two waiting context reads per tenant', 
 
   it("answers 503 past the tenant's bound, lets the other tenant wait, and frees a place when a client leaves", async () => {
     await compacting('shares-alpha', ALPHA_KEY);
+    const waitsBefore = waitsBegun.mock.calls.length;
     const first = waitingRead('shares-alpha', ALPHA_KEY, 20_000);
     const second = waitingRead('shares-alpha', ALPHA_KEY, 20_000);
     second.answer.catch(() => undefined);
-    await pause(200);
+    await waitUntil(
+      () => Promise.resolve(waitsBegun.mock.calls.length >= waitsBefore + 2),
+      'both context reads of the tenant admitted and waiting',
+    );
 
     const refused = await engine.request('GET', '/sessions/shares-alpha/context?waitForCompaction=0', {
       key: ALPHA_KEY,
@@ -87,12 +95,12 @@ describe('given two tenants and room for two waiting context reads per tenant', 
 
     second.cut();
     let admitted = refused;
-    for (let tries = 0; tries < 50 && admitted.status === 503; tries += 1) {
-      await pause(50);
+    await waitUntil(async () => {
       admitted = await engine.request('GET', '/sessions/shares-alpha/context?waitForCompaction=0', {
         key: ALPHA_KEY,
       });
-    }
+      return admitted.status !== 503;
+    }, 'the place of the read whose client went away freed');
     expect(admitted.status).toBe(200);
     expect(admitted.body).toMatchObject({ compactionWait: { outcome: 'timed_out' } });
 

@@ -4,8 +4,11 @@
 // `compactionWait` whether they settled or the wait timed out.
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
-import { MAX_COMPACTION_WAIT_MS } from '../../apps/engine/src/sagas/compaction-waits.service';
-import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
+import {
+  CompactionWaits,
+  MAX_COMPACTION_WAIT_MS,
+} from '../../apps/engine/src/sagas/compaction-waits.service';
+import { problemOf, startHttpEngine, waitUntil, type HttpHarness } from './http-harness';
 
 /** A 10,000-token window less a 2,000-token reserve: the threshold is 8,000. */
 const settings = {
@@ -13,9 +16,6 @@ const settings = {
   models: { defaultContextWindow: 10000 },
 };
 const usage = (tokens: number) => ({ input: tokens - 100, output: 100, cacheRead: 0, cacheWrite: 0 });
-
-/** Gives a request just sent the time to reach the engine (the assertions do not depend on it). */
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface AppendAnswer {
   readonly leafId: string;
@@ -31,11 +31,22 @@ interface ContextAnswer {
 describe('given an engine whose summariser the test holds', () => {
   let engine: HttpHarness;
   let summarizer: ScriptedSummarizer;
+  /** The engine's context reads that began waiting for compactions (observed, not replaced). */
+  let waitsBegun: jest.SpiedFunction<CompactionWaits['waitUntilSettled']>;
 
   beforeAll(async () => {
     summarizer = new ScriptedSummarizer();
     engine = await startHttpEngine({ settings, summarizers: [summarizer] });
+    waitsBegun = jest.spyOn(engine.app.get(CompactionWaits), 'waitUntilSettled');
   });
+
+  /** Resolves once the engine holds one more waiting read than `before`: it is waiting, not on its way. */
+  function readWaiting(before: number): Promise<void> {
+    return waitUntil(
+      () => Promise.resolve(waitsBegun.mock.calls.length > before),
+      'the context read waiting for the compaction',
+    );
+  }
 
   afterAll(() => engine.close());
 
@@ -81,8 +92,9 @@ describe('given an engine whose summariser the test holds', () => {
     expect(early.compactionId).toBeNull();
     expect(early.leafId).toBe(builder.lastId);
 
+    const waitsBefore = waitsBegun.mock.calls.length;
     const waiting = contextOf('wait-threshold', '?waitForCompaction=20000');
-    await pause(100);
+    await readWaiting(waitsBefore);
     summarizer.release();
     const settled = await waiting;
     expect(settled.compactionWait).toMatchObject({ outcome: 'settled' });
@@ -163,8 +175,9 @@ describe('given an engine whose summariser the test holds', () => {
     const compacting = engine.request('POST', '/sessions/wait-manual/compact', { body: {} });
     await summarizer.whenCalled(callsBefore + 1);
     const early = await contextOf('wait-manual', '?waitForCompaction=100');
+    const waitsBefore = waitsBegun.mock.calls.length;
     const waiting = contextOf('wait-manual', '?waitForCompaction=20000');
-    await pause(100);
+    await readWaiting(waitsBefore);
     summarizer.release();
     const [compacted, context] = await Promise.all([compacting, waiting]);
     const attemptId = (compacted.body as { attemptId: string }).attemptId;

@@ -1,6 +1,8 @@
 // End-to-end harness for the HTTP faces: the whole engine (AppModule) listening on a loopback
 // port, configured through `loadEngineConfig` like `npm start`, with its SQLite store and
-// projection tables in a temporary directory. Requests go over real HTTP with fetch.
+// projection tables in a temporary directory. Requests go over real HTTP on kept-alive
+// connections, sent again when the engine closed a reused one before answering.
+import { Agent } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ import { createEngineApplication } from '../../apps/engine/src/engine-applicatio
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
+import { sendWithStaleSocketRetry } from './keep-alive-request';
 
 export const ALPHA_KEY = 'alpha-key-0123456789abcdef';
 export const BETA_KEY = 'beta-key-0123456789abcdef0';
@@ -93,6 +96,9 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
   if (options.waitUntilCaughtUp !== false) await app.get(ReadModels).runner.whenCaughtUp();
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const port = Number(new URL(url).port);
+  // Connections are kept alive, as a real client keeps them; one the engine closes as idle while
+  // a request goes out on it is retried (see keep-alive-request.ts).
+  const agent = new Agent({ keepAlive: true });
 
   async function request(
     method: string,
@@ -109,20 +115,13 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
       body = JSON.stringify(requestOptions.body);
       headers['content-type'] = requestOptions.contentType ?? 'application/json';
     }
-    const send = (): Promise<Response> =>
-      fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    // After an engine restarts on the same port, the client's pool may still hold sockets of the
-    // old one; a request on such a socket never reached any engine, so it is sent again.
-    let response: Response | undefined;
-    for (let attempt = 1; response === undefined; attempt += 1) {
-      try {
-        response = await send();
-      } catch (error) {
-        const stale = /other side closed/.test(String((error as { cause?: unknown }).cause));
-        if (!stale || attempt >= 5) throw error;
-      }
-    }
-    const text = await response.text();
+    const response = await sendWithStaleSocketRetry(agent, {
+      method,
+      url: `${url}${path}`,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
+    const text = response.text;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -153,6 +152,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
       if (appended.status !== 200) throw new Error(`append answered ${appended.status}: ${appended.text}`);
     },
     async close(closeOptions = {}) {
+      agent.destroy();
       await app.close();
       if (closeOptions.keepDirectory !== true && options.directory === undefined) {
         rmSync(directory, { recursive: true, force: true });

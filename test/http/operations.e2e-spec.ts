@@ -1,7 +1,7 @@
 // End to end over real HTTP: the documentation (self-contained page and OpenAPI document,
 // every documented operation served), readiness and the Prometheus metrics.
 import { session } from '@strata/testing';
-import { startHttpEngine, type HttpHarness } from './http-harness';
+import { startHttpEngine, waitUntil, type HttpHarness } from './http-harness';
 
 describe('given a running engine', () => {
   let engine: HttpHarness;
@@ -67,10 +67,10 @@ describe('given a running engine', () => {
     const settled = (text: string): boolean =>
       text.includes('trigger="threshold"} 1') && /^strata_projection_lag_events 0$/m.test(text);
     let metrics = await engine.request('GET', '/metrics');
-    for (let attempt = 0; attempt < 200 && !settled(metrics.text); attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(async () => {
       metrics = await engine.request('GET', '/metrics');
-    }
+      return settled(metrics.text);
+    }, 'the metrics count the threshold compaction and show no projection lag');
     expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(metrics.text).toMatch(/^strata_appends_total\{result="ok"\} [1-9]\d*$/m);
     expect(metrics.text).toMatch(/^strata_session_events_total\{type="EntryAppended"\} \d+$/m);

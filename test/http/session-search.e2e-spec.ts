@@ -2,7 +2,14 @@
 // or their titles and directories, scoped to the caller's tenant, paged by offset, refusing what
 // it cannot bound; a restarted engine still finds what was written before.
 import { session } from '@strata/testing';
-import { ALPHA_KEY, BETA_KEY, TWO_TENANT_KEYS, startHttpEngine, type HttpHarness } from './http-harness';
+import {
+  ALPHA_KEY,
+  BETA_KEY,
+  TWO_TENANT_KEYS,
+  startHttpEngine,
+  waitUntil,
+  type HttpHarness,
+} from './http-harness';
 
 interface SearchPage {
   readonly items: readonly {
@@ -111,12 +118,11 @@ describe('GET /sessions?q= (search inside sessions)', () => {
       await engine.seed(shared.header, shared.entries, ALPHA_KEY);
       // The second engine applies the same events from the store and saves them into the same index.
       let found: SearchPage | undefined;
-      for (let tries = 0; tries < 100; tries += 1) {
+      await waitUntil(async () => {
         const answer = await second.request('GET', '/sessions?q=quokkas', { key: ALPHA_KEY });
         found = answer.body as SearchPage;
-        if (answer.status === 200 && found.total === 1) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        return answer.status === 200 && found.total === 1;
+      }, 'the second engine finds the entry the first appended');
       expect(found?.items).toMatchObject([{ sessionId: 'shared-work', match: { matchingEntries: 1 } }]);
       expect((await search('q=quokkas')).items).toMatchObject([{ match: { matchingEntries: 1 } }]);
     } finally {

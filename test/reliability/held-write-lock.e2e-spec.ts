@@ -128,6 +128,8 @@ describe('an engine whose SQLite file another process holds the write lock of fo
 
   it('keeps answering, refuses writes that cannot begin in time with 503, and stores the one the release lets through', async () => {
     const file = join(engine.directory, 'strata.db');
+    // A measuring window, not a wait: two seconds of /health latencies without the lock, the
+    // baseline the held lock's latencies are compared with.
     const quiet = pollHealth(engine.url);
     await new Promise((wait) => setTimeout(wait, 2_000));
     await quiet.stop();

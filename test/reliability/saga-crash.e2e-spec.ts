@@ -93,12 +93,13 @@ describe('the engine killed with compactions done, in flight and not yet started
       'two compactions completed',
     );
     endpoint.behave({ kind: 'hang' });
-    await waitFor(
-      async () => endpoint.requests > 0 && (await attempts(running)).some((a) => a.outcome === 'pending'),
-      'compactions open',
-    );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const beforeKill = await attempts(running);
+    // The kill comes once several compactions are open (their summaries hang), the snapshot
+    // taken then being the one the checks below compare with.
+    let beforeKill: Attempt[] = [];
+    await waitFor(async () => {
+      beforeKill = await attempts(running);
+      return endpoint.requests > 0 && beforeKill.filter((a) => a.outcome === 'pending').length > 2;
+    }, 'more than two compactions open');
     expect(await running.kill('SIGKILL')).toBe('SIGKILL');
     engine = undefined;
     const doneBefore = new Set(

@@ -73,6 +73,7 @@ class RecordingProcessor implements Processor<Message> {
     try {
       await this.gates.get(message.id)?.wait();
       const delay = this.delayOf?.(message) ?? 0;
+      // Simulated work of a given length (the tests that set it interleave deliveries on purpose).
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       if (this.failOn.has(message.id)) throw new Error(`cannot handle ${message.id}`);
       this.handled.push(message);
@@ -246,6 +247,8 @@ describe('the processor runner', () => {
       expect(processor.idsOf('fast')).toEqual([fast]);
       expect(processor.flushes.at(-1)).toBe(1);
       expect(wholeStoreReached).toBe(false);
+      // A window on purpose: the slow partition's event is held at its gate (nothing can reach
+      // it), and its wait must not resolve meanwhile.
       await expect(
         Promise.race([
           runner.waitForScope({ partition: 'slow' }, 1n).then(() => 'reached'),
@@ -456,6 +459,11 @@ describe('the processor runner', () => {
       const runner = runnerOf(store, new InMemoryCheckpointStore(), [processor], { maxQueued: 3 });
       await runner.start();
       await waitUntil(() => processor.running === 1);
+      const seen = async () => (await runner.lag()).lastSeenPosition;
+      for (const deadline = Date.now() + 5_000; (await seen()) !== 3n && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      // It has read as far as it has room for (the positive signal); a window on purpose then, to
+      // see that it reads no further while the first event is held.
       await new Promise((resolve) => setTimeout(resolve, 20));
 
       expect((await runner.lag()).lastSeenPosition).toBe(3n);

@@ -87,6 +87,7 @@ describe('AnchorScheduler', () => {
       scheduler.note({ streamId: 'session-a', revision: 4n, headHash: hashOf(4) });
       await scheduler.close();
       scheduler.note({ streamId: 'session-a', revision: 10n, headHash: hashOf(10) });
+      // A window on purpose: a head noted after close must not be signed (it would be at once).
       await pause(10);
       expect((await anchorsOf(log)).map((anchor) => anchor.revision)).toEqual(['5', '9']);
     });
