@@ -84,58 +84,65 @@ export function recordedEventFromHeader(
     }
     return rest;
   };
-  let load: (() => string) | undefined = () => {
-    const text = loads.data();
-    if (text === undefined) throw gone();
-    return text;
-  };
-  let data: unknown;
-  const { global_position: position, stream_id: streamId, event_id: eventId } = row;
+  const data = lazyData(
+    row,
+    () => {
+      const text = loads.data();
+      if (text === undefined) throw gone();
+      return text;
+    },
+    shared,
+  );
   return Object.freeze({
-    streamId,
-    id: eventId,
+    streamId: row.stream_id,
+    id: row.event_id,
     type: row.type,
     get data(): unknown {
-      if (load !== undefined) {
-        const stored = load();
-        const parse = () => deepFreeze(fromJsonText(stored));
-        data = shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored, parse);
-        load = undefined;
-      }
-      return data;
+      return data();
     },
     get metadata(): Readonly<Record<string, unknown>> {
       return loadRest().metadata;
     },
     revision: row.stream_revision,
-    position,
+    position: row.global_position,
     get createdAt(): string {
       return loadRest().createdAt;
     },
   });
 }
 
-function recordedEvent(row: EventRow, storedData: () => string, shared?: SharedEventData): RecordedEvent {
+/**
+ * The parsed data of a row, read and parsed at the first call (shared with the store's other
+ * readers when `shared` is given); the stored text is dropped once parsed, so that it is not kept
+ * alive beside the value.
+ */
+function lazyData(row: EventHeaderRow, storedData: () => string, shared?: SharedEventData): () => unknown {
   const { global_position: position, stream_id: streamId, event_id: eventId } = row;
-  // dropped once parsed, so that the stored text is not kept alive beside the value
   let load: (() => string) | undefined = storedData;
   let data: unknown;
+  return () => {
+    if (load !== undefined) {
+      const stored = load();
+      const parse = () => deepFreeze(fromJsonText(stored));
+      data = shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored, parse);
+      load = undefined;
+    }
+    return data;
+  };
+}
+
+function recordedEvent(row: EventRow, storedData: () => string, shared?: SharedEventData): RecordedEvent {
+  const data = lazyData(row, storedData, shared);
   return Object.freeze({
-    streamId,
-    id: eventId,
+    streamId: row.stream_id,
+    id: row.event_id,
     type: row.type,
     get data(): unknown {
-      if (load !== undefined) {
-        const stored = load();
-        const parse = () => deepFreeze(fromJsonText(stored));
-        data = shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored, parse);
-        load = undefined;
-      }
-      return data;
+      return data();
     },
     metadata: deepFreeze(toJsonRecord(fromJsonText(row.metadata))),
     revision: row.stream_revision,
-    position,
+    position: row.global_position,
     createdAt: row.created_at,
   });
 }
