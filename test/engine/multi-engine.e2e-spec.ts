@@ -15,6 +15,7 @@ import { EngineModule } from '../../apps/engine/src/sessions/engine.module';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import { SagasModule } from '../../apps/engine/src/sagas/sagas.module';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
+import { NavigateSessionCommand } from '../../apps/engine/src/sessions/navigate-session/navigate-session.command';
 import { StartSessionCommand } from '../../apps/engine/src/sessions/start-session/start-session.command';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 import { quietLogger } from './engine-harness';
@@ -25,6 +26,7 @@ const settings = {
   compaction: { keepRecentTokens: 250, reserveTokens: 2000 },
   models: { defaultContextWindow: 10000 },
   summarizer: { retry: { maxRetries: 0 } },
+  branchSummary: { enabled: true },
 } satisfies EngineSettingsInput;
 
 const SESSIONS = 12;
@@ -155,6 +157,30 @@ function describeTwoEngines(
       expect(Number.isInteger(callsPerCompaction) && callsPerCompaction >= 1).toBe(true);
       expect(a.summarizer.calls).toHaveLength(callsPerCompaction * (startedBy.get(a.id) ?? 0));
       expect(b.summarizer.calls).toHaveLength(callsPerCompaction * (startedBy.get(b.id) ?? 0));
+    });
+
+    it('summarises a branch once when both engines run the same navigation', async () => {
+      const [a, b] = engines as [Engine, Engine];
+      const sessionId = 'branching';
+      const builder = session({ sessionId }).editTurns(2);
+      await a.commands.execute(new StartSessionCommand({ sessionId, cwd: builder.header.cwd }));
+      await a.commands.execute(new AppendEntriesCommand(sessionId, builder.entries));
+      const targetId = builder.entries[1]!.id;
+      const branchCalls = () =>
+        a.summarizer.requestsFor('branch').length + b.summarizer.requestsFor('branch').length;
+      const before = branchCalls();
+      const navigate = (engine: Engine) =>
+        engine.commands.execute(
+          new NavigateSessionCommand(sessionId, targetId, { summarize: true, attemptId: 'one-navigation' }),
+        );
+      const [fromA, fromB] = await Promise.all([navigate(a), navigate(b)]);
+      expect(fromA).toMatchObject({ outcome: 'navigated', summary: { attemptId: 'one-navigation' } });
+      expect(fromB).toMatchObject({ outcome: 'navigated', summary: { attemptId: 'one-navigation' } });
+      expect(fromA.leafId).toBe(fromB.leafId);
+      const types = (await eventsOf(a.store, sessionId)).map((event) => event.type);
+      expect(types.filter((type) => type === 'BranchSummaryStarted')).toHaveLength(1);
+      expect(types.filter((type) => type === 'BranchSummaryCompleted')).toHaveLength(1);
+      expect(branchCalls() - before).toBe(1);
     });
 
     it('leaves both saga runners live with nothing given up', () => {

@@ -23,3 +23,4 @@ export * from './compaction';
 export * from './branch-summary';
 export * from './pruning';
 export * from './decider';
+export * from './workflows';

@@ -10,6 +10,7 @@ import {
   buildShortSummaryRequest,
   computeFileLists,
   mergeCompactionSummary,
+  addUsage,
   type CompactionReady,
   type FileLists,
   type SummaryRequest,
@@ -20,7 +21,7 @@ import { isSummarizerError } from '@strata/summarizer';
 import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
 import type { EngineTemplates } from '../shared/engine-templates';
 import { SummaryRunner, type SummaryAnswer } from '../summarizers/summary-runner.service';
-import { addUsage } from '../summarizers/summary-request-adapter';
+
 import type { SummaryCallLog } from '../summarizers/summary-calls';
 
 export interface CompactionSummaryOptions {

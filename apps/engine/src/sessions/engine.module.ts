@@ -1,5 +1,5 @@
-// The engine's session use cases as one Nest module: the CQRS command handlers, the compaction
-// and navigation services, hooks, settings, the summarisers and the event store. Global, so
+// The engine's session use cases as one Nest module: the CQRS command handlers, the attempt runner
+// and the steps of compactions and branch summaries, hooks, settings, the summarisers and the event store. Global, so
 // other modules (HTTP controllers, sagas, hook providers) inject its services directly.
 // `EngineModule.forRoot()` reads everything from the environment; tests and embedders pass
 // a store, settings, summarisers, hooks or a clock instead.
@@ -19,10 +19,11 @@ import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from '../attempts/interrupted-attempts.service';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { BranchSummaries } from '../branch-summary/branch-summaries.service';
-import { NavigationService } from '../branch-summary/navigation.service';
+import { BranchSummaryStepsFactory } from '../branch-summary/branch-summary-steps.service';
 import { CompactionProducer } from '../compaction/compaction-producer.service';
 import { CompactionSummaries } from '../compaction/compaction-summaries.service';
-import { CompactionService } from '../compaction/compaction.service';
+import { CompactionStepsFactory } from '../compaction/compaction-steps.service';
+import { AttemptRunner } from '../attempts/attempt-runner.service';
 import {
   DEFAULT_SUMMARY_SLOTS,
   SUMMARY_SLOT_BOUNDS,
@@ -112,10 +113,11 @@ const services = [
   SummaryRunner,
   CompactionSummaries,
   CompactionProducer,
-  CompactionService,
+  CompactionStepsFactory,
+  AttemptRunner,
   SummarySlots,
   BranchSummaries,
-  NavigationService,
+  BranchSummaryStepsFactory,
   InterruptedAttempts,
 ];
 

@@ -1,5 +1,5 @@
-import { isBoundedUsage, MAX_TOKEN_FIGURE } from '@strata/session';
-import { addUsage, toPortRequest, toSessionUsage } from './summary-request-adapter';
+import { addUsage, isBoundedUsage, MAX_TOKEN_FIGURE } from '@strata/session';
+import { toPortRequest, toSessionUsage } from './summary-request-adapter';
 
 describe('the summary request adapter', () => {
   const request = { systemPrompt: 'S', prompt: 'P', maxTokens: 100 };
@@ -27,18 +27,6 @@ describe('the summary request adapter', () => {
         { updatesPreviousSummary: false },
       ),
     ).toEqual({ ...request, purpose: 'history', customInstructions: 'the parser' });
-  });
-
-  it('adds usage records and ignores missing ones', () => {
-    const one = { input: 10, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 12 };
-    expect(addUsage([one, undefined, one])).toEqual({
-      input: 20,
-      output: 4,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 24,
-    });
-    expect(addUsage([undefined])).toBeUndefined();
   });
 
   it("brings a provider's figures into the bounds of a usage record, and their sums too", () => {

@@ -53,17 +53,3 @@ export function toSessionUsage(usage: SummaryUsage): Usage {
   const output = boundedFigure(usage.output, MAX_TOKEN_FIGURE);
   return { input, output, cacheRead: 0, cacheWrite: 0, totalTokens: sumOfTokenFigures([input, output]) };
 }
-
-/** The sum of several usage records (saturating at a figure's bound); undefined when none was reported. */
-export function addUsage(records: readonly (Usage | undefined)[]): Usage | undefined {
-  const reported = records.filter((record): record is Usage => record !== undefined);
-  if (reported.length === 0) return undefined;
-  const sum = (pick: (usage: Usage) => number): number => sumOfTokenFigures(reported.map(pick));
-  return {
-    input: sum((usage) => usage.input),
-    output: sum((usage) => usage.output),
-    cacheRead: sum((usage) => usage.cacheRead),
-    cacheWrite: sum((usage) => usage.cacheWrite),
-    totalTokens: sum((usage) => usage.totalTokens ?? usage.input + usage.output),
-  };
-}

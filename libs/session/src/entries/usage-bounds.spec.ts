@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Usage } from './messages';
 import {
+  addUsage,
   boundedFigure,
   boundedUsage,
   boundedUsageSchema,
@@ -144,5 +145,17 @@ describe('usage bounds', () => {
     expect(sumOfTokenFigures([1, 2, 3])).toBe(6);
     expect(sumOfTokenFigures([MAX_TOKEN_FIGURE, MAX_TOKEN_FIGURE])).toBe(MAX_TOKEN_FIGURE);
     expect(sumOfTokenFigures([-5, Infinity, NaN])).toBe(0);
+  });
+
+  it('adds usage records and ignores missing ones', () => {
+    const one = { input: 10, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 12 };
+    expect(addUsage([one, undefined, one])).toEqual({
+      input: 20,
+      output: 4,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 24,
+    });
+    expect(addUsage([undefined])).toBeUndefined();
   });
 });
