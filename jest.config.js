@@ -1,6 +1,6 @@
 'use strict';
-// Jest 30 with @swc/jest: Nest 12 ships ESM only, so swc also transpiles the few ESM
-// packages Nest pulls in. Type checking is `tsc --noEmit` (npm run typecheck).
+// Jest 30 with @swc/jest: Nest 12 and uuid ship ESM only, so swc also transpiles them and the
+// few ESM packages Nest pulls in (Node 20.19+ requires them itself; Jest's loader does not). Type checking is `tsc --noEmit` (npm run typecheck).
 const swcConfig = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -21,6 +21,7 @@ const esmOnlyPackages = [
   'peek-readable',
   '@tokenizer',
   'uint8array-extras',
+  'uuid',
 ];
 
 module.exports = {

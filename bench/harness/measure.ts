@@ -2,6 +2,8 @@
 // `process.hrtime.bigint()`) until each case has its count or the time bound is reached.
 // Cases measured together are interleaved iteration by iteration, so that a baseline and
 // its subject see the same background load on a shared machine.
+// Hand-written on purpose: the benchmark libraries (tinybench, mitata, benchmark.js) run one case
+// to its end before the next, so a baseline and its subject would see different load.
 import { memorySnapshot, type MemorySnapshot } from './memory';
 import type { Progress } from './progress';
 import { operationsPerSecond, summariseDurations, type TimingSummary } from './statistics';

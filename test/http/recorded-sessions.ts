@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@strata/event-store';
-import { appendChained } from '@strata/integrity';
+import { createSealingAppender } from '@strata/integrity';
 import { sessionStreamName, type SessionEntry, type SessionHeader } from '@strata/session';
 
 /** Writes `SessionStarted` and one `EntryAppended` per entry into `<directory>/strata.db`. */
@@ -19,10 +19,9 @@ export async function writeRecordedSession(
       { id: randomUUID(), type: 'SessionStarted', data: { header }, metadata: {} },
       ...entries.map((entry) => ({ id: randomUUID(), type: 'EntryAppended', data: { entry }, metadata: {} })),
     ];
-    await appendChained(store, sessionStreamName(header.id), events, {
-      expectedRevision: 'no_stream',
-      context: { tenant: 'default', actor: 'an-older-engine' },
-    });
+    const append = createSealingAppender({ tenant: 'default', actor: 'an-older-engine' });
+    const streamId = sessionStreamName(header.id);
+    await append({ store, streamId, events, expectedRevision: 'no_stream', lastEvent: undefined });
   } finally {
     await store.close();
   }

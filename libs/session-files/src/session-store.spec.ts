@@ -15,7 +15,7 @@ import {
   sessionIdSeed,
   SqliteEventStore,
 } from '@strata/event-store';
-import { appendChained, verifyStream } from '@strata/integrity';
+import { sealingAppender, verifyStream } from '@strata/integrity';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -345,7 +345,8 @@ describe('loadSession', () => {
     const store = new InMemoryEventStore();
     await importSessionFile(store, sessionText);
     const toolResultId = builder.entries[2]!.id;
-    await appendChained(store, 'session-a1b2c3', [
+    const lastEvent = (await recorded(store, 'a1b2c3')).at(-1);
+    const events = [
       {
         id: derivedEventId('t', 0),
         type: 'ToolOutputsPruned',
@@ -356,7 +357,14 @@ describe('loadSession', () => {
         type: 'LeafMoved',
         data: { leafId: builder.entries[1]!.id, previousLeafId: builder.entries[4]!.id },
       },
-    ]);
+    ];
+    await sealingAppender({
+      store,
+      streamId: 'session-a1b2c3',
+      events,
+      expectedRevision: lastEvent!.revision,
+      lastEvent,
+    });
     const loaded = await loadSession(store, 'a1b2c3');
     expect(loaded.header).toEqual(builder.header);
     expect(loaded.entries).toEqual(builder.entries);

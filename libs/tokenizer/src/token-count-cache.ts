@@ -2,8 +2,11 @@
 // finds them ready. A text is known by the SHA-256 of its UTF-8 bytes: looking one up costs a
 // hash (about 1.5 GB/s here) instead of a count (a few MB/s), the key does not keep the text
 // alive (only the last few texts are kept, to spare hashing them again, at most 16 Mi
-// characters), and no crafted text can take another's count. The least recently used go first.
+// characters), and no crafted text can take another's count. The least recently used go first
+// (an lru-cache bounded by count). The few remembered keys stay a list scanned from the newest:
+// eight entries found by comparing the text itself, the oldest out first, need no cache library.
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** Counts kept by default: about 10 MB of keys. */
 export const DEFAULT_KEPT_COUNTS = 65_536;
@@ -60,11 +63,11 @@ export function forgetRecentTextKeys(): void {
 }
 
 export class TokenCountCache {
-  /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
-  private readonly counts = new Map<string, number>();
+  private readonly counts: LRUCache<string, number>;
 
   constructor(readonly capacity: number = DEFAULT_KEPT_COUNTS) {
     if (!(capacity >= 1)) throw new Error('a token count cache holds at least one count');
+    this.counts = new LRUCache({ max: Math.floor(capacity) });
   }
 
   get size(): number {
@@ -72,20 +75,10 @@ export class TokenCountCache {
   }
 
   get(key: string): number | undefined {
-    const tokens = this.counts.get(key);
-    if (tokens !== undefined) {
-      this.counts.delete(key);
-      this.counts.set(key, tokens);
-    }
-    return tokens;
+    return this.counts.get(key);
   }
 
   set(key: string, tokens: number): void {
-    this.counts.delete(key);
     this.counts.set(key, tokens);
-    if (this.counts.size > this.capacity) {
-      const oldest = this.counts.keys().next();
-      if (oldest.done !== true) this.counts.delete(oldest.value);
-    }
   }
 }

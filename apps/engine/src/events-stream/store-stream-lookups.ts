@@ -1,6 +1,8 @@
 // StreamLookups over the store: short backward reads of one session stream from the event in
 // hand (the compaction entry sits right before its CompactionCompleted; an attempt's start is
-// usually a few events back). Attempt starts seen are remembered, bounded.
+// usually a few events back). Attempt starts seen are remembered, bounded (the first remembered
+// goes out first: looked at with `peek`, a look does not make one recent).
+import { LRUCache } from 'lru-cache';
 import type { EventStore, RecordedEvent } from '@strata/event-store';
 import { readProjectedEvent } from '@strata/projections';
 import type { SessionEntry, SessionEvent } from '@strata/session';
@@ -18,7 +20,7 @@ function sessionEventOf(recorded: RecordedEvent): SessionEvent | undefined {
 }
 
 export class StoreStreamLookups implements StreamLookups {
-  private readonly attemptStarts = new Map<string, AttemptStart>();
+  private readonly attemptStarts = new LRUCache<string, AttemptStart>({ max: REMEMBERED_ATTEMPTS });
 
   constructor(private readonly store: EventStore) {}
 
@@ -36,7 +38,7 @@ export class StoreStreamLookups implements StreamLookups {
     attemptId: string,
   ): Promise<AttemptStart | undefined> {
     const key = `${streamId}\u0000${attemptId}`;
-    const remembered = this.attemptStarts.get(key);
+    const remembered = this.attemptStarts.peek(key);
     if (remembered !== undefined) return remembered;
     for await (const recorded of this.backwardsFrom(streamId, revision)) {
       const event = sessionEventOf(recorded);
@@ -47,7 +49,7 @@ export class StoreStreamLookups implements StreamLookups {
         start = { kind: 'branch_summary', data: event.data };
       }
       if (start !== undefined) {
-        this.remember(key, start);
+        this.attemptStarts.set(key, start);
         return start;
       }
     }
@@ -78,12 +80,5 @@ export class StoreStreamLookups implements StreamLookups {
   private backwardsFrom(streamId: string, revision: bigint): AsyncIterable<RecordedEvent> {
     if (revision <= 0n) return noEvents;
     return this.store.readStream(streamId, { direction: 'backwards', fromRevision: revision - 1n });
-  }
-
-  private remember(key: string, start: AttemptStart): void {
-    this.attemptStarts.set(key, start);
-    if (this.attemptStarts.size <= REMEMBERED_ATTEMPTS) return;
-    const oldest = this.attemptStarts.keys().next();
-    if (oldest.done !== true) this.attemptStarts.delete(oldest.value);
   }
 }

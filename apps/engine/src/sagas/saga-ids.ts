@@ -5,7 +5,6 @@
 // key or id names its session (`sessionIdSeed`), so no seed here can meet another session's. The
 // seeds keep the form they had before `sessionIdSeed`, so a trigger delivered again across an
 // upgrade still finds the pruning and continuation it wrote (docs/compatibility.md).
-import { derivedEventId } from '@strata/event-store';
 import type { CompactionTrigger } from '@strata/session';
 import { attemptIdFromTrigger } from '../attempts/attempt-ids';
 
@@ -20,11 +19,6 @@ export function autoCompactionAttemptId(
 /** The id seed of the pruning triggered by `triggerEventId`. */
 export function pruningSeedOf(triggerEventId: string): string {
   return `saga-pruning:${triggerEventId}`;
-}
-
-/** The store id of the `ToolOutputsPruned` event written for `triggerEventId`. */
-export function pruningEventIdOf(triggerEventId: string): string {
-  return derivedEventId(pruningSeedOf(triggerEventId), 0);
 }
 
 /** The id seed of the continuation requested after the compaction that `triggerEventId` completed. */

@@ -23,7 +23,7 @@ export const ENGINE_ACTOR = 'strata-engine';
 export const ANONYMOUS_ACTOR = 'anonymous';
 
 /** The metadata key of who the caller acts for. */
-export const ON_BEHALF_OF_METADATA_KEY = 'onBehalfOf';
+const ON_BEHALF_OF_METADATA_KEY = 'onBehalfOf';
 
 export function tenantOfMetadata(metadata: Readonly<Record<string, unknown>>): string {
   const tenant = metadata['tenant'];

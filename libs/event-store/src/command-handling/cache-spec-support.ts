@@ -1,8 +1,9 @@
 // Test support for the folded-stream cache specs: a small shelf domain (items added once, one
 // or two at a time, or nothing), and store wrappers that count the events read or can be
-// pointed at another store (a stream written anew behind the handler's back).
-import { appendChained } from '@strata/integrity';
-import type { EventStore, RecordedEvent } from '../port';
+// pointed at another store (a stream written anew behind the handler's back), and another
+// writer's sealed append.
+import { sealingAppender } from '@strata/integrity';
+import type { EventStore, EventToAppend, RecordedEvent } from '../port';
 import { derivedEventId } from './derived-event-id';
 import type { Decider } from './decider';
 
@@ -67,6 +68,19 @@ export async function shelfOf(store: EventStore, streamId: string, upTo?: bigint
   return state;
 }
 
+/** Another writer's append: `events` sealed after the stream's last event, expecting its revision. */
+export async function appendSealed(
+  store: EventStore,
+  streamId: string,
+  events: readonly EventToAppend[],
+): Promise<void> {
+  let lastEvent: RecordedEvent | undefined;
+  for await (const event of store.readStream(streamId, { direction: 'backwards', maxCount: 1 }))
+    lastEvent = event;
+  const expectedRevision = lastEvent?.revision ?? 'no_stream';
+  await sealingAppender({ store, streamId, events, expectedRevision, lastEvent });
+}
+
 /** Another writer's event, appended without any handler (sealed onto the chain). */
 export async function rawShelfAppend(
   store: EventStore,
@@ -74,7 +88,7 @@ export async function rawShelfAppend(
   item: string,
   id: string = derivedEventId(`raw/${item}`, 0),
 ): Promise<void> {
-  await appendChained(store, streamId, [{ id, type: 'ItemAdded', data: { item, position: -1 } }]);
+  await appendSealed(store, streamId, [{ id, type: 'ItemAdded', data: { item, position: -1 } }]);
 }
 
 function delegate(inner: () => EventStore): EventStore {

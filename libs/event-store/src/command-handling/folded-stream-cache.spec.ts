@@ -40,6 +40,16 @@ describe('FoldedStreamCache', () => {
       expect([cache.size, cache.weight]).toEqual([2, 9]);
     });
 
+    it('counts a fold weighing nothing as one (lru-cache weighs in positive integers)', () => {
+      const cache = new FoldedStreamCache<number>({ maxWeight: 2, weightOf: (state) => state });
+      const weighing = (state: number): CachedFold<number> => ({ ...foldAt(0n), state });
+      cache.remember('a', owner, weighing(0));
+      cache.remember('b', owner, weighing(0));
+      cache.remember('c', owner, weighing(0));
+      expect([cache.size, cache.weight]).toEqual([2, 2]);
+      expect(cache.get('a', owner)).toBeUndefined();
+    });
+
     it('refuses a bound below one', () => {
       expect(() => new FoldedStreamCache({ maxStreams: 0 })).toThrow(RangeError);
     });

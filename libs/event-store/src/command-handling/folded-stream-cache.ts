@@ -9,6 +9,11 @@
 //
 // A cached state may be evolved by several callers, so the decider's `evolve` must leave the
 // state it is given valid (a persistent fold: pure, or copy-on-write as the session state is).
+// The bounds are lru-cache's `max` and `maxSize`; what it cannot say is kept beside it: a fold is
+// handed out only to its owner (looked at with `peek`, so a refused look does not count as a
+// use), and lru-cache weighs in positive integers, so a weight is rounded up and a fold weighing
+// nothing counts one.
+import { LRUCache } from 'lru-cache';
 import type { RecordedEvent } from '../port';
 import { isDerivedEventId } from './derived-event-id';
 
@@ -65,15 +70,28 @@ export interface FoldOwner {
 interface OwnedFold<State> {
   readonly owner: FoldOwner;
   readonly fold: CachedFold<State>;
-  readonly weight: number;
+}
+
+/**
+ * What is used of the LRUCache, in method syntax: it keeps the class covariant in State
+ * (`HandleCommandOptions` defaults it to never), where LRUCache's own option fields would not.
+ */
+interface Folds<State> {
+  readonly size: number;
+  readonly calculatedSize: number;
+  peek(streamId: string): OwnedFold<State> | undefined;
+  get(streamId: string): OwnedFold<State> | undefined;
+  set(streamId: string, owned: OwnedFold<State>): unknown;
+  delete(streamId: string): boolean;
+  clear(): void;
 }
 
 export interface FoldedStreamCacheOptions<State> {
   /** Streams kept; the least recently used one is dropped first. `DEFAULT_FOLDED_STREAMS` by default. */
   readonly maxStreams?: number;
-  /** The most total weight kept; a fold heavier than this alone is not kept. Unbounded by default. */
+  /** The most total weight kept (at least 1); a fold heavier than this alone is not kept. Unbounded by default. */
   readonly maxWeight?: number;
-  /** The weight of a folded state (its size in the caller's unit, e.g. entries). 1 by default. */
+  /** The weight of a folded state, a whole number in the caller's unit (e.g. entries). 1 by default. */
   readonly weightOf?: (state: State) => number;
 }
 
@@ -106,10 +124,7 @@ export function endsFold(event: RecordedEvent, end: FoldEnd): boolean {
 export class FoldedStreamCache<State> {
   readonly maxStreams: number;
   readonly maxWeight: number;
-  /** Method syntax keeps the class covariant in State (`HandleCommandOptions` defaults it to never). */
-  private readonly weigher: { weigh(state: State): number };
-  private readonly folds = new Map<string, OwnedFold<State>>();
-  private totalWeight = 0;
+  private readonly folds: Folds<State>;
 
   constructor(options: FoldedStreamCacheOptions<State> = {}) {
     const maxStreams = options.maxStreams ?? DEFAULT_FOLDED_STREAMS;
@@ -117,12 +132,20 @@ export class FoldedStreamCache<State> {
       throw new RangeError(`maxStreams must be a positive integer, not ${maxStreams}`);
     }
     const maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
-    if (Number.isNaN(maxWeight) || maxWeight < 0) {
-      throw new RangeError(`maxWeight must not be negative, not ${maxWeight}`);
+    if (Number.isNaN(maxWeight) || maxWeight < 1) {
+      throw new RangeError(`maxWeight must be at least 1, not ${maxWeight}`);
     }
     this.maxStreams = maxStreams;
     this.maxWeight = maxWeight;
-    this.weigher = { weigh: options.weightOf ?? (() => 1) };
+    const weightOf = options.weightOf ?? (() => 1);
+    const bounded = Number.isFinite(maxWeight);
+    this.folds = new LRUCache<string, OwnedFold<State>>({
+      max: maxStreams,
+      ...(bounded ? { maxSize: Math.floor(maxWeight) } : {}),
+      // weighed even when unbounded (maxEntrySize alone bounds nothing), so that `weight` tells
+      maxEntrySize: bounded ? Math.floor(maxWeight) : Number.MAX_SAFE_INTEGER,
+      sizeCalculation: (owned) => Math.max(1, Math.ceil(weightOf(owned.fold.state))),
+    });
   }
 
   /** How many streams are cached. */
@@ -130,59 +153,37 @@ export class FoldedStreamCache<State> {
     return this.folds.size;
   }
 
-  /** The total weight of the folds kept. */
+  /** The total weight of the folds kept (a fold weighing nothing counts one). */
   get weight(): number {
-    return this.totalWeight;
+    return this.folds.calculatedSize;
   }
 
   /** The fold of `streamId` made by `owner`, now the most recently used; undefined when none. */
   get(streamId: string, owner: FoldOwner): CachedFold<State> | undefined {
-    const cached = this.folds.get(streamId);
+    const cached = this.folds.peek(streamId);
     if (cached === undefined || !sameOwner(cached.owner, owner)) return undefined;
-    this.drop(streamId);
-    this.keep(streamId, cached);
-    return cached.fold;
+    return this.folds.get(streamId)?.fold;
   }
 
   /** Keeps `fold` unless the cache holds a later fold of the same incarnation of the stream. */
   remember(streamId: string, owner: FoldOwner, fold: CachedFold<State>): void {
-    const cached = this.folds.get(streamId);
+    const cached = this.folds.peek(streamId);
     const later =
       cached !== undefined &&
       sameOwner(cached.owner, owner) &&
       cached.fold.seenIds === fold.seenIds &&
       cached.fold.end.revision > fold.end.revision;
-    const kept = later ? cached : { owner, fold, weight: this.weigher.weigh(fold.state) };
-    this.drop(streamId);
-    if (kept.weight > this.maxWeight) return;
-    this.keep(streamId, kept);
-    while (this.folds.size > this.maxStreams || this.totalWeight > this.maxWeight) {
-      const oldest = this.folds.keys().next();
-      if (oldest.done === true) break;
-      this.drop(oldest.value);
-    }
+    // a fold heavier than maxWeight alone is not kept, and the one it would replace is dropped
+    this.folds.set(streamId, later ? cached : { owner, fold });
   }
 
   /** Drops `fold` of `streamId` (a newer fold stays); every fold of it when none is named. */
   forget(streamId: string, fold?: CachedFold<State>): void {
-    if (fold === undefined || this.folds.get(streamId)?.fold === fold) this.drop(streamId);
+    if (fold === undefined || this.folds.peek(streamId)?.fold === fold) this.folds.delete(streamId);
   }
 
   clear(): void {
     this.folds.clear();
-    this.totalWeight = 0;
-  }
-
-  private keep(streamId: string, owned: OwnedFold<State>): void {
-    this.folds.set(streamId, owned);
-    this.totalWeight += owned.weight;
-  }
-
-  private drop(streamId: string): void {
-    const owned = this.folds.get(streamId);
-    if (owned === undefined) return;
-    this.folds.delete(streamId);
-    this.totalWeight -= owned.weight;
   }
 }
 

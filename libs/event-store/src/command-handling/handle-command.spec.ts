@@ -1,7 +1,7 @@
-import { appendChained, sealingAppender, verifyStream } from '@strata/integrity';
+import { sealingAppender, verifyStream } from '@strata/integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import { ConcurrencyError, DuplicateEventIdError, type EventStore, type RecordedEvent } from '../port';
-import { parseShelfEvent, shelfDecider, shelfOf } from './cache-spec-support';
+import { appendSealed, parseShelfEvent, shelfDecider, shelfOf } from './cache-spec-support';
 import { derivedEventId } from './derived-event-id';
 import type { Decider } from './decider';
 import { handleCommand, type HandleCommandOptions } from './handle-command';
@@ -46,7 +46,7 @@ function storeWithRival(inner: EventStore): { store: EventStore; rivalAppends: (
   const store = Object.create(inner) as EventStore;
   store.appendToStream = async (streamId, events, appendOptions) => {
     rivalAppends += 1;
-    await appendChained(inner, streamId, [
+    await appendSealed(inner, streamId, [
       {
         id: derivedEventId('rival', rivalAppends),
         type: 'ItemAdded',
@@ -158,7 +158,7 @@ describe('handleCommand', () => {
       store.appendToStream = async (streamId, events, appendOptions) => {
         if (rivals === 0) {
           rivals += 1;
-          await appendChained(inner, streamId, [
+          await appendSealed(inner, streamId, [
             {
               id: derivedEventId('command-7', 0),
               type: 'ItemAdded',
@@ -181,7 +181,7 @@ describe('handleCommand', () => {
       const store = Object.create(inner) as EventStore;
       store.appendToStream = async (streamId, events, appendOptions) => {
         store.appendToStream = inner.appendToStream.bind(inner);
-        await appendChained(inner, streamId, [
+        await appendSealed(inner, streamId, [
           { id: derivedEventId('command-7', 0), type: 'ItemAdded', data: { item: 'a', position: 0 } },
         ]);
         return inner.appendToStream(streamId, events, appendOptions);
@@ -235,7 +235,7 @@ describe('handleCommand', () => {
   describe('given a rival writer that wins every race', () => {
     it('reports the conflict as a ConcurrencyError after the last attempt and writes nothing of its own', async () => {
       const inner = new InMemoryEventStore();
-      await appendChained(inner, 'list-1', [
+      await appendSealed(inner, 'list-1', [
         { id: derivedEventId('first', 0), type: 'ItemAdded', data: { item: 'first', position: 0 } },
       ]);
       const { store, rivalAppends } = storeWithRival(inner);

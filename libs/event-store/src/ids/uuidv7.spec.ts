@@ -49,3 +49,13 @@ describe('createUuidV7Generator', () => {
     });
   });
 });
+
+describe('createUuidV7Generator without a clock of its own (uuid v7)', () => {
+  it('makes strictly increasing ids, across generators too (one counter for the process)', () => {
+    const first = createUuidV7Generator();
+    const second = createUuidV7Generator();
+    const ids = Array.from({ length: 20_000 }, (_, index) => (index % 2 === 0 ? first : second)());
+    for (const id of ids.slice(0, 10)) expect(id).toMatch(UUID_V7);
+    expect(ids.every((id, index) => index === 0 || ids[index - 1]! < id)).toBe(true);
+  });
+});

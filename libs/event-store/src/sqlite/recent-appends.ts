@@ -15,6 +15,7 @@
 // (`WrittenHeads`, small): the write side reads that event back for its hash before the next
 // append, and SQLite stores both after the data, so reading them from the file walks every
 // overflow page of a large event.
+import { LRUCache } from 'lru-cache';
 import { ERASURE_LOG_STREAM, matchesEventFilter, type EventFilter, type PageLimits } from '../port';
 import { fromJsonText, toJsonRecord } from '../shared/json-values';
 import { PageFill } from '../shared/page-limits';
@@ -157,27 +158,25 @@ export const DEFAULT_WRITTEN_HEADS = 10_000;
 
 /** The last event this store wrote to each stream (the least recently written stream goes first). */
 export class WrittenHeads {
-  private readonly heads = new Map<string, WrittenHead>();
+  /** Looked at with `peek`: only a write makes a stream recent. */
+  private readonly heads: LRUCache<string, WrittenHead>;
 
-  constructor(private readonly maxStreams: number = DEFAULT_WRITTEN_HEADS) {}
+  constructor(private readonly maxStreams: number = DEFAULT_WRITTEN_HEADS) {
+    this.heads = new LRUCache({ max: Math.max(1, maxStreams) });
+  }
 
   get size(): number {
     return this.heads.size;
   }
 
   remember(streamId: string, head: WrittenHead): void {
-    this.heads.delete(streamId);
     if (this.maxStreams < 1) return;
     this.heads.set(streamId, head);
-    if (this.heads.size > this.maxStreams) {
-      const oldest = this.heads.keys().next();
-      if (oldest.done !== true) this.heads.delete(oldest.value);
-    }
   }
 
   /** The head written at `position` with this id; undefined when this store did not write it last. */
   at(streamId: string, position: bigint, eventId: string): WrittenHead | undefined {
-    const head = this.heads.get(streamId);
+    const head = this.heads.peek(streamId);
     return head !== undefined && head.position === position && head.eventId === eventId ? head : undefined;
   }
 

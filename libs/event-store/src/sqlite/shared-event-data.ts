@@ -6,8 +6,10 @@
 // once instead of once per reader. A value is given for the same event at the same position
 // and stored length; a row changed in the file behind the engine's back may still be given the
 // value parsed before, so verification reads without sharing (`uncached`), and sees the file.
-// Bounded by the data's stored length and by count (least recently read first out); an erasure
-// made through the store forgets the stream at once.
+// Bounded by the data's stored length and by count (least recently read first out: lru-cache's
+// `maxSize` and `max`), and no event is kept whose data is over a quarter of the length bound; an
+// erasure made through the store forgets the stream at once.
+import { LRUCache } from 'lru-cache';
 
 export interface SharedEventDataBounds {
   /** The stored JSON length of the data kept, in all. */
@@ -27,58 +29,48 @@ interface KeptData {
 }
 
 export class SharedEventData {
-  private readonly kept = new Map<bigint, KeptData>();
-  private chars = 0;
+  private readonly kept: LRUCache<bigint, KeptData>;
 
-  constructor(private readonly bounds: SharedEventDataBounds = DEFAULT_SHARED_EVENT_DATA) {}
+  constructor(bounds: SharedEventDataBounds = DEFAULT_SHARED_EVENT_DATA) {
+    this.kept = new LRUCache<bigint, KeptData>({
+      max: bounds.maxEvents,
+      maxSize: bounds.maxChars,
+      maxEntrySize: Math.max(1, Math.floor(bounds.maxChars / 4)),
+      // lru-cache weighs in positive integers: an empty text counts one character
+      sizeCalculation: (kept) => Math.max(1, kept.chars),
+    });
+  }
 
   get size(): { readonly events: number; readonly chars: number } {
-    return { events: this.kept.size, chars: this.chars };
+    return { events: this.kept.size, chars: this.kept.calculatedSize };
   }
 
   /** The data of the event at `position` when another reader parsed it, else `parse()` (kept). */
   dataOf(position: bigint, streamId: string, eventId: string, text: string, parse: () => unknown): unknown {
-    const found = this.kept.get(position);
+    // peeked, so that a different event at the position does not count as a read of the one kept
+    const found = this.kept.peek(position);
     if (
       found !== undefined &&
       found.eventId === eventId &&
       found.streamId === streamId &&
       found.chars === text.length
     ) {
-      // read again: the most recently read go out last
-      this.kept.delete(position);
-      this.kept.set(position, found);
+      this.kept.get(position); // read again: the most recently read go out last
       return found.data;
     }
     const data = parse();
-    if (found !== undefined) this.drop(position, found);
-    if (text.length <= this.bounds.maxChars / 4) {
-      this.kept.set(position, { streamId, eventId, data, chars: text.length });
-      this.chars += text.length;
-      this.evict();
-    }
+    // one too large is not kept, and replaces what the position held
+    this.kept.set(position, { streamId, eventId, data, chars: text.length });
     return data;
   }
 
   /** Forgets every kept event of the stream (it was erased). */
   forgetStream(streamId: string): void {
-    for (const [position, kept] of this.kept) if (kept.streamId === streamId) this.drop(position, kept);
+    const positions = [...this.kept.entries()].filter(([, kept]) => kept.streamId === streamId);
+    for (const [position] of positions) this.kept.delete(position);
   }
 
   clear(): void {
     this.kept.clear();
-    this.chars = 0;
-  }
-
-  private evict(): void {
-    for (const [position, kept] of this.kept) {
-      if (this.chars <= this.bounds.maxChars && this.kept.size <= this.bounds.maxEvents) return;
-      this.drop(position, kept);
-    }
-  }
-
-  private drop(position: bigint, kept: KeptData): void {
-    this.kept.delete(position);
-    this.chars -= kept.chars;
   }
 }

@@ -225,6 +225,7 @@ export function writerPragma({ database }: SqliteWriteContext, args: { readonly 
   return database.pragma(args.pragma, { simple: true });
 }
 
+/** @public The writer thread requires this module by path and takes this export by name. */
 export const sqliteWriteOperations: SqliteWriteOperations = {
   appendEvents,
   eraseStream,

@@ -5,7 +5,7 @@
 import { EventStoreDBClient } from '@eventstore/db-client';
 import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { ANCHOR_STREAM, createUuidV7Generator, EsdbEventStore } from '@strata/event-store';
-import { appendChained } from '../hash-chain/chained-append';
+import { appendChained } from '../testing/append-chained';
 import type { Anchor } from './anchor';
 import { generateAnchorSigningKey } from './signing-key';
 import { anchorLogOf } from './anchor-log';

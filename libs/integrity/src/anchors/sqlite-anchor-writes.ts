@@ -47,6 +47,7 @@ function appendAnchors(
   }
 }
 
+/** @public The writer thread requires this module by path and takes this export by name. */
 export const sqliteWriteOperations: SqliteWriteOperations = { appendAnchors };
 
 export const anchorWrites = {

@@ -1,7 +1,7 @@
 // What a whole-store verification tells while it reads: each stream as it starts, every
 // `progressEvents` events, and the start of the checks against the store's records. Each stream
 // holds three sealed events (as an imported session of a header and two messages would).
-import { appendChained } from '../hash-chain/chained-append';
+import { appendChained } from '../testing/append-chained';
 import { SqliteEventStore } from '@strata/event-store';
 import { verifyStoreIntegrity, type StoreIntegrityProgress } from './verify-integrity';
 

@@ -5,7 +5,8 @@ import {
   type EventToAppend,
   InMemoryEventStore,
 } from '@strata/event-store';
-import { appendChained, createSealingAppender } from './chained-append';
+import { appendChained } from '../testing/append-chained';
+import { createSealingAppender } from './chained-append';
 import { GENESIS_HASH, eventHash, UnsealedEventError } from './event-seal';
 import { verifyStream } from './verify-chain';
 

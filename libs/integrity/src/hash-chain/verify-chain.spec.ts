@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryEventStore, SqliteEventStore } from '@strata/event-store';
-import { appendChained } from './chained-append';
+import { appendChained } from '../testing/append-chained';
 import { eventHash } from './event-seal';
 import { verifyAll, verifyStream } from './verify-chain';
 

@@ -11,6 +11,8 @@
 // requests between slices: a first count of a pi fixture takes seconds with o200k, and held the
 // whole engine that long. A prepared counter (@strata/tokenizer) also cuts the count of one long
 // text into slices; any other counter counts an entry at once.
+// The limit is a Map in use order, not lru-cache: a held view grows in place as events arrive
+// (lru-cache weighs an entry once, when it is set), and the view growing is never the one evicted.
 import { type EventStore, type RecordedEvent } from '@strata/event-store';
 import { SessionNotFoundError } from '@strata/session-files';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';

@@ -121,6 +121,7 @@ function forgetSearchSession(context: SqliteWriteContext, args: { readonly sessi
   run(context, 'DELETE FROM projection_search_sessions WHERE session_id = ?', args.sessionId);
 }
 
+/** @public The writer thread requires this module by path and takes this export by name. */
 export const sqliteWriteOperations: SqliteWriteOperations = {
   saveCatalog(context: SqliteWriteContext, args: { readonly rows: readonly CatalogRowToSave[] }) {
     for (const row of args.rows) {

@@ -31,25 +31,6 @@ export interface SummaryFacts {
   readonly focusMatches: readonly string[];
 }
 
-export const emptyFacts: SummaryFacts = {
-  earlierRequests: [],
-  latestRequest: undefined,
-  constraints: [],
-  done: [],
-  inProgress: [],
-  blocked: [],
-  decisions: [],
-  nextSteps: [],
-  filesRead: [],
-  filesModified: [],
-  filesMentioned: [],
-  errors: [],
-  pendingQuestion: undefined,
-  notes: [],
-  requestedFocus: undefined,
-  focusMatches: [],
-};
-
 /** The items of `lists` in order, each once. */
 export function union(...lists: ReadonlyArray<readonly string[]>): string[] {
   return [...new Set(lists.flat())];

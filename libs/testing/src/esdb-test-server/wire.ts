@@ -111,10 +111,6 @@ export function invalidArgumentError(details: string): ServiceError {
   return serviceError(status.INVALID_ARGUMENT, details, new Metadata());
 }
 
-export function unimplementedError(details: string): ServiceError {
-  return serviceError(status.UNIMPLEMENTED, details, new Metadata());
-}
-
 /** A `google.rpc.Status` whose details pack a `WrongExpectedVersion` (the BatchAppend error form). */
 export function wrongExpectedVersionStatus(expected: WireExpectation, actual: bigint | null): Status {
   const details = new WrongExpectedVersion();

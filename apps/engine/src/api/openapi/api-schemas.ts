@@ -31,15 +31,6 @@ export function responseSchema<Schema extends z.ZodType>(
   return schema;
 }
 
-/** Names a schema used on both sides (entries, headers). */
-export function sharedSchema<Schema extends z.ZodType>(
-  id: string,
-  schema: Schema,
-  description?: string,
-): Schema {
-  return responseSchema(id, requestSchema(id, schema, description), description);
-}
-
 /** A decimal string standing for a bigint (revisions and global positions). */
 export const decimalString = z.string().regex(/^\d+$/, 'must be a non-negative integer (decimal digits)');
 

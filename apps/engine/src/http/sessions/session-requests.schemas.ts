@@ -26,11 +26,8 @@ export const MAX_ENTRY_PAGE = 1_000;
 
 /** Entries and headers as clients send them: their shape and the input rules (README). */
 export const sessionEntry = requestSchema('SessionEntry', sessionEntrySchema, 'One pi session entry (v3).');
-export const sessionHeader = requestSchema(
-  'SessionHeader',
-  sessionHeaderSchema,
-  'The header line of a pi v3 file.',
-);
+// named for the OpenAPI document, where the schemas of session files refer to it
+requestSchema('SessionHeader', sessionHeaderSchema, 'The header line of a pi v3 file.');
 
 /** Entries and headers as the API answers with them: as recorded (older ones may predate the rules). */
 export const recordedSessionEntry = responseSchema(

@@ -2,6 +2,7 @@
 // table, a failing write, and one that ends the thread as a crash would.
 import type { SqliteWriteContext, SqliteWriteOperations } from './sqlite-write-executor';
 
+/** @public The writer thread requires this module by path and takes this export by name. */
 export const sqliteWriteOperations: SqliteWriteOperations = {
   note({ database, statement }: SqliteWriteContext, args: { readonly text: string }) {
     database.exec('CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL)');
