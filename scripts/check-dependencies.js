@@ -10,6 +10,8 @@
 // - an app reaches another app only through its public entry point (@strata/engine), never by path;
 // - apps/engine is built in floors (ENGINE_FLOORS, lowest first): a file imports only folders on
 //   floors below its own, so no import runs back up and no two folders depend on each other.
+//   A use case's slice (apps/engine/src/sessions/<slice>/) counts as a folder of its own, so two
+//   slices on one floor do not import each other (decision 0013).
 //   Specs are exempt from the floors (they assemble the engine they test), not from the rest.
 //   node scripts/check-dependencies.js [--root <repository>]
 const fs = require('node:fs');
@@ -23,17 +25,29 @@ const ENGINE_FLOORS = [
   ['config', 'settings', 'hooks', 'startup'],
   ['summarizers', 'anchors'],
   ['session-streams'],
-  ['attempts'],
-  ['compaction', 'branch-summary'],
-  ['sessions'],
-  ['sagas'],
   ['api'],
   ['events-stream'],
   ['read-side'],
-  ['ui', 'health', 'erasure'],
+  ['attempts'],
+  [
+    'sessions/start-session',
+    'sessions/set-label',
+    'sessions/compact-session',
+    'sessions/navigate-session',
+    'sessions/abort-compaction',
+    'sessions/erase-session',
+    'sessions/session-files',
+  ],
+  ['sagas'],
+  ['sessions/append-entries', 'sessions/read-sessions'],
+  ['sessions'],
+  ['ui', 'health'],
   ['http'],
   ['.'],
 ];
+
+/** The folder of apps/engine/src whose files are use-case slices, each a floor entry of its own. */
+const SLICES_FOLDER = 'sessions';
 
 /**
  * Libraries a library must not import: `always` (specs included; the store knows no sessions),
@@ -123,11 +137,15 @@ function checkLibs(root, violations) {
   }
 }
 
-/** The floor of a path inside apps/engine/src, by its top-level folder ('.' for a root file). */
+/**
+ * The floor of a path inside apps/engine/src, by its top-level folder ('.' for a root file), or
+ * for a use case by its slice (`sessions/<slice>`).
+ */
 function engineFloorOf(engineRoot, absolutePath) {
   const relative = path.relative(engineRoot, absolutePath);
   const [first, ...rest] = relative.split(path.sep);
-  const folder = rest.length === 0 ? '.' : first;
+  const folder =
+    rest.length === 0 ? '.' : first === SLICES_FOLDER && rest.length > 1 ? `${first}/${rest[0]}` : first;
   const floor = ENGINE_FLOORS.findIndex((folders) => folders.includes(folder));
   return { folder, floor };
 }

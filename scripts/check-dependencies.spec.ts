@@ -29,10 +29,11 @@ const layered = {
   'apps/engine/src/shared/clock.ts': 'export const clock = 1;\n',
   'apps/engine/src/session-streams/streams.ts':
     "import { clock } from '../shared/clock';\nexport const s = clock;\n",
-  'apps/engine/src/sessions/append.ts':
-    "import { s } from '../session-streams/streams';\nexport const a = s;\n",
-  'apps/engine/src/sagas/saga.ts': "import { a } from '../sessions/append';\nexport const g = a;\n",
-  'apps/engine/src/index.ts': "export { a } from './sessions/append';\n",
+  'apps/engine/src/sessions/compact-session/compact.ts':
+    "import { s } from '../../session-streams/streams';\nexport const a = s;\n",
+  'apps/engine/src/sagas/saga.ts':
+    "import { a } from '../sessions/compact-session/compact';\nexport const g = a;\n",
+  'apps/engine/src/index.ts': "export { a } from './sessions/compact-session/compact';\n",
   'apps/cli/src/main.ts': "import { a } from '@strata/engine';\nexport const m = a;\n",
   'libs/session/src/index.ts': "import { z } from 'zod';\nexport const schema = z.string();\n",
 };
@@ -45,23 +46,38 @@ describe('the dependency rule', () => {
   it('fails on an import running back up the engine’s floors, naming the file and both folders', () => {
     const { status, stderr } = check({
       ...layered,
-      'apps/engine/src/sessions/append.ts': "import { g } from '../sagas/saga';\nexport const a = g;\n",
+      'apps/engine/src/sessions/compact-session/compact.ts':
+        "import { g } from '../../sagas/saga';\nexport const a = g;\n",
     });
     expect(status).toBe(1);
     expect(stderr).toContain(
-      'apps/engine/src/sessions/append.ts: sessions imports sagas, a floor above its own (../sagas/saga)',
+      'apps/engine/src/sessions/compact-session/compact.ts: sessions/compact-session imports sagas, a floor above its own (../../sagas/saga)',
     );
   });
 
   it('fails on two folders of one floor importing each other', () => {
     const { status, stderr } = check({
       ...layered,
-      'apps/engine/src/compaction/compact.ts':
-        "import { b } from '../branch-summary/summary';\nexport const c = b;\n",
-      'apps/engine/src/branch-summary/summary.ts': 'export const b = 1;\n',
+      'apps/engine/src/ui/page.ts': "import { h } from '../health/health';\nexport const p = h;\n",
+      'apps/engine/src/health/health.ts': 'export const h = 1;\n',
     });
     expect(status).toBe(1);
-    expect(stderr).toContain('compaction imports branch-summary, a folder on its own floor');
+    expect(stderr).toContain('ui imports health, a folder on its own floor');
+  });
+
+  it('fails on a use case importing another slice of its floor, and lets a slice import its own files', () => {
+    const { status, stderr } = check({
+      ...layered,
+      'apps/engine/src/sessions/compact-session/compact.ts':
+        "import { n } from '../navigate-session/navigate';\nimport { r } from './record';\nexport const a = n + r;\n",
+      'apps/engine/src/sessions/compact-session/record.ts': 'export const r = 1;\n',
+      'apps/engine/src/sessions/navigate-session/navigate.ts': 'export const n = 1;\n',
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      'sessions/compact-session imports sessions/navigate-session, a folder on its own floor',
+    );
+    expect(stderr).not.toContain('./record');
   });
 
   it('fails on a folder that is on no floor, and on a file at the root imported from below', () => {

@@ -3,7 +3,7 @@
 import { TURN_CONTEXT_HEADING, charsPerFourCounter, estimateMessageTokens } from '@strata/session';
 import { SummarizerError } from '@strata/summarizer';
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
-import type { CompactionResult } from '../../apps/engine/src/compaction/compaction-result';
+import type { CompactionResult } from '../../apps/engine/src/sessions/compact-session/compaction-result';
 import { CompactSessionCommand } from '../../apps/engine/src/sessions/compact-session/compact-session.command';
 import { startEngine, typesOf, type EngineHarness } from './engine-harness';
 

@@ -38,7 +38,7 @@ import type {
   compactBody,
   navigateBody,
   startSessionBody,
-} from '../../apps/engine/src/http/sessions/session-requests.schemas';
+} from '../../apps/engine/src/api/sessions/session-requests.schemas';
 import type {
   abortResponse,
   appendEntriesResponse,
@@ -55,12 +55,12 @@ import type {
   treeResponse,
   verifySessionResponse,
   verifyTenantResponse,
-} from '../../apps/engine/src/http/sessions/session-responses.schemas';
+} from '../../apps/engine/src/api/sessions/session-responses.schemas';
 import type {
   attemptsQuery,
   contextQuery,
   listSessionsQuery,
-} from '../../apps/engine/src/http/sessions/session-requests.schemas';
+} from '../../apps/engine/src/api/sessions/session-requests.schemas';
 import { startHttpEngine, type HttpHarness } from './http-harness';
 
 /** Compiles only when `Engine` is assignable to `Client`. */

@@ -4,10 +4,8 @@
 // `compactionWait` whether they settled or the wait timed out.
 import { ScriptedSummarizer, session, type SessionBuilder } from '@strata/testing';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
-import {
-  CompactionWaits,
-  MAX_COMPACTION_WAIT_MS,
-} from '../../apps/engine/src/sagas/compaction-waits.service';
+import { CompactionWaits } from '../../apps/engine/src/sagas/compaction-waits.service';
+import { MAX_COMPACTION_WAIT_MS } from '../../apps/engine/src/api/sessions/session-requests.schemas';
 import { problemOf, startHttpEngine, waitUntil, type HttpHarness } from './http-harness';
 
 /** A 10,000-token window less a 2,000-token reserve: the threshold is 8,000. */

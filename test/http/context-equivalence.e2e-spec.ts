@@ -14,7 +14,7 @@ import {
   appendEntriesResponse,
   contextResponse,
   sessionDetailResponse,
-} from '../../apps/engine/src/http/sessions/session-responses.schemas';
+} from '../../apps/engine/src/api/sessions/session-responses.schemas';
 import { startHttpEngine, type ApiResponse, type HttpHarness } from './http-harness';
 
 const RUNS = 15;

@@ -8,7 +8,7 @@ import { SqliteEventStore } from '@strata/event-store';
 import { importSessionFile } from '@strata/session-files';
 import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
-import { RetentionService } from '../../apps/engine/src/erasure/retention.service';
+import { RetentionService } from '../../apps/engine/src/sessions/erase-session/retention.service';
 import {
   ALPHA_KEY,
   BETA_KEY,

@@ -5,7 +5,7 @@
 import type { EventStore } from '@strata/event-store';
 import { sessionStreamName } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
-import { SummarySlots } from '../../apps/engine/src/compaction/summary-slots.service';
+import { SummarySlots } from '../../apps/engine/src/sessions/compact-session/summary-slots.service';
 import { SagaRunner } from '../../apps/engine/src/sagas/saga-runner.service';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';

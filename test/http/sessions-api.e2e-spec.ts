@@ -20,7 +20,7 @@ import {
   treeResponse,
   verifySessionResponse,
   verifyTenantResponse,
-} from '../../apps/engine/src/http/sessions/session-responses.schemas';
+} from '../../apps/engine/src/api/sessions/session-responses.schemas';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { startHttpEngine, type ApiResponse, type HttpHarness } from './http-harness';
 

@@ -12,8 +12,8 @@ export * from './sessions/set-label/set-label.command';
 export * from './sessions/compact-session/compact-session.command';
 export * from './sessions/abort-compaction/abort-compaction.command';
 export * from './sessions/navigate-session/navigate-session.command';
-export type { CompactionResult, CompactRequest } from './compaction/compaction-result';
-export type { NavigationResult } from './branch-summary/navigation-result';
+export type { CompactionResult, CompactRequest } from './sessions/compact-session/compaction-result';
+export type { NavigationResult } from './sessions/navigate-session/navigation-result';
 export {
   eraseSession,
   erasureReasonProblem,
@@ -30,4 +30,4 @@ export {
   type IdleSessionFinder,
   type RetentionCandidate,
   type RetentionPassResult,
-} from './erasure/retention';
+} from './sessions/erase-session/retention';

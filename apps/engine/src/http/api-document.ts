@@ -6,11 +6,16 @@ import { metricsOperations } from './metrics/metrics.controller';
 import { healthOperations } from './health/readiness.controller';
 import type { ApiOperation } from '../api/openapi/api-operation';
 import { buildOpenApiDocument, type OpenApiDocument } from '../api/openapi/openapi-document';
-import { sessionCommandOperations } from './sessions/session-commands.controller';
-import { sessionEventOperations } from './sessions/session-events.controller';
-import { sessionFileOperations } from './sessions/session-files.controller';
-import { sessionErasureOperations } from './sessions/session-erasures.controller';
-import { sessionQueryOperations } from './sessions/session-queries.controller';
+import { startSessionOperations } from '../sessions/start-session/start-session.controller';
+import { appendEntriesOperations } from '../sessions/append-entries/append-entries.controller';
+import { compactSessionOperations } from '../sessions/compact-session/compact-session.controller';
+import { navigateSessionOperations } from '../sessions/navigate-session/navigate-session.controller';
+import { abortCompactionOperations } from '../sessions/abort-compaction/abort-compaction.controller';
+import { setLabelOperations } from '../sessions/set-label/set-label.controller';
+import { sessionEventOperations } from '../sessions/read-sessions/session-events.controller';
+import { sessionFileOperations } from '../sessions/session-files/session-files.controller';
+import { sessionErasureOperations } from '../sessions/erase-session/session-erasures.controller';
+import { sessionQueryOperations } from '../sessions/read-sessions/session-queries.controller';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const packageVersion = (require('../../../../package.json') as { version: string }).version;
@@ -39,7 +44,12 @@ const docsOperations: readonly ApiOperation[] = [
 ];
 
 export const apiOperations: readonly ApiOperation[] = [
-  ...sessionCommandOperations,
+  ...startSessionOperations,
+  ...appendEntriesOperations,
+  ...compactSessionOperations,
+  ...navigateSessionOperations,
+  ...abortCompactionOperations,
+  ...setLabelOperations,
   ...sessionQueryOperations,
   ...sessionFileOperations,
   ...sessionErasureOperations,

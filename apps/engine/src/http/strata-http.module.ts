@@ -3,9 +3,9 @@
 // request and the one problem-details filter. `strataApplicationImports` wires it to the engine's
 // use cases (EngineModule) and sagas (SagasModule) over one tenant-guarding store, opened from the
 // configuration unless a test or embedder passes one.
-import { SessionErasuresController } from './sessions/session-erasures.controller';
-import { SessionErasures } from '../erasure/session-erasures.service';
-import { RetentionService } from '../erasure/retention.service';
+import { SessionErasuresController } from '../sessions/erase-session/session-erasures.controller';
+import { SessionErasures } from '../sessions/erase-session/session-erasures.service';
+import { RetentionService } from '../sessions/erase-session/retention.service';
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
@@ -37,12 +37,18 @@ import { ReadinessController } from './health/readiness.controller';
 import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from '../api/http-tokens';
 import { ProblemDetailsFilter } from '../api/problem/problem-details.filter';
 import { ReadModels } from '../read-side/read-models.service';
-import { SessionCommandsController } from './sessions/session-commands.controller';
-import { SessionEventsController } from './sessions/session-events.controller';
-import { SessionFilesController } from './sessions/session-files.controller';
-import { SessionQueriesController } from './sessions/session-queries.controller';
+import { StartSessionController } from '../sessions/start-session/start-session.controller';
+import { AppendEntriesController } from '../sessions/append-entries/append-entries.controller';
+import { CompactSessionController } from '../sessions/compact-session/compact-session.controller';
+import { NavigateSessionController } from '../sessions/navigate-session/navigate-session.controller';
+import { AbortCompactionController } from '../sessions/abort-compaction/abort-compaction.controller';
+import { SetLabelController } from '../sessions/set-label/set-label.controller';
+import { SessionEventsController } from '../sessions/read-sessions/session-events.controller';
+import { SessionFilesController } from '../sessions/session-files/session-files.controller';
+import { SessionQueriesController } from '../sessions/read-sessions/session-queries.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
-import { SessionImportWork } from './sessions/session-import-work';
+import { SessionCommandInputs } from '../api/sessions/session-command-input.service';
+import { SessionImportWork } from '../sessions/session-files/session-import-work';
 import { WriteAdmissions } from '../api/admission/write-admissions.service';
 import { WriteAdmissionInterceptor } from '../api/admission/write-admission.interceptor';
 
@@ -100,7 +106,12 @@ export class StrataHttpModule {
     return {
       module: StrataHttpModule,
       controllers: [
-        SessionCommandsController,
+        StartSessionController,
+        AppendEntriesController,
+        CompactSessionController,
+        NavigateSessionController,
+        AbortCompactionController,
+        SetLabelController,
         SessionQueriesController,
         SessionFilesController,
         SessionErasuresController,
@@ -129,6 +140,7 @@ export class StrataHttpModule {
         OwnedResourcesLifecycle,
         TenantGuard,
         TenantSessions,
+        SessionCommandInputs,
         ReadModels,
         SessionErasures,
         RetentionService,

@@ -19,9 +19,6 @@ import { autoCompactionAttemptId } from './saga-ids';
 import { SagaRunner } from './saga-runner.service';
 import { sagaViewOf } from './saga-view';
 
-/** The longest wait a context read may ask for (`waitForCompaction`), in milliseconds. */
-export const MAX_COMPACTION_WAIT_MS = 300_000;
-
 /** How a wait for the session's compactions ended. */
 export interface CompactionWait {
   /** `settled`: no compaction attempt is open and none is about to start; `timed_out`: the bound passed first. */

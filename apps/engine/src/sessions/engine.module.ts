@@ -18,18 +18,18 @@ import type { Summarizer } from '@strata/summarizer';
 import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from '../attempts/interrupted-attempts.service';
 import { RunningAttempts } from '../attempts/running-attempts.service';
-import { BranchSummaries } from '../branch-summary/branch-summaries.service';
-import { BranchSummaryStepsFactory } from '../branch-summary/branch-summary-steps.service';
-import { CompactionProducer } from '../compaction/compaction-producer.service';
-import { CompactionSummaries } from '../compaction/compaction-summaries.service';
-import { CompactionStepsFactory } from '../compaction/compaction-steps.service';
+import { BranchSummaries } from './navigate-session/branch-summaries.service';
+import { BranchSummaryStepsFactory } from './navigate-session/branch-summary-steps.service';
+import { CompactionProducer } from './compact-session/compaction-producer.service';
+import { CompactionSummaries } from './compact-session/compaction-summaries.service';
+import { CompactionStepsFactory } from './compact-session/compaction-steps.service';
 import { AttemptRunner } from '../attempts/attempt-runner.service';
 import {
   DEFAULT_SUMMARY_SLOTS,
   SUMMARY_SLOT_BOUNDS,
   SummarySlots,
   type SummarySlotBounds,
-} from '../compaction/summary-slots.service';
+} from './compact-session/summary-slots.service';
 import { SessionHooks } from '../hooks/session-hooks.service';
 import type { SessionHookHandlers } from '../hooks/session-hook.types';
 import { AbortCompactionHandler } from './abort-compaction/abort-compaction.handler';

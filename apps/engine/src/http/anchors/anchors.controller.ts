@@ -13,7 +13,7 @@ import { parseParameter, parseQuery } from '../../api/request/request-input';
 import { Principal, TenantGuard } from '../../api/tenant.guard';
 import { TenantSessions } from '../../api/tenant-sessions.service';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import { anchorsQuery, sessionIdParameter } from '../sessions/session-requests.schemas';
+import { anchorsQuery, sessionIdParameter } from '../../api/sessions/session-requests.schemas';
 
 export const PUBLIC_KEY_MEDIA_TYPE = 'application/x-pem-file';
 export const KEY_ID_HEADER = 'x-strata-key-id';

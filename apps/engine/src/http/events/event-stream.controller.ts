@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { invalidInput } from '../../api/problem/api-errors';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { parseQuery } from '../../api/request/request-input';
-import { sessionIdParameter } from '../sessions/session-requests.schemas';
+import { sessionIdParameter } from '../../api/sessions/session-requests.schemas';
 import { TenantSessions } from '../../api/tenant-sessions.service';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
 import { Principal, TenantGuard } from '../../api/tenant.guard';

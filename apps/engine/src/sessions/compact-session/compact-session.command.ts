@@ -2,7 +2,7 @@
 import { Command } from '@nestjs/cqrs';
 import type { CompactionTrigger } from '@strata/session';
 import type { WhenRunningElsewhere } from '../../attempts/attempts-elsewhere';
-import type { CompactionResult } from '../../compaction/compaction-result';
+import type { CompactionResult } from './compaction-result';
 import type { CommandContext } from '../../shared/command-context';
 
 export interface CompactSessionOptions {

@@ -1,6 +1,6 @@
 // NavigateSession: move the leaf to an entry, optionally summarising the branch left behind.
 import { Command } from '@nestjs/cqrs';
-import type { NavigationResult } from '../../branch-summary/navigation-result';
+import type { NavigationResult } from './navigation-result';
 import type { CommandContext } from '../../shared/command-context';
 
 export interface NavigateSessionOptions {

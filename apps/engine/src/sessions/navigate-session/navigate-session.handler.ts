@@ -18,9 +18,9 @@ import {
   navigationRequestOf,
   type Navigation,
   type NavigateRequest,
-} from '../../branch-summary/branch-summary-steps.service';
-import type { NavigationResult } from '../../branch-summary/navigation-result';
-import { navigationTarget } from '../../branch-summary/navigation-target';
+} from './branch-summary-steps.service';
+import type { NavigationResult } from './navigation-result';
+import { navigationTarget } from './navigation-target';
 import { SessionHooks } from '../../hooks/session-hooks.service';
 import { SessionStreams } from '../../session-streams/session-streams.service';
 import type { EngineSettings } from '../../settings/engine-settings.schema';

@@ -5,9 +5,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ErasureRecord, EventStore } from '@strata/event-store';
 import { sessionIdOfStream } from '@strata/projections';
-import { EVENT_STORE } from '../shared/injection-tokens';
-import { eraseSession, erasureTenant, type SessionErasureRequest } from '../shared/session-erasure';
-import { ReadModels } from '../read-side/read-models.service';
+import { EVENT_STORE } from '../../shared/injection-tokens';
+import { eraseSession, erasureTenant, type SessionErasureRequest } from '../../shared/session-erasure';
+import { ReadModels } from '../../read-side/read-models.service';
 
 /** An erasure record as the API answers it: the record and the session it erased. */
 export interface SessionErasureView extends ErasureRecord {

@@ -14,15 +14,15 @@ import {
   type SessionState,
   type StartBranchSummary,
 } from '@strata/session';
-import type { AttemptSteps } from '../attempts/attempt-runner.service';
-import { attemptDigestOf, type AttemptRequest } from '../attempts/attempt-requests';
-import { SessionHooks } from '../hooks/session-hooks.service';
-import type { TreePreparation } from '../hooks/session-hook.types';
-import { SessionStreams } from '../session-streams/session-streams.service';
-import { contextWindowOf } from '../settings/engine-settings';
-import type { EngineSettings } from '../settings/engine-settings.schema';
-import { writeContextOf, type CommandContext } from '../shared/command-context';
-import { SummaryRunner } from '../summarizers/summary-runner.service';
+import type { AttemptSteps } from '../../attempts/attempt-runner.service';
+import { attemptDigestOf, type AttemptRequest } from '../../attempts/attempt-requests';
+import { SessionHooks } from '../../hooks/session-hooks.service';
+import type { TreePreparation } from '../../hooks/session-hook.types';
+import { SessionStreams } from '../../session-streams/session-streams.service';
+import { contextWindowOf } from '../../settings/engine-settings';
+import type { EngineSettings } from '../../settings/engine-settings.schema';
+import { writeContextOf, type CommandContext } from '../../shared/command-context';
+import { SummaryRunner } from '../../summarizers/summary-runner.service';
 import { BranchSummaries } from './branch-summaries.service';
 import { recordBranchSummaryPlan, type BranchSummaryDraft } from './branch-summary-record';
 import type { NavigationTarget } from './navigation-target';

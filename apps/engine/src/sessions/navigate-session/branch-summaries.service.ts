@@ -13,10 +13,10 @@ import {
   type Usage,
 } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
-import type { EngineTemplates } from '../shared/engine-templates';
-import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
-import { SummaryRunner } from '../summarizers/summary-runner.service';
-import type { SummaryCallLog } from '../summarizers/summary-calls';
+import type { EngineTemplates } from '../../shared/engine-templates';
+import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../../shared/injection-tokens';
+import { SummaryRunner } from '../../summarizers/summary-runner.service';
+import type { SummaryCallLog } from '../../summarizers/summary-calls';
 
 export interface BranchSummaryOptions {
   readonly contextWindow: number;

@@ -10,7 +10,7 @@ import type {
   SummaryCallsRecord,
   Usage,
 } from '@strata/session';
-import { newEntryId } from '../shared/entry-ids';
+import { newEntryId } from '../../shared/entry-ids';
 
 /** A branch summary ready to be written, whoever produced it. */
 export interface BranchSummaryDraft {

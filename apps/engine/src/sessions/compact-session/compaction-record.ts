@@ -13,8 +13,8 @@ import {
   type TokenCounter,
   type Usage,
 } from '@strata/session';
-import { newEntryId } from '../shared/entry-ids';
-import type { HookCompaction } from '../hooks/session-hook.types';
+import { newEntryId } from '../../shared/entry-ids';
+import type { HookCompaction } from '../../hooks/session-hook.types';
 
 /** A compaction ready to be written, whoever produced it. */
 export interface CompactionDraft {

@@ -9,8 +9,8 @@ import {
   type CompactionTrigger,
   type Usage,
 } from '@strata/session';
-import type { WhenRunningElsewhere } from '../attempts/attempts-elsewhere';
-import type { CommandContext } from '../shared/command-context';
+import type { WhenRunningElsewhere } from '../../attempts/attempts-elsewhere';
+import type { CommandContext } from '../../shared/command-context';
 
 /** One compaction attempt to run. */
 export interface CompactRequest {

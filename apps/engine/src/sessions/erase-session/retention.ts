@@ -6,7 +6,7 @@
 import type { ErasureRecord, EventStore } from '@strata/event-store';
 import type { CatalogSession } from '@strata/projections';
 import { SessionNotFoundError } from '@strata/session-files';
-import { eraseSession, SessionErasedError } from '../shared/session-erasure';
+import { eraseSession, SessionErasedError } from '../../shared/session-erasure';
 
 export const RETENTION_ACTOR = 'strata-retention';
 /** Sessions one pass erases at most, shared between the tenants with a rule. */

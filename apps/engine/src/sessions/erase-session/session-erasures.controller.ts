@@ -9,10 +9,10 @@ import type { ApiOperation } from '../../api/openapi/api-operation';
 import { forbidden, invalidInput } from '../../api/problem/api-errors';
 import { parseParameter, parseQuery, readJsonBody } from '../../api/request/request-input';
 import { Principal, TenantGuard } from '../../api/tenant.guard';
-import { SessionErasures } from '../../erasure/session-erasures.service';
+import { SessionErasures } from './session-erasures.service';
 import { erasureReasonProblem, MAX_ERASURE_REASON_LENGTH } from '../../shared/session-erasure';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
-import { sessionIdParameter } from './session-requests.schemas';
+import { sessionIdParameter, sessionPath } from '../../api/sessions/session-requests.schemas';
 
 const MAX_ERASURE_PAGE = 1_000;
 const DEFAULT_ERASURE_PAGE = 100;
@@ -90,8 +90,6 @@ export class SessionErasuresController {
     return this.erasures.list(principal.tenant, query.offset ?? 0, query.limit ?? DEFAULT_ERASURE_PAGE);
   }
 }
-
-const sessionPath = { sessionId: sessionIdParameter };
 
 export const sessionErasureOperations: readonly ApiOperation[] = [
   {

@@ -18,11 +18,11 @@ import {
 } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSummarizerError } from '@strata/summarizer';
-import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../shared/injection-tokens';
-import type { EngineTemplates } from '../shared/engine-templates';
-import { SummaryRunner, type SummaryAnswer } from '../summarizers/summary-runner.service';
+import { ENGINE_TEMPLATES, TOKEN_COUNTER } from '../../shared/injection-tokens';
+import type { EngineTemplates } from '../../shared/engine-templates';
+import { SummaryRunner, type SummaryAnswer } from '../../summarizers/summary-runner.service';
 
-import type { SummaryCallLog } from '../summarizers/summary-calls';
+import type { SummaryCallLog } from '../../summarizers/summary-calls';
 
 export interface CompactionSummaryOptions {
   readonly reserveTokens: number;

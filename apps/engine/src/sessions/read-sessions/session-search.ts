@@ -13,8 +13,8 @@ import { z } from 'zod';
 import type { ReadModels } from '../../read-side/read-models.service';
 import { invalidInput } from '../../api/problem/api-errors';
 import { responseSchema } from '../../api/openapi/api-schemas';
-import { MAX_SESSION_PAGE } from './session-requests.schemas';
-import { sessionSummaryResponse } from './session-responses.schemas';
+import { MAX_SESSION_PAGE } from '../../api/sessions/session-requests.schemas';
+import { sessionSummaryResponse } from '../../api/sessions/session-responses.schemas';
 import { catalogSessionView } from './session-views.mapper';
 
 export interface SessionSearchQuery {

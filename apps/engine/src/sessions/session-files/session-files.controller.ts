@@ -37,11 +37,21 @@ import {
   readJsonLinesBody,
   sessionFileMediaTypes,
 } from '../../api/request/request-input';
-import { MAX_SESSION_PAGE, exportQuery, importQuery, sessionIdParameter } from './session-requests.schemas';
+import {
+  MAX_SESSION_PAGE,
+  exportQuery,
+  importQuery,
+  sessionIdParameter,
+  sessionPath,
+} from '../../api/sessions/session-requests.schemas';
 import { EngineAnchors } from '../../anchors/engine-anchors';
 import { JSON_LINES_MEDIA_TYPE, writeJsonLines } from '../../api/request/json-lines-response';
 import { integrityView, refusedAnchorsView } from './session-integrity';
-import { importResponse, verifySessionResponse, verifyTenantResponse } from './session-responses.schemas';
+import {
+  importResponse,
+  verifySessionResponse,
+  verifyTenantResponse,
+} from '../../api/sessions/session-responses.schemas';
 import { TenantSessions, commandContextOf } from '../../api/tenant-sessions.service';
 import { actorMetadataOf } from '../../shared/command-context';
 import { SessionErasedError, sessionErasure } from '../../shared/session-erasure';
@@ -280,8 +290,6 @@ export class SessionFilesController {
     }
   }
 }
-
-const sessionPath = { sessionId: sessionIdParameter };
 
 export const sessionFileOperations: readonly ApiOperation[] = [
   {

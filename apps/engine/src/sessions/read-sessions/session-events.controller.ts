@@ -14,7 +14,7 @@ import type { ApiOperation } from '../../api/openapi/api-operation';
 import { decimalString, responseSchema } from '../../api/openapi/api-schemas';
 import { parseParameter, parseQuery } from '../../api/request/request-input';
 import { TenantSessions } from '../../api/tenant-sessions.service';
-import { sessionIdParameter } from './session-requests.schemas';
+import { sessionIdParameter } from '../../api/sessions/session-requests.schemas';
 
 export const DEFAULT_EVENT_PAGE = 100;
 export const MAX_EVENT_PAGE = 1_000;

@@ -19,8 +19,10 @@ import {
   contextQuery,
   entriesQuery,
   listSessionsQuery,
+  MAX_COMPACTION_WAIT_MS,
   sessionIdParameter,
-} from './session-requests.schemas';
+  sessionPath,
+} from '../../api/sessions/session-requests.schemas';
 import {
   attemptListResponse,
   contextResponse,
@@ -28,7 +30,7 @@ import {
   sessionDetailResponse,
   sessionListResponse,
   treeResponse,
-} from './session-responses.schemas';
+} from '../../api/sessions/session-responses.schemas';
 import { auditAttemptView, catalogSessionView, contextView, treeView } from './session-views.mapper';
 import { TenantSessions } from '../../api/tenant-sessions.service';
 import { searchSessions, sessionSearchResponse } from './session-search';
@@ -36,11 +38,10 @@ import { z } from 'zod';
 import { invalidInput, unavailable } from '../../api/problem/api-errors';
 import { ENGINE_CONFIG } from '../../api/http-tokens';
 import type { EngineConfig } from '../../config/engine-config';
-import { CompactionWaits, MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
+import { CompactionWaits } from '../../sagas/compaction-waits.service';
 import { TenantAdmissions } from '../../shared/tenant-admissions';
 
 export const DEFAULT_ENTRY_PAGE = 100;
-const sessionPath = { sessionId: sessionIdParameter };
 
 @Controller()
 @UseGuards(TenantGuard)

@@ -17,10 +17,11 @@ import {
   pageQueryFields,
   requestSchema,
   responseSchema,
-} from '../../api/openapi/api-schemas';
-import { MAX_COMPACTION_WAIT_MS } from '../../sagas/compaction-waits.service';
+} from '../openapi/api-schemas';
 
 export const MAX_ENTRIES_PER_APPEND = 10_000;
+/** The longest wait a context read may ask for (`waitForCompaction`), in milliseconds. */
+export const MAX_COMPACTION_WAIT_MS = 300_000;
 export const MAX_SESSION_PAGE = 500;
 export const MAX_ENTRY_PAGE = 1_000;
 
@@ -230,3 +231,6 @@ export const attemptsQuery = z.strictObject({
   order: z.enum(['newest_first', 'oldest_first']).optional(),
   ...pageQueryFields(MAX_SESSION_PAGE),
 });
+
+/** The path parameters of an operation on one session. */
+export const sessionPath = { sessionId: sessionIdParameter };

@@ -10,13 +10,13 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import type { EventStore } from '@strata/event-store';
-import type { Clock } from '../shared/clock';
-import { CLOCK, ENGINE_SETTINGS, EVENT_STORE } from '../shared/injection-tokens';
-import type { EngineSettings } from '../settings/engine-settings.schema';
-import { describeError } from '../shared/attempt-errors';
-import { ReadModels } from '../read-side/read-models.service';
-import { ENGINE_CONFIG } from '../api/http-tokens';
-import type { EngineConfig } from '../config/engine-config';
+import type { Clock } from '../../shared/clock';
+import { CLOCK, ENGINE_SETTINGS, EVENT_STORE } from '../../shared/injection-tokens';
+import type { EngineSettings } from '../../settings/engine-settings.schema';
+import { describeError } from '../../shared/attempt-errors';
+import { ReadModels } from '../../read-side/read-models.service';
+import { ENGINE_CONFIG } from '../../api/http-tokens';
+import type { EngineConfig } from '../../config/engine-config';
 import {
   DEFAULT_RETENTION_BATCH,
   eraseRetentionCandidates,

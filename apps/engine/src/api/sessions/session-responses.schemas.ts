@@ -11,10 +11,14 @@ import {
   usageSchema,
 } from '@strata/session';
 import { z } from 'zod';
-import { decimalString, responseSchema } from '../../api/openapi/api-schemas';
+import { decimalString, responseSchema } from '../openapi/api-schemas';
 import { recordedSessionEntry, recordedSessionHeader } from './session-requests.schemas';
 
 const revision = decimalString.nullable();
+
+/** A stream revision as the API answers it: a decimal string, or null before the first event. */
+export const revisionText = (revision: bigint | null): string | null =>
+  revision === null ? null : revision.toString();
 const trigger = z.enum(compactionTriggers);
 
 export const sessionSummaryResponse = responseSchema(

@@ -9,10 +9,10 @@ import {
   type CompactionReady,
   type SessionEntry,
 } from '@strata/session';
-import { SessionHooks } from '../hooks/session-hooks.service';
-import type { SummaryCallLog } from '../summarizers/summary-calls';
-import { contextWindowOf } from '../settings/engine-settings';
-import type { EngineSettings } from '../settings/engine-settings.schema';
+import { SessionHooks } from '../../hooks/session-hooks.service';
+import type { SummaryCallLog } from '../../summarizers/summary-calls';
+import { contextWindowOf } from '../../settings/engine-settings';
+import type { EngineSettings } from '../../settings/engine-settings.schema';
 import { CompactionSummaries } from './compaction-summaries.service';
 import { hookCompactionDraft, type CompactionDraft } from './compaction-record';
 import { ABORTED_REASON, HOOK_CANCELLED_REASON, type CompactRequest } from './compaction-result';

@@ -20,14 +20,14 @@ import {
   type StartCompaction,
 } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
-import type { AttemptPrepared, AttemptSteps } from '../attempts/attempt-runner.service';
-import { attemptDigestOf, type AttemptRequest } from '../attempts/attempt-requests';
-import { SessionStreams } from '../session-streams/session-streams.service';
-import type { EngineSettings } from '../settings/engine-settings.schema';
-import { resolveSessionSettings } from '../settings/session-settings';
-import { DEFAULT_TENANT } from '../shared/command-context';
-import { ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
-import { SummaryRunner } from '../summarizers/summary-runner.service';
+import type { AttemptPrepared, AttemptSteps } from '../../attempts/attempt-runner.service';
+import { attemptDigestOf, type AttemptRequest } from '../../attempts/attempt-requests';
+import { SessionStreams } from '../../session-streams/session-streams.service';
+import type { EngineSettings } from '../../settings/engine-settings.schema';
+import { resolveSessionSettings } from '../../settings/session-settings';
+import { DEFAULT_TENANT } from '../../shared/command-context';
+import { ENGINE_SETTINGS, TOKEN_COUNTER } from '../../shared/injection-tokens';
+import { SummaryRunner } from '../../summarizers/summary-runner.service';
 import { CompactionProducer } from './compaction-producer.service';
 import { recordCompactionPlan, type CompactionDraft } from './compaction-record';
 import {
