@@ -29,9 +29,13 @@ import {
   type ListSessionsQuery,
   type NavigateOptions,
   type AppendOptions,
+  type RawEventsPage,
+  type SearchResults,
 } from '@strata/client';
 import type { z } from 'zod';
 import { publicEventNames } from '../../apps/engine/src/events-stream/public-event-names';
+import type { sessionEventsResponse } from '../../apps/engine/src/http/sessions/session-events.controller';
+import type { sessionSearchResponse } from '../../apps/engine/src/http/sessions/session-search';
 import type {
   abortBody,
   appendEntriesBody,
@@ -81,6 +85,8 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof verifySessionResponse>, SessionVerification>,
   true satisfies Fits<z.output<typeof verifyTenantResponse>, TenantVerification>,
   true satisfies Fits<z.output<typeof attemptListResponse>, AttemptList>,
+  true satisfies Fits<z.output<typeof sessionSearchResponse>, SearchResults>,
+  true satisfies Fits<z.output<typeof sessionEventsResponse>, RawEventsPage>,
 ];
 const requestsFit: readonly true[] = [
   true satisfies Fits<StartSessionRequest, z.input<typeof startSessionBody>>,
@@ -157,7 +163,7 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(23);
+    expect(answersFit.length + requestsFit.length).toBe(25);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),

@@ -6,7 +6,13 @@ import { ApiError, downloadFile, errorMessage, getJson, sessionPath, type QueryV
 import { describeErasure, erasureRecordOf } from './erasures.js';
 import { EventsPanel } from './events-panel.js';
 import { integrityOf } from './integrity.js';
-import type { AttemptList, AuditAttempt, SessionContext, SessionDetail, SessionTree } from './api-types.js';
+import type {
+  AttemptList,
+  AuditAttempt,
+  SessionContext,
+  SessionDetail,
+  SessionTree,
+} from '@strata/client/browser';
 import { ComparePanel } from './compare-panel.js';
 import { ContextPanel } from './context-panel.js';
 import { element, figure, replaceChildren } from './dom.js';

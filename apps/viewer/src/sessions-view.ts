@@ -4,7 +4,7 @@
 // tenant's erased sessions with their records. Refreshes itself when sessions start, grow or are
 // compacted. Arrow keys move between the rows' links.
 import { ApiError, errorMessage, getJson, sessionPath, type QueryValues } from './api.js';
-import type { SearchMatch, SearchResults, SessionList, SessionSummary } from './api-types.js';
+import type { SearchMatch, SearchResults, SessionList, SessionSummary } from '@strata/client/browser';
 import { describeErasure, erasureRecordsOf, type ErasureRecord } from './erasures.js';
 import { integrityOf, type IntegrityStatement } from './integrity.js';
 import { element, replaceChildren } from './dom.js';
