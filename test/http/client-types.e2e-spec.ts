@@ -29,6 +29,7 @@ import {
   type ListSessionsQuery,
   type NavigateOptions,
   type AppendOptions,
+  type ContextSizes,
   type RawEventsPage,
   type SearchResults,
 } from '@strata/client';
@@ -49,6 +50,7 @@ import type {
   attemptListResponse,
   compactionResponse,
   contextResponse,
+  contextSizesResponse,
   entriesResponse,
   importResponse,
   navigationResponse,
@@ -85,6 +87,7 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof verifySessionResponse>, SessionVerification>,
   true satisfies Fits<z.output<typeof verifyTenantResponse>, TenantVerification>,
   true satisfies Fits<z.output<typeof attemptListResponse>, AttemptList>,
+  true satisfies Fits<z.output<typeof contextSizesResponse>, ContextSizes>,
   true satisfies Fits<z.output<typeof sessionSearchResponse>, SearchResults>,
   true satisfies Fits<z.output<typeof sessionEventsResponse>, RawEventsPage>,
 ];
@@ -163,7 +166,7 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(25);
+    expect(answersFit.length + requestsFit.length).toBe(26);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),

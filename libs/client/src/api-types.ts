@@ -235,6 +235,41 @@ export interface SessionTree {
   readonly position: string;
 }
 
+/** One assistant answer of `GET /sessions/{id}/context-sizes`: its reported context and the bounds then. */
+export interface ContextSizeTurn {
+  readonly entryId: string;
+  /** The entry's index in append order. */
+  readonly index: number;
+  readonly timestamp: string;
+  /** `provider/model` of the answer. */
+  readonly model: string;
+  readonly stopReason: string;
+  /** The context as the answer's usage reports it (totalTokens, else input + output + cache). */
+  readonly contextTokens: number;
+  readonly contextWindow: number;
+  readonly reserveTokens: number;
+  /** window − reserve: a measured context above it is compacted. */
+  readonly threshold: number;
+}
+
+/** A compaction or branch-summary entry, placed after the `turn` answers appended before it. */
+export interface ContextSizeMark {
+  readonly entryId: string;
+  readonly index: number;
+  readonly timestamp: string;
+  readonly type: 'compaction' | 'branch_summary';
+  readonly turn: number;
+  readonly tokensBefore: number | null;
+}
+
+export interface ContextSizes {
+  readonly sessionId: string;
+  readonly turns: readonly ContextSizeTurn[];
+  readonly marks: readonly ContextSizeMark[];
+  readonly revision: string;
+  readonly position: string;
+}
+
 export interface EntriesQuery {
   /** Only the path from the root to this entry. */
   readonly leaf?: string;
