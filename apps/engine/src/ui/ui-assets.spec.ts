@@ -3,7 +3,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../api/problem/api-errors';
 import { UI_PAGE_NAME, UiAssets } from './ui-assets';
+import { UiController } from './ui.controller';
 
 describe('given a built viewer', () => {
   const directory = mkdtempSync(join(tmpdir(), 'strata-ui-'));
@@ -44,5 +47,27 @@ describe('given a viewer that was never built', () => {
     );
     expect(assets.page()).toBeUndefined();
     expect(assets.asset('main.js')).toBeUndefined();
+  });
+
+  it('answers 503 unavailable for the page and its assets, naming the command and no path', () => {
+    const controller = new UiController(new UiAssets(join(tmpdir(), 'strata-ui-never-built')));
+    const request = { headers: {}, method: 'GET' } as IncomingMessage;
+    const response = {} as ServerResponse;
+    for (const serve of [
+      () => controller.page(request, response),
+      () => controller.asset('main.js', request, response),
+    ]) {
+      let thrown: unknown;
+      try {
+        serve();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ApiError);
+      expect(thrown).toMatchObject({
+        code: 'unavailable',
+        message: 'the audit viewer is not built: run `npm run build:viewer`',
+      });
+    }
   });
 });

@@ -53,7 +53,8 @@ export class UiAssets {
   /** Undefined once the viewer is built; else one line that says how to build it. */
   missing(): string | undefined {
     if (existsSync(join(this.directory, UI_PAGE_NAME))) return undefined;
-    const where = relative(process.cwd(), this.directory) || this.directory;
+    const relativePath = relative(process.cwd(), this.directory);
+    const where = relativePath === '' || relativePath.startsWith('..') ? this.directory : relativePath;
     return `the audit viewer is not built (no ${join(where, UI_PAGE_NAME)}): run \`${VIEWER_BUILD_COMMAND}\``;
   }
 

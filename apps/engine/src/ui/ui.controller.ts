@@ -6,7 +6,7 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notFound, unavailable } from '../api/problem/api-errors';
-import { UiAssets, type UiAsset } from './ui-assets';
+import { UiAssets, VIEWER_BUILD_COMMAND, type UiAsset } from './ui-assets';
 
 export const UI_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -54,7 +54,8 @@ export class UiController {
     send(request, response, found);
   }
 
+  /** Says what to run, not where the engine is installed (the page is public). */
   private notBuilt(): Error {
-    return unavailable(this.assets.missing() ?? 'the audit viewer is not built');
+    return unavailable(`the audit viewer is not built: run \`${VIEWER_BUILD_COMMAND}\``);
   }
 }
