@@ -36,6 +36,7 @@ module.exports = {
     // The viewer's browser modules import each other as `./name.js` (what the browser loads).
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@strata/engine$': '<rootDir>/apps/engine/src/index.ts',
+    '^@strata/client/browser$': '<rootDir>/libs/client/src/browser.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],

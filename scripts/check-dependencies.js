@@ -3,6 +3,10 @@
 // The dependency rule of DESIGN.md decision 1 and STYLE.md habit 11, checked on every `npm test`:
 // - libs/session is pure: it imports only its own files and zod, and never reads the clock or randomness;
 // - libs/client (the HTTP client) depends on Node only: its own files and node: built-ins, no Nest, no lib;
+//   what its browser entry (libs/client/src/browser.ts, @strata/client/browser) reaches imports
+//   no node: built-in either, so a browser bundle can take it;
+// - apps/viewer (the audit viewer, bundled for the browser) imports its own files and
+//   @strata/client/browser only: no Nest, no other lib, no engine;
 // - libs never import apps, and no lib imports another through a relative path (only via @strata/<lib>);
 // - the store's libraries know no sessions (LIBS_KEPT_APART): libs/event-store and libs/integrity
 //   import neither @strata/session nor @strata/session-files, their specs included; the event
@@ -61,6 +65,9 @@ const LIBS_KEPT_APART = {
   integrity: { always: ['@strata/session', '@strata/session-files'], outsideTests: [] },
 };
 const testFilePattern = /spec.*\.ts$/;
+/** The one entry of a library the browser bundle of apps/viewer may import. */
+const VIEWER_ALLOWED_IMPORTS = new Set(['@strata/client/browser']);
+const CLIENT_BROWSER_ENTRY = path.join('libs', 'client', 'src', 'browser.ts');
 
 const importPattern =
   /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
@@ -138,6 +145,49 @@ function checkLibs(root, violations) {
 }
 
 /**
+ * Whether a file of apps/viewer may not import `specifier`: its sources only its own files and
+ * @strata/client/browser; its specs also test packages (fast-check), still no lib, Nest or engine.
+ */
+function viewerMayNotImport(specifier, isSpec) {
+  if (specifier.startsWith('.') || VIEWER_ALLOWED_IMPORTS.has(specifier)) return false;
+  if (!isSpec) return true;
+  return (
+    specifier.startsWith('@strata/') || specifier.startsWith('@nestjs/') || specifier.startsWith('node:')
+  );
+}
+
+/** The file a relative import names (`./name`, `./name.js` or `./name/index`), if it exists. */
+function resolveRelative(fromFile, specifier) {
+  const target = path.resolve(path.dirname(fromFile), specifier.replace(/\.js$/, ''));
+  return [`${target}.ts`, path.join(target, 'index.ts'), target].find(
+    (candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile(),
+  );
+}
+
+/** The client's browser entry and every file it reaches import no node: built-in and no package. */
+function checkClientBrowserEntry(root, violations) {
+  const entry = path.join(root, CLIENT_BROWSER_ENTRY);
+  if (!fs.existsSync(entry)) return;
+  const seen = new Set();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const specifier of importsOf(file)) {
+      if (!specifier.startsWith('.')) {
+        violations.push(
+          `${path.relative(root, file)}: reached from ${CLIENT_BROWSER_ENTRY}, which a browser bundles, but imports '${specifier}'`,
+        );
+        continue;
+      }
+      const target = resolveRelative(file, specifier);
+      if (target !== undefined) pending.push(target);
+    }
+  }
+}
+
+/**
  * The floor of a path inside apps/engine/src, by its top-level folder ('.' for a root file), or
  * for a use case by its slice (`sessions/<slice>`).
  */
@@ -166,6 +216,11 @@ function checkApps(root, violations) {
         continue;
       }
       for (const specifier of importsOf(file)) {
+        if (app === 'viewer' && viewerMayNotImport(specifier, specPattern.test(file))) {
+          violations.push(
+            `${relativeFile}: apps/viewer runs in the browser and imports only its own files and @strata/client/browser, not '${specifier}'`,
+          );
+        }
         if (specifier === '@strata/engine' && inEngine) {
           violations.push(`${relativeFile}: the engine imports its own public entry point (${specifier})`);
         }
@@ -197,6 +252,7 @@ function checkApps(root, violations) {
 function checkDependencies(root) {
   const violations = [];
   checkLibs(root, violations);
+  checkClientBrowserEntry(root, violations);
   checkApps(root, violations);
   return violations;
 }
@@ -213,7 +269,7 @@ function main() {
     process.exit(1);
   }
   process.stdout.write(
-    `dependency rule: libs/session is pure, libs/client depends on Node only, libs/event-store and libs/integrity know no sessions, the event store's sources no integrity, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
+    `dependency rule: libs/session is pure, libs/client depends on Node only (its browser entry on nothing), apps/viewer on @strata/client/browser only, libs/event-store and libs/integrity know no sessions, the event store's sources no integrity, no lib imports an app, apps meet through public entry points, apps/engine's ${ENGINE_FLOORS.length} floors import only downwards\n`,
   );
 }
 

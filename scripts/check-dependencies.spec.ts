@@ -142,6 +142,49 @@ describe('the dependency rule', () => {
     expect(stderr).toContain("libs/client depends on Node only but imports '@strata/session'");
   });
 
+  it('fails on apps/viewer importing anything but its own files and @strata/client/browser', () => {
+    const viewer = {
+      ...layered,
+      'libs/client/src/browser.ts': "export * from './errors';\n",
+      'libs/client/src/errors.ts': 'export class ClientError extends Error {}\n',
+      'apps/viewer/src/main.ts':
+        "import { ClientError } from '@strata/client/browser';\nimport { d } from './dom.js';\nexport const m = [ClientError, d];\n",
+      'apps/viewer/src/dom.ts': 'export const d = 1;\n',
+      'apps/viewer/src/dom.spec.ts':
+        "import fc from 'fast-check';\nimport { d } from './dom';\nit('runs', () => [fc, d]);\n",
+    };
+    expect(check(viewer)).toEqual({ status: 0, stderr: '' });
+    const { status, stderr } = check({
+      ...viewer,
+      'apps/viewer/src/dom.ts':
+        "import { z } from 'zod';\nimport { StrataClient } from '@strata/client';\nexport const d = [z, StrataClient];\n",
+      'apps/viewer/src/dom.spec.ts': "import { schema } from '@strata/session';\nit('runs', () => schema);\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      "apps/viewer/src/dom.ts: apps/viewer runs in the browser and imports only its own files and @strata/client/browser, not 'zod'",
+    );
+    expect(stderr).toContain("not '@strata/client'");
+    expect(stderr).toContain(
+      "apps/viewer/src/dom.spec.ts: apps/viewer runs in the browser and imports only its own files and @strata/client/browser, not '@strata/session'",
+    );
+  });
+
+  it("fails on a file the client's browser entry reaches importing a node: built-in", () => {
+    const { status, stderr } = check({
+      ...layered,
+      'libs/client/src/browser.ts': "export * from './errors';\n",
+      'libs/client/src/errors.ts': "import { inspect } from 'node:util';\nexport const i = inspect;\n",
+      'libs/client/src/transport.ts':
+        "import { setTimeout } from 'node:timers/promises';\nexport const t = setTimeout;\n",
+    });
+    expect(status).toBe(1);
+    expect(stderr).toContain(
+      "libs/client/src/errors.ts: reached from libs/client/src/browser.ts, which a browser bundles, but imports 'node:util'",
+    );
+    expect(stderr).not.toContain('transport.ts');
+  });
+
   it('fails on libs/event-store importing the session libraries, specs included', () => {
     const { status, stderr } = check({
       ...layered,

@@ -7,7 +7,7 @@
 // audit, and whichever way the attempt ends.
 import type { RecordedEvent } from '@strata/event-store';
 import { session } from '@strata/testing';
-import type { AttemptList } from '../../apps/engine/src/ui/client/api-types';
+import type { AttemptList } from '@strata/client';
 import { ProviderServer, chatCompletion } from '../engine/provider-server';
 import { startHttpEngine, storedEventsOf, type HttpHarness } from './http-harness';
 

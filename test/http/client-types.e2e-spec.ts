@@ -29,9 +29,14 @@ import {
   type ListSessionsQuery,
   type NavigateOptions,
   type AppendOptions,
+  type ContextSizes,
+  type RawEventsPage,
+  type SearchResults,
 } from '@strata/client';
 import type { z } from 'zod';
 import { publicEventNames } from '../../apps/engine/src/events-stream/public-event-names';
+import type { sessionEventsResponse } from '../../apps/engine/src/sessions/read-sessions/session-events.controller';
+import type { sessionSearchResponse } from '../../apps/engine/src/sessions/read-sessions/session-search';
 import type {
   abortBody,
   appendEntriesBody,
@@ -45,6 +50,7 @@ import type {
   attemptListResponse,
   compactionResponse,
   contextResponse,
+  contextSizesResponse,
   entriesResponse,
   importResponse,
   navigationResponse,
@@ -81,6 +87,9 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof verifySessionResponse>, SessionVerification>,
   true satisfies Fits<z.output<typeof verifyTenantResponse>, TenantVerification>,
   true satisfies Fits<z.output<typeof attemptListResponse>, AttemptList>,
+  true satisfies Fits<z.output<typeof contextSizesResponse>, ContextSizes>,
+  true satisfies Fits<z.output<typeof sessionSearchResponse>, SearchResults>,
+  true satisfies Fits<z.output<typeof sessionEventsResponse>, RawEventsPage>,
 ];
 const requestsFit: readonly true[] = [
   true satisfies Fits<StartSessionRequest, z.input<typeof startSessionBody>>,
@@ -157,7 +166,7 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(23);
+    expect(answersFit.length + requestsFit.length).toBe(26);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),

@@ -3,10 +3,13 @@
 // browser. Each launch gets a fresh profile directory and the flags that keep Chromium off the
 // network. Without Chromium the tests fail under CI=true and are skipped elsewhere, loudly: a
 // warning in the output and a skipped test that says why. Screenshots go to test-artifacts/ui/ (gitignored).
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// Opening a browser first builds the viewer (apps/viewer/dist) when a source is newer than the
+// build, so the tests see the viewer as it is now, from a clean clone too.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { VIEWER_DIST, buildViewer } from '../../apps/viewer/build';
 
 export const chromiumPath = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -37,7 +40,29 @@ export interface BrowserOptions {
   readonly height?: number;
 }
 
+const repositoryRoot = resolve(__dirname, '..', '..');
+/** What the viewer's build is made of: a change to any of them makes the build stale. */
+const viewerSources = ['apps/viewer/src', 'apps/viewer/static', 'apps/viewer', 'libs/client/src'];
+
+function newestSourceTime(): number {
+  return Math.max(
+    ...viewerSources.flatMap((folder) =>
+      readdirSync(join(repositoryRoot, folder), { withFileTypes: true })
+        .filter((item) => item.isFile())
+        .map((item) => statSync(join(repositoryRoot, folder, item.name)).mtimeMs),
+    ),
+  );
+}
+
+/** Builds the viewer unless apps/viewer/dist is newer than every file it is built from. */
+export async function ensureViewerBuilt(): Promise<void> {
+  const built = join(VIEWER_DIST, 'main.js');
+  if (existsSync(built) && statSync(built).mtimeMs >= newestSourceTime()) return;
+  await buildViewer();
+}
+
 export async function openBrowser(options: BrowserOptions = {}): Promise<BrowserSession> {
+  await ensureViewerBuilt();
   const profile = mkdtempSync(join(tmpdir(), 'strata-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,

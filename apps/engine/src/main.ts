@@ -18,6 +18,7 @@ import { loadEngineSettings, settingsFilePath } from './settings/engine-settings
 import { SettingsValidationError } from './settings/settings-validation-error';
 import { startupMessage } from './startup-message';
 import { StoreUnreachableError, waitForStore } from './startup/wait-for-store';
+import { UiAssets } from './ui/ui-assets';
 
 /** Waits, printing each try, until the store answers (an EventStoreDB node may still be starting). */
 async function storeReachable(config: EngineConfig): Promise<void> {
@@ -53,6 +54,7 @@ async function bootstrap(): Promise<void> {
       settings,
       settingsFile: settingsFilePath(process.env, config.cwd),
       environment: process.env,
+      viewerMissing: app.get(UiAssets).missing(),
       anchors: {
         enabled: anchors.scheduler !== undefined,
         keyId: anchors.key.keyId,

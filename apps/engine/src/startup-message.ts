@@ -15,6 +15,8 @@ export interface StartupFacts {
   readonly settingsFile: string | undefined;
   /** Where provider keys are read (which candidates are left out). */
   readonly environment: Environment;
+  /** Why the audit viewer cannot be served (not built), in one line; undefined when it can. */
+  readonly viewerMissing?: string | undefined;
   /** The anchor signing key in use. */
   readonly anchors?: {
     readonly enabled: boolean;
@@ -64,7 +66,7 @@ export function startupMessage(facts: StartupFacts): string {
     `  API:            ${url}/sessions`,
     `  documentation:  ${url}/docs (OpenAPI: ${url}/docs/openapi.json)`,
     `  event stream:   ${url}/events`,
-    `  audit viewer:   ${url}/ui`,
+    `  audit viewer:   ${facts.viewerMissing === undefined ? `${url}/ui` : `not served: ${facts.viewerMissing}`}`,
     `  health:         ${url}/health, ${url}/ready, metrics: ${url}/metrics`,
     `  store:          ${describeStore(config.storeLocation)}`,
     `  tenancy:        ${tenancy}`,

@@ -20,6 +20,8 @@ export interface SessionHeader {
   readonly timestamp: string;
   readonly cwd: string;
   readonly version?: number;
+  readonly title?: string;
+  readonly parentSession?: string;
   readonly [field: string]: unknown;
 }
 
@@ -129,6 +131,42 @@ export interface SessionDetail extends SessionSummary {
   readonly revision: string;
 }
 
+/** Where a search (`GET /sessions?q=`) found a session: null when only its title or directory matched. */
+export interface SearchMatch {
+  readonly entryId: string;
+  readonly excerpt: string;
+  readonly matchingEntries: number;
+}
+
+export interface SearchResults {
+  readonly items: readonly (SessionSummary & { readonly match: SearchMatch | null })[];
+  readonly total: number;
+  readonly nextCursor: null;
+  readonly nextOffset: number | null;
+  /** A bound of the search was reached: more sessions may match. */
+  readonly truncated: boolean;
+}
+
+/** One raw event of a session as the store holds it (`GET /sessions/{id}/events`). */
+export interface RawEvent {
+  readonly revision: string;
+  readonly position: string;
+  readonly type: string;
+  readonly id: string;
+  readonly actor: string | null;
+  readonly onBehalfOf: string | null;
+  readonly time: string;
+  readonly hash: string | null;
+  readonly previousHash: string | null;
+}
+
+export interface RawEventsPage {
+  readonly sessionId: string;
+  readonly events: readonly RawEvent[];
+  /** Pass as `after` for the next page; null on the last. */
+  readonly next: string | null;
+}
+
 export interface PageQuery {
   readonly limit?: number;
   readonly offset?: number;
@@ -193,6 +231,41 @@ export interface SessionTree {
   readonly leafId: string | null;
   readonly rootIds: readonly string[];
   readonly nodes: readonly TreeNode[];
+  readonly revision: string;
+  readonly position: string;
+}
+
+/** One assistant answer of `GET /sessions/{id}/context-sizes`: its reported context and the bounds then. */
+export interface ContextSizeTurn {
+  readonly entryId: string;
+  /** The entry's index in append order. */
+  readonly index: number;
+  readonly timestamp: string;
+  /** `provider/model` of the answer. */
+  readonly model: string;
+  readonly stopReason: string;
+  /** The context as the answer's usage reports it (totalTokens, else input + output + cache). */
+  readonly contextTokens: number;
+  readonly contextWindow: number;
+  readonly reserveTokens: number;
+  /** window − reserve: a measured context above it is compacted. */
+  readonly threshold: number;
+}
+
+/** A compaction or branch-summary entry, placed after the `turn` answers appended before it. */
+export interface ContextSizeMark {
+  readonly entryId: string;
+  readonly index: number;
+  readonly timestamp: string;
+  readonly type: 'compaction' | 'branch_summary';
+  readonly turn: number;
+  readonly tokensBefore: number | null;
+}
+
+export interface ContextSizes {
+  readonly sessionId: string;
+  readonly turns: readonly ContextSizeTurn[];
+  readonly marks: readonly ContextSizeMark[];
   readonly revision: string;
   readonly position: string;
 }
@@ -327,26 +400,75 @@ export interface TenantVerification {
 }
 
 export interface AttemptsQuery extends PageQuery {
-  readonly kind?: 'compaction' | 'branch_summary';
-  readonly outcome?: 'pending' | 'completed' | 'skipped' | 'cancelled' | 'failed';
+  readonly kind?: AttemptKind;
+  readonly outcome?: AttemptOutcome;
   readonly order?: 'newest_first' | 'oldest_first';
+}
+
+export type AttemptKind = 'compaction' | 'branch_summary';
+export type AttemptOutcome = 'pending' | 'completed' | 'skipped' | 'cancelled' | 'failed';
+
+/** An attempt's recorded error, or one summary call's. */
+export interface RecordedError {
+  readonly message: string;
+  readonly code: string | null;
+}
+
+/** Token counts an attempt or one summary call recorded. */
+export interface RecordedUsage {
+  readonly input: number;
+  readonly output: number;
+  readonly totalTokens: number | null;
+  readonly cost: number | null;
+}
+
+/** One request an attempt sent to a summariser candidate, answered or failed. */
+export interface SummaryCall {
+  readonly purpose: 'history' | 'turn-prefix' | 'short-summary' | 'branch';
+  readonly summarizer: string;
+  /** 0 for its first try. */
+  readonly retry: number;
+  readonly model: string | null;
+  readonly usage: RecordedUsage | null;
+  readonly durationMs: number;
+  readonly error: RecordedError | null;
 }
 
 export interface AuditAttempt {
   readonly sessionId: string;
   readonly attemptId: string;
   readonly tenant: string;
-  readonly kind: 'compaction' | 'branch_summary';
+  readonly kind: AttemptKind;
   readonly trigger: CompactionTrigger | null;
-  readonly outcome: 'pending' | 'completed' | 'skipped' | 'cancelled' | 'failed';
+  readonly outcome: AttemptOutcome;
   readonly reason: string | null;
+  readonly error: RecordedError | null;
+  /** The model the provider reported it answered with. */
   readonly model: string | null;
+  readonly tokensBefore: number | null;
+  readonly estimatedTokensAfter: number | null;
+  /** The sum of every summary call's usage. */
+  readonly usage: RecordedUsage | null;
+  readonly durationMs: number | null;
   readonly startedAt: string;
   readonly endedAt: string | null;
   readonly entryId: string | null;
+  readonly preparedAtLeafId: string | null;
+  readonly firstKeptEntryId: string | null;
+  /** Branch summaries: the navigation target, the leaf left, and where navigation landed. */
+  readonly targetId: string | null;
+  readonly oldLeafId: string | null;
+  readonly newLeafId: string | null;
+  /** A continuation requested after this compaction. */
+  readonly continuation: string | null;
+  /** Who started the attempt (an API key's name, `strata-engine` for a saga) and for whom. */
   readonly actor: string | null;
   readonly onBehalfOf: string | null;
+  /** What the request asked the summary to focus on. */
   readonly customInstructions: string | null;
+  /** Every summary request, in order (the latest 64); `summaryCallsOmitted` counts the others. */
+  readonly summaryCalls: readonly SummaryCall[];
+  readonly summaryCallsOmitted: number;
   readonly position: string;
   readonly startPosition: string;
   readonly [field: string]: unknown;

@@ -1,68 +1,73 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+// The engine serves the files apps/viewer built, as they are, and says how to build them when
+// they are missing. (The real build is checked in test/ui/viewer-build.spec.ts.)
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildUiAssets, UI_PAGE_NAME, UiAssets } from './ui-assets';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../api/problem/api-errors';
+import { UI_PAGE_NAME, UiAssets } from './ui-assets';
+import { UiController } from './ui.controller';
 
-describe('given the audit viewer shipped with the engine', () => {
-  const assets = new UiAssets();
+describe('given a built viewer', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'strata-ui-'));
+  writeFileSync(
+    join(directory, UI_PAGE_NAME),
+    '<!doctype html><script type="module" src="/ui/assets/main.js">',
+  );
+  writeFileSync(join(directory, 'styles.css'), 'body {}');
+  writeFileSync(join(directory, 'main.js'), 'export {};\n//# sourceMappingURL=main.js.map');
+  writeFileSync(join(directory, 'main.js.map'), '{"version":3}');
+  writeFileSync(join(directory, 'notes.txt'), 'not served');
+  const assets = new UiAssets(directory);
 
-  it('serves the page, the stylesheet and one plain ES module per client source', () => {
-    const names = assets.names();
-    expect(names).toEqual(expect.arrayContaining([UI_PAGE_NAME, 'styles.css', 'main.js', 'virtual-list.js']));
-    expect(names.filter((name) => name.endsWith('.spec.js') || name.endsWith('.ts'))).toEqual([]);
-    const main = assets.asset('main.js');
-    expect(main?.contentType).toBe('text/javascript; charset=utf-8');
-    expect(main?.body.toString('utf8')).not.toMatch(/require\(|exports\./);
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('serves the page, the stylesheet, the module and its map, each with its type and a strong etag', () => {
+    expect(assets.missing()).toBeUndefined();
+    expect(assets.names().sort()).toEqual([UI_PAGE_NAME, 'main.js', 'main.js.map', 'styles.css']);
+    expect(assets.page()?.contentType).toBe('text/html; charset=utf-8');
+    expect(assets.asset('main.js')?.contentType).toBe('text/javascript; charset=utf-8');
+    expect(assets.asset('main.js.map')?.contentType).toBe('application/json; charset=utf-8');
+    expect(assets.asset('styles.css')?.etag).toMatch(/^"[\w-]{27}"$/);
   });
 
-  it('links only assets that exist, from the page and from every module import', () => {
-    const page = assets.page().body.toString('utf8');
-    const linked = [...page.matchAll(/(?:src|href)="\/ui\/assets\/([^"]+)"/g)].map((match) => match[1]);
-    expect(linked).toEqual(['styles.css', 'main.js']);
-    const imported = assets
-      .names()
-      .filter((name) => name.endsWith('.js'))
-      .flatMap((name) => {
-        const code = assets.asset(name)?.body.toString('utf8') ?? '';
-        return [...code.matchAll(/from\s+'\.\/([^']+)'/g)].map((match) => match[1] ?? '');
-      });
-    expect(imported.length).toBeGreaterThan(10);
-    for (const name of new Set([...linked, ...imported])) expect(assets.asset(name ?? '')).toBeDefined();
-  });
-
-  it('does not load anything from another origin', () => {
-    const everything = assets
-      .names()
-      .map(
-        (name) => (name === UI_PAGE_NAME ? assets.page() : assets.asset(name))?.body.toString('utf8') ?? '',
-      )
-      .join('\n');
-    expect(everything).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
-  });
-
-  it('knows no asset outside its directories and does not serve the page as an asset', () => {
+  it('knows no file outside the build or of another type, and does not serve the page as an asset', () => {
     expect(assets.asset('../ui.controller.ts')).toBeUndefined();
-    expect(assets.asset('ui-assets.ts')).toBeUndefined();
+    expect(assets.asset('notes.txt')).toBeUndefined();
     expect(assets.asset(UI_PAGE_NAME)).toBeUndefined();
   });
 });
 
-describe('given a client module that does not compile', () => {
-  it('names the module when the assets are built', () => {
-    const directory = mkdtempSync(join(tmpdir(), 'strata-ui-'));
-    try {
-      mkdirSync(join(directory, 'static'));
-      mkdirSync(join(directory, 'client'));
-      writeFileSync(join(directory, 'static', UI_PAGE_NAME), '<!doctype html>');
-      writeFileSync(join(directory, 'client', 'broken.ts'), 'export const = ;');
-      expect(() =>
-        buildUiAssets({
-          staticDirectory: join(directory, 'static'),
-          clientDirectory: join(directory, 'client'),
-        }),
-      ).toThrow(/broken\.ts/);
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
+describe('given a viewer that was never built', () => {
+  it('says in one line how to build it, and serves nothing', () => {
+    const directory = join(tmpdir(), 'strata-ui-never-built');
+    const assets = new UiAssets(directory);
+    expect(assets.missing()).toMatch(
+      /^the audit viewer is not built \(no .*index\.html\): run `npm run build:viewer`$/,
+    );
+    expect(assets.page()).toBeUndefined();
+    expect(assets.asset('main.js')).toBeUndefined();
+  });
+
+  it('answers 503 unavailable for the page and its assets, naming the command and no path', () => {
+    const controller = new UiController(new UiAssets(join(tmpdir(), 'strata-ui-never-built')));
+    const request = { headers: {}, method: 'GET' } as IncomingMessage;
+    const response = {} as ServerResponse;
+    for (const serve of [
+      () => controller.page(request, response),
+      () => controller.asset('main.js', request, response),
+    ]) {
+      let thrown: unknown;
+      try {
+        serve();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ApiError);
+      expect(thrown).toMatchObject({
+        code: 'unavailable',
+        message: 'the audit viewer is not built: run `npm run build:viewer`',
+      });
     }
   });
 });

@@ -1,11 +1,11 @@
-// The audit viewer's files: the page and stylesheet in `static/` as they are, and the browser
-// modules in `client/` (TypeScript) compiled to plain ES modules with the project's swc the first
-// time they are asked for. Nothing is fetched from elsewhere at run time; asset names are the
-// files found here, so a request can only name one of them.
-import { transformSync } from '@swc/core';
+// The audit viewer's files as built by apps/viewer (`npm run build:viewer`, run by `prepare` on
+// every npm install): the page, its stylesheet, one bundled ES module and its source map, read
+// from apps/viewer/dist the first time they are asked for and kept. The engine compiles nothing.
+// Asset names are the files found there, so a request can only name one of them. A missing build
+// is not an error of the engine: it says so (`missing()`) and /ui answers 503 until there is one.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
 
 export interface UiAsset {
   readonly contentType: string;
@@ -14,86 +14,65 @@ export interface UiAsset {
   readonly etag: string;
 }
 
-export interface UiAssetDirectories {
-  /** HTML and CSS served as they are. */
-  readonly staticDirectory: string;
-  /** `*.ts` browser modules (specs excluded), each served as `<name>.js`. */
-  readonly clientDirectory: string;
-}
+/** apps/viewer/dist, where `npm run build:viewer` writes the viewer. */
+export const defaultViewerDirectory = join(__dirname, '..', '..', '..', 'viewer', 'dist');
 
-export const defaultUiAssetDirectories: UiAssetDirectories = {
-  staticDirectory: join(__dirname, 'static'),
-  clientDirectory: join(__dirname, 'client'),
-};
+export const VIEWER_BUILD_COMMAND = 'npm run build:viewer';
 
 export const UI_PAGE_NAME = 'index.html';
 
-const staticContentTypes: Readonly<Record<string, string>> = {
+const contentTypes: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
 };
-const MODULE_CONTENT_TYPE = 'text/javascript; charset=utf-8';
 
 function asset(contentType: string, body: Buffer): UiAsset {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   return { contentType, body, etag: `"${digest}"` };
 }
 
-/** Strips the types of one browser module; imports keep their `./name.js` specifiers. */
-export function compileClientModule(source: string, filename: string): string {
-  return transformSync(source, {
-    filename,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'es6' },
-    sourceMaps: 'inline',
-  }).code;
-}
-
-function isClientModule(fileName: string): boolean {
-  return fileName.endsWith('.ts') && !fileName.endsWith('.spec.ts') && !fileName.endsWith('.d.ts');
-}
-
-/** Reads and compiles every asset of the directories. Throws when a module does not compile. */
-export function buildUiAssets(directories: UiAssetDirectories): ReadonlyMap<string, UiAsset> {
+/** Reads every servable file of a built viewer (those of a known type). */
+export function readUiAssets(directory: string): ReadonlyMap<string, UiAsset> {
   const assets = new Map<string, UiAsset>();
-  for (const fileName of readdirSync(directories.staticDirectory).sort()) {
-    const contentType = staticContentTypes[extname(fileName)];
+  for (const fileName of readdirSync(directory).sort()) {
+    const contentType = contentTypes[extname(fileName)];
     if (contentType === undefined) continue;
-    assets.set(fileName, asset(contentType, readFileSync(join(directories.staticDirectory, fileName))));
+    assets.set(fileName, asset(contentType, readFileSync(join(directory, fileName))));
   }
-  for (const fileName of readdirSync(directories.clientDirectory).sort()) {
-    if (!isClientModule(fileName)) continue;
-    const path = join(directories.clientDirectory, fileName);
-    const code = compileClientModule(readFileSync(path, 'utf8'), path);
-    assets.set(fileName.replace(/\.ts$/, '.js'), asset(MODULE_CONTENT_TYPE, Buffer.from(code, 'utf8')));
-  }
-  if (!assets.has(UI_PAGE_NAME)) throw new Error(`the audit viewer has no ${UI_PAGE_NAME}`);
   return assets;
 }
 
-/** The viewer's assets, built on first use and kept. */
+/** The viewer's built assets, read on first use and kept; none while the viewer is not built. */
 export class UiAssets {
-  private built: ReadonlyMap<string, UiAsset> | undefined;
+  private read: ReadonlyMap<string, UiAsset> | undefined;
 
-  constructor(private readonly directories: UiAssetDirectories = defaultUiAssetDirectories) {}
+  constructor(private readonly directory: string = defaultViewerDirectory) {}
 
-  page(): UiAsset {
-    const page = this.all().get(UI_PAGE_NAME);
-    if (page === undefined) throw new Error(`the audit viewer has no ${UI_PAGE_NAME}`);
-    return page;
+  /** Undefined once the viewer is built; else one line that says how to build it. */
+  missing(): string | undefined {
+    if (existsSync(join(this.directory, UI_PAGE_NAME))) return undefined;
+    const relativePath = relative(process.cwd(), this.directory);
+    const where = relativePath === '' || relativePath.startsWith('..') ? this.directory : relativePath;
+    return `the audit viewer is not built (no ${join(where, UI_PAGE_NAME)}): run \`${VIEWER_BUILD_COMMAND}\``;
+  }
+
+  page(): UiAsset | undefined {
+    return this.all()?.get(UI_PAGE_NAME);
   }
 
   /** The asset served as `/ui/assets/<name>`, if there is one (the page itself is not an asset). */
   asset(name: string): UiAsset | undefined {
-    return name === UI_PAGE_NAME ? undefined : this.all().get(name);
+    return name === UI_PAGE_NAME ? undefined : this.all()?.get(name);
   }
 
   names(): string[] {
-    return [...this.all().keys()];
+    return [...(this.all()?.keys() ?? [])];
   }
 
-  private all(): ReadonlyMap<string, UiAsset> {
-    this.built ??= buildUiAssets(this.directories);
-    return this.built;
+  private all(): ReadonlyMap<string, UiAsset> | undefined {
+    if (this.read === undefined && this.missing() === undefined) this.read = readUiAssets(this.directory);
+    return this.read;
   }
 }

@@ -1,10 +1,12 @@
-// GET /ui (the audit viewer's page) and GET /ui/assets/<name> (its stylesheet and browser
-// modules). Public like /docs: the page asks for an API key and the API it calls checks it.
-// Responses carry a strict content security policy: same-origin scripts, styles and requests only.
+// GET /ui (the audit viewer's page) and GET /ui/assets/<name> (its stylesheet, its bundled module
+// and that module's source map), as apps/viewer built them. Public like /docs: the page asks for an
+// API key and the API it calls checks it. Responses carry a strict content security policy:
+// same-origin scripts, styles and requests only. Before the viewer is built both answer 503
+// `unavailable`, saying how to build it.
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { notFound } from '../api/problem/api-errors';
-import { UiAssets, type UiAsset } from './ui-assets';
+import { notFound, unavailable } from '../api/problem/api-errors';
+import { UiAssets, VIEWER_BUILD_COMMAND, type UiAsset } from './ui-assets';
 
 export const UI_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -39,13 +41,21 @@ export class UiController {
 
   @Get()
   page(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {
-    send(request, response, this.assets.page());
+    const page = this.assets.page();
+    if (page === undefined) throw this.notBuilt();
+    send(request, response, page);
   }
 
   @Get('assets/:name')
   asset(@Param('name') name: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): void {
     const found = this.assets.asset(name);
+    if (found === undefined && this.assets.missing() !== undefined) throw this.notBuilt();
     if (found === undefined) throw notFound(`the audit viewer has no asset ${JSON.stringify(name)}`);
     send(request, response, found);
+  }
+
+  /** Says what to run, not where the engine is installed (the page is public). */
+  private notBuilt(): Error {
+    return unavailable(`the audit viewer is not built: run \`${VIEWER_BUILD_COMMAND}\``);
   }
 }

@@ -1,4 +1,4 @@
-// The audit viewer served by the engine at /ui (see ui.controller.ts and client/main.ts).
+// The audit viewer (apps/viewer, built into apps/viewer/dist) served by the engine at /ui.
 import { Module } from '@nestjs/common';
 import { UiAssets } from './ui-assets';
 import { UiController } from './ui.controller';

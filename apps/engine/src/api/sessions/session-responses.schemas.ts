@@ -105,6 +105,47 @@ export const contextResponse = responseSchema(
   'The context built for a leaf; `format=llm` converts the messages for a provider.',
 );
 
+const tokenCount = z.number().int().nonnegative();
+
+export const contextSizesResponse = responseSchema(
+  'ContextSizes',
+  z.object({
+    sessionId: z.string(),
+    turns: z
+      .array(
+        z.object({
+          entryId: z.string(),
+          index: z.number().int().describe("the entry's index in append order"),
+          timestamp: z.string(),
+          model: z.string().describe('`provider/model` of the answer'),
+          stopReason: z.string(),
+          contextTokens: tokenCount.describe(
+            "the context as the answer's usage reports it: totalTokens, else input + output + cache reads and writes",
+          ),
+          contextWindow: tokenCount.describe("the answering model's window (`models` settings)"),
+          reserveTokens: tokenCount.describe('`compaction.reserveTokens` in force when it was appended'),
+          threshold: z.number().int().describe('window − reserve: a measured context above it is compacted'),
+        }),
+      )
+      .describe('every assistant answer whose usage reports a context, in append order (every branch)'),
+    marks: z
+      .array(
+        z.object({
+          entryId: z.string(),
+          index: z.number().int(),
+          timestamp: z.string(),
+          type: z.enum(['compaction', 'branch_summary']),
+          turn: z.number().int().describe('turns appended before it'),
+          tokensBefore: tokenCount.nullable().describe("a compaction's recorded tokens before"),
+        }),
+      )
+      .describe('every compaction and branch-summary entry, in append order'),
+    revision: decimalString,
+    position: decimalString,
+  }),
+  "A session's context size at each turn against the model's window and the compaction threshold.",
+);
+
 export const treeResponse = responseSchema(
   'SessionTree',
   z.object({

@@ -1,6 +1,7 @@
 // The read side of the sessions API: the sessions list (catalog), one session, its context
 // (current leaf, any leaf, or as of a global position), tree, entries, and the audit of its
-// compaction and branch-summary attempts. Reads wait for the projections to reach the latest
+// compaction and branch-summary attempts, and its context size at each turn (the viewer's chart).
+// Reads wait for the projections to reach the latest
 // write, so a client reads what it has just written.
 import { Controller, Get, Inject, Param, Req, UseGuards } from '@nestjs/common';
 import { SessionNotFoundError } from '@strata/session-files';
@@ -8,7 +9,9 @@ import { UnknownEntryError } from '@strata/projections';
 import { pathToEntry } from '@strata/session';
 import type { IncomingMessage } from 'node:http';
 import type { EngineTemplates } from '../../shared/engine-templates';
-import { ENGINE_TEMPLATES } from '../../shared/injection-tokens';
+import { ENGINE_SETTINGS, ENGINE_TEMPLATES } from '../../shared/injection-tokens';
+import type { EngineSettings } from '../../settings/engine-settings.schema';
+import { contextSizesOf } from '../../read-side/context-sizes';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
 import { Principal, TenantGuard } from '../../api/tenant.guard';
 import type { ApiOperation } from '../../api/openapi/api-operation';
@@ -26,6 +29,7 @@ import {
 import {
   attemptListResponse,
   contextResponse,
+  contextSizesResponse,
   entriesResponse,
   sessionDetailResponse,
   sessionListResponse,
@@ -55,6 +59,7 @@ export class SessionQueriesController {
     @Inject(ENGINE_TEMPLATES) private readonly templates: EngineTemplates,
     private readonly waits: CompactionWaits,
     @Inject(ENGINE_CONFIG) config: EngineConfig,
+    @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
   ) {
     this.compactionWaits = new TenantAdmissions(config.compactionWaitsPerTenant);
   }
@@ -186,6 +191,19 @@ export class SessionQueriesController {
     };
   }
 
+  @Get('sessions/:sessionId/context-sizes')
+  async contextSizes(@Principal() principal: TenantPrincipal, @Param('sessionId') sessionIdText: string) {
+    const sessionId = await this.ownedSession(principal, sessionIdText);
+    this.readModels.requireNotSetAside(sessionId, ['context']);
+    const tree = await this.readModels.projections.context.sessionTree(sessionId);
+    return {
+      sessionId,
+      ...contextSizesOf(tree.entries, this.settings),
+      revision: tree.revision.toString(),
+      position: tree.position.toString(),
+    };
+  }
+
   @Get('sessions/:sessionId/attempts')
   async sessionAttempts(
     @Principal() principal: TenantPrincipal,
@@ -286,6 +304,22 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
     pathParameters: sessionPath,
     query: entriesQuery,
     responses: { 200: { description: 'A page of entries', schema: entriesResponse } },
+    problems: ['validation', 'not_found', 'unavailable'],
+  },
+  {
+    method: 'get',
+    path: '/sessions/{sessionId}/context-sizes',
+    operationId: 'getContextSizes',
+    tag: 'sessions',
+    summary: "The context size at each turn against the model's window and the compaction threshold",
+    description:
+      'Every assistant answer whose usage reports a context, in append order (every branch): the size as the ' +
+      "model reported it (the figure the threshold check reads, not the engine's estimate), the answering " +
+      "model's window and the threshold (window − `compaction.reserveTokens`) under the engine's settings with " +
+      "the session's settings entries in force then; and every compaction and branch summary, placed after " +
+      'the turns appended before it.',
+    pathParameters: sessionPath,
+    responses: { 200: { description: 'The turns and the marks', schema: contextSizesResponse } },
     problems: ['validation', 'not_found', 'unavailable'],
   },
   {

@@ -1,10 +1,12 @@
 // The sessions of the caller's tenant, most recently active first, with the catalog's figures,
 // each visible row's integrity (its verification, a few at a time, kept until the session
 // changes), a search inside the sessions (their entries, titles and directories), and the
-// tenant's erased sessions with their records. Refreshes itself when sessions start, grow or are
-// compacted. Arrow keys move between the rows' links.
+// tenant's erased sessions with their records, and two charts (compactions per day, tokens by
+// tenant). Refreshes itself when sessions start, grow or are compacted. Arrow keys move between
+// the rows' links.
 import { ApiError, errorMessage, getJson, sessionPath, type QueryValues } from './api.js';
-import type { SearchMatch, SearchResults, SessionList, SessionSummary } from './api-types.js';
+import type { SearchMatch, SearchResults, SessionList, SessionSummary } from '@strata/client/browser';
+import { overviewCharts } from './overview-charts.js';
 import { describeErasure, erasureRecordsOf, type ErasureRecord } from './erasures.js';
 import { integrityOf, type IntegrityStatement } from './integrity.js';
 import { element, replaceChildren } from './dom.js';
@@ -43,6 +45,7 @@ export class SessionsView {
   private readonly status: HTMLElement;
   private readonly more: HTMLButtonElement;
   private readonly erasures: HTMLElement;
+  private readonly charts: HTMLElement;
   private sessions: (SessionSummary & { readonly match?: SearchMatch | null })[] = [];
   private nextCursor: string | null = null;
   private nextOffset: number | null = null;
@@ -102,6 +105,7 @@ export class SessionsView {
           this.search,
         ]),
         this.status,
+        (this.charts = element('div', { className: 'charts', attributes: { 'aria-label': 'Charts' } })),
         element('div', { className: 'table-scroll' }, [table]),
         this.more,
         (this.erasures = element('section', {
@@ -118,6 +122,7 @@ export class SessionsView {
     }).start();
     void this.load(false);
     void this.loadErasures();
+    void this.loadCharts();
   }
 
   dispose(): void {
@@ -142,7 +147,10 @@ export class SessionsView {
 
   private scheduleReload(): void {
     window.clearTimeout(this.reloadTimer);
-    this.reloadTimer = window.setTimeout(() => void this.load(false), RELOAD_DELAY_MS);
+    this.reloadTimer = window.setTimeout(() => {
+      void this.load(false);
+      void this.loadCharts();
+    }, RELOAD_DELAY_MS);
   }
 
   private async load(more: boolean): Promise<void> {
@@ -173,6 +181,15 @@ export class SessionsView {
       this.render(page.total);
     } catch (error) {
       this.context.reportError(error, this.status);
+    }
+  }
+
+  private async loadCharts(): Promise<void> {
+    try {
+      const charts = await overviewCharts();
+      if (!this.disposed) replaceChildren(this.charts, charts);
+    } catch (error) {
+      this.context.reportError(error, this.charts);
     }
   }
 

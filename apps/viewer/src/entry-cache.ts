@@ -2,7 +2,7 @@
 // never change once appended, so a full page is kept for good; only the last, partly filled page
 // is read again after the session grows.
 import { getJson, sessionPath } from './api.js';
-import type { EntriesPage, SessionEntry } from './api-types.js';
+import type { SessionEntries, SessionEntry } from '@strata/client/browser';
 
 export const ENTRY_PAGE_SIZE = 200;
 
@@ -39,7 +39,7 @@ export class EntryCache {
   private loadPage(page: number): Promise<void> {
     const pending = this.loading.get(page);
     if (pending !== undefined) return pending;
-    const loading = getJson<EntriesPage>(sessionPath(this.sessionId, '/entries'), {
+    const loading = getJson<SessionEntries>(sessionPath(this.sessionId, '/entries'), {
       offset: page * ENTRY_PAGE_SIZE,
       limit: ENTRY_PAGE_SIZE,
     })

@@ -1,7 +1,7 @@
 // "What the model saw": the context built at a chosen entry (the current leaf by default), as
 // the engine would send it, with each message inspectable.
 import { getJson, sessionPath } from './api.js';
-import type { SessionContext } from './api-types.js';
+import type { SessionContext } from '@strata/client/browser';
 import { ContextList, messageDetail } from './context-list.js';
 import { element, replaceChildren } from './dom.js';
 import type { ViewContext } from './view.js';

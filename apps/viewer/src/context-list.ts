@@ -1,7 +1,7 @@
 // One context ("what the model saw") as a windowed list of its messages: position, role, a
 // one-line preview and the message's token count. A mark per message can tell, in a comparison,
 // which messages a compaction kept and which it summarised away.
-import type { ContextMessage, SessionContext } from './api-types.js';
+import type { ContextMessage, SessionContext } from '@strata/client/browser';
 import { element, figure, replaceChildren } from './dom.js';
 import { markdownElement } from './markdown-view.js';
 import { formatCount, messagePreview } from './previews.js';

@@ -6,7 +6,7 @@
 // that came in with an imported file, which have no recorded attempt. Oldest first. An imported
 // compaction's "tokens after" is measured the way the engine estimates it for its own attempts:
 // the tokens of the context built at the compaction entry (asked once per entry).
-import type { AuditAttempt, SessionEntry, SessionTree, SummaryCall } from './api-types.js';
+import type { AuditAttempt, SessionEntry, SessionTree, SummaryCall } from '@strata/client/browser';
 import { timelineItems, type TimelineItem } from './timeline-items.js';
 import { element, figure, replaceChildren } from './dom.js';
 import type { EntryCache } from './entry-cache.js';

@@ -1,13 +1,22 @@
-// One session: its header figures and integrity check, and four tabs (tree, timeline, context,
-// before/after a compaction). Live: the session's events arrive through the event stream,
-// resumed from the position the tree was read at, and each burst reloads the tree and the
-// timeline; a new compaction is announced and highlighted.
-import { ApiError, downloadFile, errorMessage, getJson, sessionPath, type QueryValues } from './api.js';
+// One session: its header figures, integrity check and context-size chart, and five tabs (tree,
+// timeline, context, before/after a compaction, raw events). Live: the session's events arrive
+// through the event stream, resumed from the position the tree was read at, and each burst
+// reloads the tree, the timeline and the chart; a new compaction is announced and highlighted.
+import { allOrGone, ApiError, errorMessage, getJson, sessionPath } from './api.js';
 import { describeErasure, erasureRecordOf } from './erasures.js';
 import { EventsPanel } from './events-panel.js';
 import { integrityOf } from './integrity.js';
-import type { AttemptList, AuditAttempt, SessionContext, SessionDetail, SessionTree } from './api-types.js';
+import type {
+  AttemptList,
+  ContextSizes,
+  AuditAttempt,
+  SessionContext,
+  SessionDetail,
+  SessionTree,
+} from '@strata/client/browser';
 import { ComparePanel } from './compare-panel.js';
+import { downloadBar } from './download-bar.js';
+import { contextSizeChart } from './context-chart.js';
 import { ContextPanel } from './context-panel.js';
 import { element, figure, replaceChildren } from './dom.js';
 import { EntryCache } from './entry-cache.js';
@@ -44,36 +53,6 @@ const tabCaptions: Readonly<Record<SessionTab, string>> = {
   events: 'Raw events',
 };
 
-/** The three files of a session the viewer offers (fetched with the API key, then saved). */
-const downloads: readonly {
-  readonly caption: string;
-  readonly suffix: string;
-  readonly query: QueryValues;
-  readonly name: string;
-}[] = [
-  { caption: 'pi session file', suffix: '/export', query: {}, name: '.jsonl' },
-  { caption: 'Events file', suffix: '/export', query: { format: 'events' }, name: '.events.jsonl' },
-  { caption: 'Anchors', suffix: '/anchors', query: {}, name: '.anchors.jsonl' },
-];
-
-/**
- * Like Promise.all, but when one of the reads answers 410 (the session was erased) that is the
- * error, whichever failed first: the record is in that answer.
- */
-async function allOrGone<const Reads extends readonly Promise<unknown>[]>(
-  reads: Reads,
-): Promise<{ -readonly [Index in keyof Reads]: Awaited<Reads[Index]> }> {
-  const settled = await Promise.allSettled(reads);
-  const failures = settled.flatMap((result) =>
-    result.status === 'rejected' ? [result.reason as unknown] : [],
-  );
-  const gone = failures.find((error) => error instanceof ApiError && error.status === 410);
-  if (gone !== undefined || failures.length > 0) throw gone ?? failures[0];
-  return settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as {
-    -readonly [Index in keyof Reads]: Awaited<Reads[Index]>;
-  };
-}
-
 /** The title, or "Untitled session": the id is on the line below, once. */
 function sessionTitle(detail: SessionDetail): HTMLElement {
   const title = detail.title ?? detail.header.title ?? null;
@@ -86,6 +65,7 @@ export class SessionView {
   readonly element: HTMLElement;
   private readonly header: HTMLElement;
   private readonly integrity: HTMLElement;
+  private readonly chart = element('div', { className: 'session-chart' });
   private readonly tabs = new Map<SessionTab, HTMLButtonElement>();
   private readonly panels = new Map<SessionTab, HTMLElement>();
   private readonly cache: EntryCache;
@@ -172,7 +152,8 @@ export class SessionView {
       ]),
       this.header,
       this.integrity,
-      this.downloadBar(sessionId),
+      downloadBar(sessionId, context),
+      this.chart,
       tabList,
       ...this.panels.values(),
     ]);
@@ -229,14 +210,18 @@ export class SessionView {
   private async reload(): Promise<SessionTree | undefined> {
     const { sessionId } = this.route;
     try {
-      const [detail, tree, attempts] = await allOrGone([
+      const [detail, tree, attempts, sizes] = await allOrGone([
         getJson<SessionDetail>(sessionPath(sessionId)),
         getJson<SessionTree>(sessionPath(sessionId, '/tree')),
         this.attempts(),
+        getJson<ContextSizes>(sessionPath(sessionId, '/context-sizes')),
       ] as const);
       if (this.disposed) return undefined;
       this.loadedTree = tree;
       this.renderHeader(detail);
+      replaceChildren(this.chart, [
+        contextSizeChart(sizes, { showInTree: (entryId) => this.navigate({ tab: 'tree', entryId }) }),
+      ]);
       this.tree.setTree(tree);
       this.compare.setTree(tree);
       await this.timeline.setData(tree, attempts);
@@ -269,30 +254,7 @@ export class SessionView {
     for (const panel of this.panels.values()) panel.hidden = true;
     this.element.querySelector('.tabs')?.setAttribute('hidden', '');
     this.element.querySelector('.downloads')?.setAttribute('hidden', '');
-  }
-
-  private downloadBar(sessionId: string): HTMLElement {
-    return element('div', { className: 'toolbar downloads', attributes: { 'aria-label': 'Downloads' } }, [
-      element('span', { className: 'muted', text: 'Download:' }),
-      ...downloads.map((file) =>
-        element('button', {
-          className: 'button',
-          text: file.caption,
-          dataset: { download: file.name },
-          on: {
-            click: () =>
-              void downloadFile(
-                sessionPath(sessionId, file.suffix),
-                file.query,
-                `${sessionId}${file.name}`,
-              ).then(
-                (name) => this.context.toast(`Downloaded ${name}`),
-                (error: unknown) => this.context.toast(`${file.caption}: ${errorMessage(error)}`),
-              ),
-          },
-        }),
-      ),
-    ]);
+    this.chart.hidden = true;
   }
 
   private async attempts(): Promise<AuditAttempt[]> {

@@ -129,3 +129,21 @@ export function errorMessage(error: unknown): string {
 export function sessionPath(sessionId: string, suffix = ''): string {
   return `/sessions/${encodeURIComponent(sessionId)}${suffix}`;
 }
+
+/**
+ * Like Promise.all, but when one of the reads answers 410 (the session was erased) that is the
+ * error, whichever failed first: the record is in that answer.
+ */
+export async function allOrGone<const Reads extends readonly Promise<unknown>[]>(
+  reads: Reads,
+): Promise<{ -readonly [Index in keyof Reads]: Awaited<Reads[Index]> }> {
+  const settled = await Promise.allSettled(reads);
+  const failures = settled.flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as unknown] : [],
+  );
+  const gone = failures.find((error) => error instanceof ApiError && error.status === 410);
+  if (gone !== undefined || failures.length > 0) throw gone ?? failures[0];
+  return settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as {
+    -readonly [Index in keyof Reads]: Awaited<Reads[Index]>;
+  };
+}

@@ -3,7 +3,7 @@
 // step. Each branch head (a root, or a child of a branch point) with descendants can be folded;
 // by default the branches off the current leaf's path are folded and listed before it. Pure and
 // iterative (a session may be a chain of 10,000 entries, deeper than any call stack).
-import type { SessionTree, TreeNode } from './api-types.js';
+import type { SessionTree, TreeNode } from '@strata/client/browser';
 
 export interface TreeRow {
   readonly node: TreeNode;

@@ -3,7 +3,7 @@
 // second are marked kept, the others summarised; in the second, what is not in the first is new
 // (the summary itself).
 import { getJson, sessionPath } from './api.js';
-import type { SessionContext, SessionTree, TreeNode } from './api-types.js';
+import type { SessionContext, SessionTree, TreeNode } from '@strata/client/browser';
 import { ContextList, messageDetail } from './context-list.js';
 import { element, figure, replaceChildren } from './dom.js';
 import { formatCount } from './previews.js';

@@ -4,7 +4,7 @@
 // engine's verification is the check that counts). At most MAX_SHOWN_EVENTS rows are shown; the
 // events file download has them all.
 import { getJson, sessionPath } from './api.js';
-import type { RawEvent, RawEventsPage } from './api-types.js';
+import type { RawEvent, RawEventsPage } from '@strata/client/browser';
 import { element, replaceChildren } from './dom.js';
 import { formatTime } from './previews.js';
 import type { ViewContext } from './view.js';

@@ -1,4 +1,4 @@
-import type { AuditAttempt, SessionTree, TreeNode } from './api-types';
+import type { AuditAttempt, SessionTree, TreeNode } from '@strata/client/browser';
 import { timelineItems } from './timeline-items';
 
 function node(id: string, type: string, timestamp: string): TreeNode {
@@ -9,6 +9,7 @@ function attempt(attemptId: string, entryId: string | null, startedAt: string): 
   return {
     sessionId: 's',
     attemptId,
+    tenant: 'default',
     kind: 'compaction',
     trigger: 'manual',
     outcome: entryId === null ? 'failed' : 'completed',
@@ -41,6 +42,7 @@ function attempt(attemptId: string, entryId: string | null, startedAt: string): 
 describe('given imported compactions and recorded attempts', () => {
   const tree: SessionTree = {
     sessionId: 's',
+    header: { type: 'session', id: 's', timestamp: '2026-01-01T00:00:00Z', cwd: '/work' },
     leafId: 'engine-compaction',
     rootIds: [],
     nodes: [

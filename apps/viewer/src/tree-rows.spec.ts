@@ -1,4 +1,4 @@
-import type { SessionTree, TreeNode } from './api-types';
+import type { SessionTree, TreeNode } from '@strata/client/browser';
 import { branchHeadAbove, indexTree, isFoldable, revealing, visibleRows } from './tree-rows';
 
 /** A tree from `[id, parentId]` pairs in append order. */
@@ -13,7 +13,16 @@ function treeOf(pairs: readonly (readonly [string, string | null])[], leafId: st
     label: null,
     childIds: children.get(id) ?? [],
   }));
-  return { sessionId: 's', leafId, rootIds: children.get(null) ?? [], nodes, revision: '0', position: '0' };
+  const header = { type: 'session', id: 's', timestamp: '2025-01-01T00:00:00.000Z', cwd: '/work' } as const;
+  return {
+    sessionId: 's',
+    header,
+    leafId,
+    rootIds: children.get(null) ?? [],
+    nodes,
+    revision: '0',
+    position: '0',
+  };
 }
 
 // a ─ b ─┬─ c ─ d          (current path: a b c d)

@@ -1,7 +1,7 @@
 // The items of the compaction and branch-summary timeline: every attempt the audit recorded, and
 // the compaction and branch-summary entries without one (they came in with an imported file),
 // ordered by time. Pure.
-import type { AuditAttempt, SessionTree } from './api-types.js';
+import type { AuditAttempt, SessionTree } from '@strata/client/browser';
 
 export interface TimelineItem {
   readonly key: string;

@@ -1,8 +1,9 @@
 // The live event stream (/events) read with fetch, so that the API key travels in a header
 // (EventSource cannot send one). Reconnects after a drop with the last event id, so nothing is
-// missed or repeated; reports its state for the status badge.
+// missed or repeated; reports its state for the status badge. The frames are read by
+// @strata/client's parser, bounded like the client's own subscription.
+import { EventStreamParser } from '@strata/client/browser';
 import { apiUrl, authorizationHeaders, type QueryValues } from './api.js';
-import { ServerSentEventParser } from './sse-parser.js';
 
 export type FeedState = 'connecting' | 'live' | 'reconnecting' | 'unauthorized' | 'closed';
 
@@ -23,6 +24,8 @@ export interface EventFeedOptions {
 }
 
 const RETRY_DELAYS_MS = [500, 1_000, 2_000, 5_000];
+/** The longest event taken (characters); a longer one is a protocol error and the feed reconnects. */
+const MAX_EVENT_LENGTH = 64 * 1024 * 1024;
 
 export class EventFeed {
   private readonly controller = new AbortController();
@@ -77,21 +80,31 @@ export class EventFeed {
       cache: 'no-store',
     });
     if (!response.ok || response.body === null) return response.status;
-    const parser = new ServerSentEventParser();
+    let caughtUp = false;
+    const messages: PublicEventMessage[] = [];
+    const parser = new EventStreamParser(
+      {
+        onEvent: (frame) => {
+          if (frame.id !== undefined) this.lastEventId = frame.id;
+          messages.push(JSON.parse(frame.data) as PublicEventMessage);
+        },
+        onComment: (text) => {
+          if (text.startsWith('caught up')) caughtUp = true;
+        },
+      },
+      MAX_EVENT_LENGTH,
+    );
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return response.status;
-      const { events, comments } = parser.push(value);
-      if (comments.some((comment) => comment.startsWith('caught up'))) {
+      parser.push(value);
+      if (caughtUp) {
+        caughtUp = false;
         this.failures = 0;
         this.options.onState('live');
       }
-      for (const event of events) {
-        if (event.id !== undefined) this.lastEventId = event.id;
-        const message = JSON.parse(event.data) as PublicEventMessage;
-        this.options.onEvent(message);
-      }
+      for (const message of messages.splice(0)) this.options.onEvent(message);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { SessionTree, TreeNode } from './api-types';
+import type { SessionTree, TreeNode } from '@strata/client/browser';
 import { compactionToCompare } from './compare-panel';
 
 function node(id: string, parentId: string | null, type = 'message'): TreeNode {
@@ -8,6 +8,7 @@ function node(id: string, parentId: string | null, type = 'message'): TreeNode {
 // root ← c1 (compaction) ← m2 ← c2 (compaction) ← m3, and a side branch m2 ← s1
 const tree: SessionTree = {
   sessionId: 's',
+  header: { type: 'session', id: 's', timestamp: '2026-01-01T00:00:00Z', cwd: '/work' },
   leafId: 'm3',
   rootIds: ['root'],
   nodes: [

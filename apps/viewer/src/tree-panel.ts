@@ -1,7 +1,7 @@
 // The session tree as a windowed tree (tree-rows.ts) beside the selected entry's JSON. Keys:
 // arrows move, Right unfolds a branch (or steps into it), Left folds it (or goes to the branch
 // head above), Enter selects. Previews of entries load page by page as rows come into view.
-import type { SessionEntry, SessionTree } from './api-types.js';
+import type { SessionEntry, SessionTree } from '@strata/client/browser';
 import { element, replaceChildren } from './dom.js';
 import type { EntryCache } from './entry-cache.js';
 import { markdownElement } from './markdown-view.js';

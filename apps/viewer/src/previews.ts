@@ -1,6 +1,6 @@
 // One-line previews of entries and context messages, and the number, duration and time formats
 // the viewer shows. Pure: no DOM, no clock.
-import type { ContextMessage, SessionEntry } from './api-types.js';
+import type { ContextMessage, SessionEntry } from '@strata/client/browser';
 
 const PREVIEW_LENGTH = 160;
 
