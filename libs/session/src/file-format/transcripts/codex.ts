@@ -25,6 +25,7 @@ import { isJsonObject } from '../json-lines';
 import { SessionFileError } from '../session-file-error';
 import {
   lineEntryId,
+  MAX_ANSWER_LINES,
   TranscriptConverterBase,
   type UnnamedEntry,
   type UnplacedEntry,
@@ -41,7 +42,6 @@ import {
   type OriginalLine,
   type TranscriptRecord,
 } from './transcript-lines';
-import { MAX_ANSWER_LINES } from './claude-code';
 
 const ENVELOPE_TYPES = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const RESPONSE_ITEM_TYPES = new Set([

@@ -2,5 +2,6 @@
 export * from './transcript-lines';
 export * from './transcript-converter';
 export * from './claude-code';
+export { looksLikeClaudeCode } from './claude-code-lines';
 export * from './codex';
 export * from './transcript-file';

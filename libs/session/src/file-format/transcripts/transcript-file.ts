@@ -3,7 +3,8 @@
 // the entries' kept lines.
 import type { SessionEntry, SessionHeader } from '../../entries/entries';
 import { isJsonObject, type SessionFileContent } from '../json-lines';
-import { createClaudeCodeConverter, looksLikeClaudeCode } from './claude-code';
+import { createClaudeCodeConverter } from './claude-code';
+import { looksLikeClaudeCode } from './claude-code-lines';
 import { createCodexConverter, looksLikeCodex } from './codex';
 import type { TranscriptConverter, TranscriptConverterOptions } from './transcript-converter';
 import {
