@@ -4,4 +4,5 @@ export * from './transcript-converter';
 export * from './claude-code';
 export { looksLikeClaudeCode } from './claude-code-lines';
 export * from './codex';
+export { looksLikeCodex } from './codex-lines';
 export * from './transcript-file';

@@ -5,7 +5,8 @@ import type { SessionEntry, SessionHeader } from '../../entries/entries';
 import { isJsonObject, type SessionFileContent } from '../json-lines';
 import { createClaudeCodeConverter } from './claude-code';
 import { looksLikeClaudeCode } from './claude-code-lines';
-import { createCodexConverter, looksLikeCodex } from './codex';
+import { createCodexConverter } from './codex';
+import { looksLikeCodex } from './codex-lines';
 import type { TranscriptConverter, TranscriptConverterOptions } from './transcript-converter';
 import {
   ORIGINAL_FORMAT_FIELD,
