@@ -31,12 +31,10 @@ import {
   type RebuildReport,
   type RunnerLag,
   type RunnerState,
+  type WaitScope,
 } from './processor-runner-types';
 import { RestartBackoff } from './restart-backoff';
 import { Signal } from './signal';
-
-/** Whose events a wait is for: one partition, one tenant, or all. */
-export type WaitScope = { readonly partition: string } | { readonly tenant: string };
 
 interface PositionWaiter {
   readonly position: bigint;
