@@ -13,6 +13,9 @@ export const DEFAULT_RETRY_DELAY_MS = 200;
 export const DEFAULT_CHECKPOINT_INTERVAL = 500;
 export const DEFAULT_PROGRESS_INTERVAL = 10_000;
 
+/** Whose events a wait is for: one partition, or one tenant. */
+export type WaitScope = { readonly partition: string } | { readonly tenant: string };
+
 export interface RunnerProgress {
   /** Events read since this start. */
   readonly eventsRead: number;

@@ -10,19 +10,13 @@
 // after a pause that doubles. A processor with too much queued makes the runner stop reading
 // until it has room, so memory stays bounded.
 import type { EventFilter, RecordedEvent, Subscription } from '@strata/event-store';
+import { dispatchEvent, waitForRoom } from './event-dispatch';
+import type { ParkedPartition } from './parked-partitions';
+import { isReached, PositionWaiters, type PositionWait } from './position-waiters';
+import { headPosition, isAfter, lowest } from './positions';
 import {
-  InMemoryParkedPartitionStore,
-  type ParkedPartition,
-  type ParkedPartitionStore,
-} from './parked-partitions';
-import { ProcessorSlot, type SlotSettings } from './processor-slot';
-import {
-  DEFAULT_CHECKPOINT_INTERVAL,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_DELIVERIES,
   DEFAULT_MAX_QUEUED,
   DEFAULT_PROGRESS_INTERVAL,
-  DEFAULT_RETRY_DELAY_MS,
   ProcessorRunnerStoppedError,
   RESET_CHECKPOINT,
   UnknownProcessorError,
@@ -31,42 +25,15 @@ import {
   type RebuildReport,
   type RunnerLag,
   type RunnerState,
+  type WaitScope,
 } from './processor-runner-types';
+import type { ProcessorSlot } from './processor-slot';
 import { RestartBackoff } from './restart-backoff';
+import { createSlots, subscriptionFilter } from './runner-slots';
 import { Signal } from './signal';
-
-/** Whose events a wait is for: one partition, one tenant, or all. */
-export type WaitScope = { readonly partition: string } | { readonly tenant: string };
-
-interface PositionWaiter {
-  readonly position: bigint;
-  readonly scope: WaitScope | undefined;
-  readonly slots: readonly Pick<ProcessorSlot<unknown>, 'flushed' | 'hasReached'>[];
-  readonly signal: Signal;
-}
-
-function waiterReached(waiter: PositionWaiter): boolean {
-  const { scope, position } = waiter;
-  return waiter.slots.every((slot) =>
-    scope === undefined ? !isAfter(position, slot.flushed) : slot.hasReached(scope, position),
-  );
-}
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
-}
-
-function isAfter(position: bigint, reference: bigint | null): boolean {
-  return reference === null || position > reference;
-}
-
-function lowest(positions: readonly (bigint | null)[]): bigint | null {
-  let result: bigint | null | undefined;
-  for (const position of positions) {
-    if (position === null) return null;
-    if (result === undefined || result === null || position < result) result = position;
-  }
-  return result ?? null;
 }
 
 export class ProcessorRunner<Message> {
@@ -83,7 +50,7 @@ export class ProcessorRunner<Message> {
   private caughtUpSignal = new Signal();
   /** The caught-up position the processors must reach before the runner is live. */
   private caughtUpTarget: bigint | null | undefined;
-  private waiters: PositionWaiter[] = [];
+  private readonly waiters = new PositionWaiters();
   private lastSeen: bigint | null = null;
   private eventsRead = 0;
   private eventsReadAtStart = 0;
@@ -94,41 +61,14 @@ export class ProcessorRunner<Message> {
 
   constructor(private readonly options: ProcessorRunnerOptions<Message>) {
     this.name = options.name;
-    const names = new Set<string>();
-    for (const processor of options.processors) {
-      if (names.has(processor.name)) throw new Error(`two processors are called '${processor.name}'`);
-      names.add(processor.name);
-    }
-    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    const settings: SlotSettings = {
-      concurrency,
-      maxPerTenant: options.maxPerTenant ?? concurrency,
-      maxDeliveries: options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES,
-      retryDelayMs: options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
-      checkpointInterval: options.checkpointInterval ?? DEFAULT_CHECKPOINT_INTERVAL,
-      clock: options.clock ?? (() => new Date()),
-    };
-    const parked: ParkedPartitionStore = options.parked ?? new InMemoryParkedPartitionStore();
-    this.slots = options.processors.map(
-      (processor) =>
-        new ProcessorSlot(processor, settings, options.checkpoints, parked, {
-          onDeliveryFailed: options.onDeliveryFailed,
-          onGivenUp: options.onGivenUp,
-          onParked: options.onParked,
-          onFailure: (error) => this.fail(error),
-          onFlushed: () => this.afterFlush(),
-          // Once the history has been read, every event finished is flushed at once.
-          isLive: () => this.state === 'live' || this.caughtUpTarget !== undefined,
-          isCatchingUp: () => this.state === 'catching_up',
-        }),
-    );
-    this.filter = {
-      eventTypes: [...new Set(options.processors.flatMap((processor) => processor.eventTypes))],
-      ...(options.streamPrefixes !== undefined ? { streamPrefixes: options.streamPrefixes } : {}),
-      ...(options.processors.some((processor) => processor.erase !== undefined)
-        ? { includeErasures: true }
-        : {}),
-    };
+    this.slots = createSlots(options, {
+      onFailure: (error) => this.fail(error),
+      onFlushed: () => this.afterFlush(),
+      // Once the history has been read, every event finished is flushed at once.
+      isLive: () => this.state === 'live' || this.caughtUpTarget !== undefined,
+      isCatchingUp: () => this.state === 'catching_up',
+    });
+    this.filter = subscriptionFilter(options);
     this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
     this.progressInterval = options.progressInterval ?? DEFAULT_PROGRESS_INTERVAL;
     this.restarts =
@@ -191,16 +131,14 @@ export class ProcessorRunner<Message> {
     return this.wait({ position, scope, slots: this.selectSlots(processorNames) });
   }
 
-  private wait(request: Omit<PositionWaiter, 'signal'>): Promise<void> {
-    const waiter: PositionWaiter = { ...request, signal: new Signal() };
-    if (waiterReached(waiter)) return Promise.resolve();
+  private wait(wait: PositionWait): Promise<void> {
+    if (isReached(wait)) return Promise.resolve();
     if (!this.isRunning) {
       return Promise.reject(
         this.state === 'failed' ? asError(this.failure) : new ProcessorRunnerStoppedError(this.name),
       );
     }
-    this.waiters.push(waiter);
-    return waiter.signal.promise;
+    return this.waiters.add(wait);
   }
 
   /** Resolves once every event of the subscription's streams in the store is handled, the processors' own writes included. */
@@ -308,9 +246,9 @@ export class ProcessorRunner<Message> {
           continue;
         }
         this.dispatch(message.event);
-        this.releaseWaiters();
+        this.waiters.release();
         this.reportProgress(message.event.position);
-        await this.roomToRead(signal);
+        await waitForRoom(this.slots, this.maxQueued, signal);
       }
       if (!signal.aborted) this.fail(new Error('the store subscription ended'));
     } catch (error) {
@@ -322,43 +260,7 @@ export class ProcessorRunner<Message> {
   private dispatch(event: RecordedEvent): void {
     this.eventsRead += 1;
     if (isAfter(event.position, this.lastSeen)) this.lastSeen = event.position;
-    const interested = this.slots.filter((slot) => slot.wants(event));
-    for (const slot of this.slots) if (!interested.includes(slot)) slot.pass(event.position);
-    if (interested.length === 0) return;
-    const decoded = this.options.decode(event);
-    for (const slot of interested) {
-      if (decoded.kind === 'pass') {
-        slot.pass(event.position);
-      } else if (decoded.kind === 'erased') {
-        if (slot.processor.erase === undefined) slot.pass(event.position);
-        else slot.enqueue(decoded.partition, { event, tenant: decoded.tenant, content: { kind: 'erased' } });
-      } else if (slot.isParked(decoded.partition)) {
-        slot.passParked(event.position);
-      } else if (decoded.kind === 'invalid') {
-        slot.enqueue(decoded.partition, {
-          event,
-          tenant: decoded.tenant,
-          content: { kind: 'invalid', detail: decoded.detail },
-        });
-      } else if (slot.processor.accepts !== undefined && !slot.processor.accepts(decoded.message)) {
-        slot.pass(event.position);
-      } else {
-        slot.enqueue(decoded.partition, {
-          event,
-          tenant: decoded.tenant,
-          content: { kind: 'message', message: decoded.message },
-        });
-      }
-    }
-  }
-
-  /** Waits while a processor has `maxQueued` events queued or running. */
-  private async roomToRead(signal: AbortSignal): Promise<void> {
-    for (const slot of this.slots) {
-      while (slot.load >= this.maxQueued && !signal.aborted) {
-        await changedOrAborted(slot.whenChanged(), signal);
-      }
-    }
+    dispatchEvent(event, this.slots, this.options.decode);
   }
 
   private caughtUp(position: bigint | null): void {
@@ -382,16 +284,7 @@ export class ProcessorRunner<Message> {
       this.state = 'live';
       this.caughtUpSignal.resolve();
     }
-    this.releaseWaiters();
-  }
-
-  private releaseWaiters(): void {
-    if (this.waiters.length === 0) return;
-    this.waiters = this.waiters.filter((waiter) => {
-      if (!waiterReached(waiter)) return true;
-      waiter.signal.resolve();
-      return false;
-    });
+    this.waiters.release();
   }
 
   private reportProgress(position: bigint): void {
@@ -422,7 +315,7 @@ export class ProcessorRunner<Message> {
     const stopped =
       this.state === 'failed' ? asError(this.failure) : new ProcessorRunnerStoppedError(this.name);
     this.caughtUpSignal.reject(stopped);
-    this.rejectWaiters(stopped);
+    this.waiters.rejectAll(stopped);
   }
 
   private fail(error: unknown): void {
@@ -432,7 +325,7 @@ export class ProcessorRunner<Message> {
     this.stopping.abort(asError(error));
     void this.subscription?.close().catch(() => undefined);
     this.caughtUpSignal.reject(error);
-    this.rejectWaiters(asError(error));
+    this.waiters.rejectAll(asError(error));
     this.options.onError?.(error);
     this.restarts?.schedule();
   }
@@ -448,34 +341,7 @@ export class ProcessorRunner<Message> {
     }
   }
 
-  private rejectWaiters(error: Error): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter.signal.reject(error);
+  private headPosition(filter: EventFilter | undefined): Promise<bigint | null> {
+    return headPosition(this.options.store, filter);
   }
-
-  private async headPosition(filter: EventFilter | undefined): Promise<bigint | null> {
-    for await (const event of this.options.store.readAll({
-      direction: 'backwards',
-      fromPosition: 'end',
-      maxCount: 1,
-      ...(filter !== undefined ? { filter } : {}),
-    })) {
-      return event.position;
-    }
-    return null;
-  }
-}
-
-/** Resolves when `changed` does or `signal` aborts; the abort listener goes when `changed` wins. */
-function changedOrAborted(changed: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const onAbort = (): void => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-    void changed.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }

@@ -1,6 +1,7 @@
-// One processor inside the runner: its position (a watermark over the events given to it), the
-// partition scheduler that runs its events, its parked partitions, flushing and checkpoints,
-// and its counters. The runner reads and dispatches; the slot does everything per processor.
+// One processor inside the runner: the partition scheduler that runs its events, their
+// deliveries with retries, its parked partitions and its counters; its progress and flushing
+// are processor-progress.ts. The runner reads and dispatches; the slot does everything per
+// processor.
 // While the runner catches up, applying events gives the event loop its turn once per work
 // slice, never per event; live events are applied without yielding, as a read may wait for them.
 import {
@@ -10,18 +11,16 @@ import {
   type RecordedEvent,
 } from '@strata/event-store';
 import type { ParkedPartition, ParkedPartitionStore } from './parked-partitions';
+import { deliver, type DeliveryPolicy } from './deliveries';
 import { PartitionScheduler } from './partition-scheduler';
+import { isAfter } from './positions';
 import { checkpointIdOf, type Processor } from './processor';
-import type { DeliveryFailure, ProcessorStatus } from './processor-runner-types';
-import { ScopeProgress, type ScopeEntry } from './scope-progress';
-import { Watermark, type WatermarkTicket } from './watermark';
+import { ProcessorProgress, type OpenedEvent } from './processor-progress';
+import type { DeliveryFailure, ProcessorStatus, WaitScope } from './processor-runner-types';
 
 /** One event queued for a processor. */
-export interface SlotWork<Message> {
+export interface SlotWork<Message> extends OpenedEvent {
   readonly event: RecordedEvent;
-  readonly ticket: WatermarkTicket;
-  /** Its place among the unfinished events of its partition and of its tenant. */
-  readonly scopes: { readonly partition: ScopeEntry; readonly tenant: ScopeEntry };
   readonly tenant: string;
   /** The decoded message, or why the event could not be read. */
   readonly content:
@@ -53,26 +52,6 @@ export interface SlotCallbacks {
   readonly isCatchingUp: () => boolean;
 }
 
-function isAfter(position: bigint, reference: bigint | null): boolean {
-  return reference === null || position > reference;
-}
-
-/** Waits `milliseconds`; false when `signal` aborted first. */
-function pause(milliseconds: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, milliseconds);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 export class ProcessorSlot<Message> {
   readonly types: ReadonlySet<string>;
   readonly checkpointId: string;
@@ -80,23 +59,9 @@ export class ProcessorSlot<Message> {
   startAfter: bigint | null = null;
   /** A volatile processor gets its start position at its first start (and after a rebuild). */
   positioned = false;
-  watermark = new Watermark(null);
-  /** Every event at or below it is handled and flushed. */
-  flushed: bigint | null = null;
-  private stored: bigint | null = null;
+  private readonly progress: ProcessorProgress;
   private scheduler: PartitionScheduler<SlotWork<Message>>;
   private readonly parkedPartitions = new Map<string, ParkedPartition>();
-  private flushing: Promise<void> = Promise.resolve();
-  private flushActive = false;
-  private flushAgain = false;
-  /** Events finished (handled, given up or parked) since the last flush. */
-  private dirty = false;
-  private sinceFlush = 0;
-  /** Counts finished events; `flushedSeq` is the count the last completed flush covered. */
-  private finishSeq = 0;
-  private flushedSeq = 0;
-  private readonly byPartition = new ScopeProgress();
-  private readonly byTenant = new ScopeProgress();
   private signal: AbortSignal = new AbortController().signal;
   private eventsHandled = 0;
   private failedDeliveries = 0;
@@ -115,7 +80,22 @@ export class ProcessorSlot<Message> {
       ...(processor.erase !== undefined ? [ERASURE_EVENT_TYPE] : []),
     ]);
     this.checkpointId = checkpointIdOf(processor);
+    this.progress = new ProcessorProgress(
+      {
+        flushProcessor: () => processor.flush?.(),
+        storeCheckpoint: this.isDurable
+          ? (position) => checkpoints.store(this.checkpointId, position)
+          : undefined,
+      },
+      settings.checkpointInterval,
+      callbacks,
+    );
     this.scheduler = this.newScheduler();
+  }
+
+  /** Every event at or below it is handled and flushed. */
+  get flushed(): bigint | null {
+    return this.progress.flushed;
   }
 
   get name(): string {
@@ -144,7 +124,6 @@ export class ProcessorSlot<Message> {
     if (this.isDurable) {
       const stored = await this.checkpoints.load(this.checkpointId);
       this.startAfter = stored === null || stored < 0n ? null : stored;
-      this.stored = this.startAfter;
       this.parkedPartitions.clear();
       for (const record of await this.parkedStore.list(this.name)) {
         this.parkedPartitions.set(record.partition, record);
@@ -153,11 +132,7 @@ export class ProcessorSlot<Message> {
       this.startAfter = this.positioned ? this.flushed : headPosition;
     }
     this.positioned = true;
-    this.flushed = this.startAfter;
-    this.watermark = new Watermark(this.startAfter);
-    this.sinceFlush = 0;
-    this.byPartition.clear();
-    this.byTenant.clear();
+    this.progress.startAfter(this.startAfter);
     this.signal = signal;
     this.scheduler = this.newScheduler();
   }
@@ -168,8 +143,7 @@ export class ProcessorSlot<Message> {
   }
 
   pass(position: bigint): void {
-    this.watermark.pass(position);
-    this.afterProgress();
+    this.progress.pass(position);
   }
 
   passParked(position: bigint): void {
@@ -178,26 +152,13 @@ export class ProcessorSlot<Message> {
   }
 
   enqueue(partition: string, work: Omit<SlotWork<Message>, 'ticket' | 'scopes'>): void {
-    const ticket = this.watermark.open(work.event.position);
-    const scopes = {
-      partition: this.byPartition.opened(partition, ticket.position),
-      tenant: this.byTenant.opened(work.tenant, ticket.position),
-    };
-    this.scheduler.enqueue(partition, work.tenant, { ...work, ticket, scopes });
+    const opened = this.progress.open(partition, work.tenant, work.event.position);
+    this.scheduler.enqueue(partition, work.tenant, { ...work, ...opened });
   }
 
-  /**
-   * Whether every event of the scope (a partition, or a tenant) at or below `position` is
-   * handled and flushed — sooner than the checkpoint when other scopes hold it back (a read of
-   * one session waits for that session only). Needs the runner to have read up to `position`.
-   */
-  hasReached(scope: { readonly partition: string } | { readonly tenant: string }, position: bigint): boolean {
-    if (!isAfter(position, this.flushed)) return true;
-    const seen = this.watermark.lastSeen;
-    if (seen === null || position > seen) return false;
-    return 'partition' in scope
-      ? this.byPartition.reached(scope.partition, position, this.flushedSeq)
-      : this.byTenant.reached(scope.tenant, position, this.flushedSeq);
+  /** Whether every event of the scope at or below `position` is handled and flushed (see ProcessorProgress). */
+  hasReached(scope: WaitScope, position: bigint): boolean {
+    return this.progress.hasReached(scope, position);
   }
 
   /** Resolves at the next event finished (to wait for room). */
@@ -213,13 +174,7 @@ export class ProcessorSlot<Message> {
 
   /** Flushes and stores the checkpoint (coalesced: one flush at a time, again if more finished). */
   flush(): Promise<void> {
-    if (this.flushActive) {
-      this.flushAgain = true;
-      return this.flushing;
-    }
-    this.flushActive = true;
-    this.flushing = this.flushLoop();
-    return this.flushing;
+    return this.progress.flush();
   }
 
   /** Forgets the processor's state, position, parked partitions and counters (a rebuild). */
@@ -229,7 +184,7 @@ export class ProcessorSlot<Message> {
     this.parkedPartitions.clear();
     await this.processor.reset?.();
     this.positioned = false;
-    this.flushed = null;
+    this.progress.forget();
     this.eventsHandled = 0;
     this.failedDeliveries = 0;
     this.eventsGivenUp = 0;
@@ -241,8 +196,8 @@ export class ProcessorSlot<Message> {
       name: this.name,
       durability: this.processor.durability,
       startedAfter: this.startAfter,
-      checkpoint: this.flushed,
-      lastSeen: this.watermark.lastSeen,
+      checkpoint: this.progress.flushed,
+      lastSeen: this.progress.lastSeen,
       running: this.scheduler.runningCount,
       queued: this.scheduler.size - this.scheduler.runningCount,
       eventsHandled: this.eventsHandled,
@@ -280,27 +235,29 @@ export class ProcessorSlot<Message> {
       return;
     }
     const { message } = work.content;
-    for (let delivery = 1; ; delivery += 1) {
-      try {
-        await this.processor.handle(message, { signal: this.signal, delivery });
-        this.eventsHandled += 1;
-        break;
-      } catch (error) {
-        if (this.signal.aborted) return;
+    const outcome = await deliver(
+      (delivery) => this.processor.handle(message, { signal: this.signal, delivery }),
+      this.deliveryPolicy(partition, work),
+    );
+    if (outcome.kind === 'aborted') return;
+    if (outcome.kind === 'handled') this.eventsHandled += 1;
+    else if (!(await this.giveUp(partition, work, describe(outcome.error), outcome.failure))) return;
+    this.finish(work);
+  }
+
+  /** How an event is retried: each failed try counted and reported. */
+  private deliveryPolicy(partition: string, work: SlotWork<Message>): DeliveryPolicy<DeliveryFailure> {
+    return {
+      maxDeliveries: this.settings.maxDeliveries,
+      retryDelayMs: this.settings.retryDelayMs,
+      signal: this.signal,
+      onFailedTry: (delivery, error) => {
         this.failedDeliveries += 1;
         const failure = this.failureOf(partition, work, delivery, error);
         this.callbacks.onDeliveryFailed?.(failure);
-        if (delivery >= this.settings.maxDeliveries) {
-          if (await this.giveUp(partition, work, describe(error), failure)) {
-            this.finish(work);
-          }
-          return;
-        }
-        const delay = this.settings.retryDelayMs * 2 ** (delivery - 1);
-        if (!(await pause(delay, this.signal))) return;
-      }
-    }
-    this.finish(work);
+        return failure;
+      },
+    };
   }
 
   /**
@@ -347,29 +304,23 @@ export class ProcessorSlot<Message> {
 
   /** The partition's stream was erased: release it if parked, then let the processor drop it. */
   private async erase(partition: string, work: SlotWork<Message>): Promise<void> {
-    for (let delivery = 1; ; delivery += 1) {
-      try {
+    const outcome = await deliver(
+      async (delivery) => {
         if (this.parkedPartitions.has(partition)) {
           if (this.isDurable) await this.parkedStore.release(this.name, partition);
           this.parkedPartitions.delete(partition);
         }
         await this.processor.erase?.(partition, { signal: this.signal, delivery });
-        this.eventsHandled += 1;
-        break;
-      } catch (error) {
-        if (this.signal.aborted) return;
-        this.failedDeliveries += 1;
-        const failure = this.failureOf(partition, work, delivery, error);
-        this.callbacks.onDeliveryFailed?.(failure);
-        if (delivery >= this.settings.maxDeliveries) {
-          // Never parked: an erasure left undone must not hold the partition's later events back.
-          this.eventsGivenUp += 1;
-          this.callbacks.onGivenUp?.(failure);
-          break;
-        }
-        const delay = this.settings.retryDelayMs * 2 ** (delivery - 1);
-        if (!(await pause(delay, this.signal))) return;
-      }
+      },
+      this.deliveryPolicy(partition, work),
+    );
+    if (outcome.kind === 'aborted') return;
+    if (outcome.kind === 'handled') {
+      this.eventsHandled += 1;
+    } else {
+      // Never parked: an erasure left undone must not hold the partition's later events back.
+      this.eventsGivenUp += 1;
+      this.callbacks.onGivenUp?.(outcome.failure);
     }
     this.finish(work);
   }
@@ -393,73 +344,7 @@ export class ProcessorSlot<Message> {
   }
 
   private finish(work: SlotWork<Message>): void {
-    this.watermark.finish(work.ticket);
-    this.finishSeq += 1;
-    this.byPartition.finished(work.scopes.partition, this.finishSeq);
-    this.byTenant.finished(work.scopes.tenant, this.finishSeq);
-    this.dirty = true;
-    this.afterProgress();
-  }
-
-  /**
-   * After an event finished or was passed over: handled work is flushed at once when live, else
-   * every `checkpointInterval` events; with nothing to flush the position moves on in memory
-   * (the checkpoint is stored every `checkpointInterval` events, and on stop).
-   */
-  private afterProgress(): void {
-    this.sinceFlush += 1;
-    const due = this.sinceFlush >= this.settings.checkpointInterval;
-    if (this.dirty ? this.callbacks.isLive() || due : due) {
-      this.flush().catch((error: unknown) => this.callbacks.onFailure(error));
-      return;
-    }
-    this.movePastPassed();
-  }
-
-  /**
-   * Flushes until nothing finished meanwhile; `flushActive` is cleared in the same turn as the
-   * last check. Events passed over during the last flush (nothing to write for them) move the
-   * position in memory at its end, as they would have with no flush under way: else a read
-   * waiting for such an event would wait for the next event to come.
-   */
-  private async flushLoop(): Promise<void> {
-    try {
-      await this.flushOnce();
-      while (this.flushAgain) await this.flushOnce();
-    } finally {
-      this.flushActive = false;
-    }
-    this.movePastPassed();
-  }
-
-  /** With nothing finished left to flush, the position moves to the watermark in memory. */
-  private movePastPassed(): void {
-    if (this.dirty || this.flushActive) return;
-    const position = this.watermark.position;
-    if (position !== null && isAfter(position, this.flushed)) this.flushedUpTo(position, this.finishSeq);
-  }
-
-  private async flushOnce(): Promise<void> {
-    this.flushAgain = false;
-    this.dirty = false;
-    this.sinceFlush = 0;
-    const target = this.watermark.position;
-    const seq = this.finishSeq;
-    await this.processor.flush?.();
-    if (this.isDurable && target !== null && isAfter(target, this.stored)) {
-      await this.checkpoints.store(this.checkpointId, target);
-      this.stored = target;
-    }
-    this.flushedUpTo(target, seq);
-  }
-
-  /** Everything finished up to `seq` is flushed, and the checkpoint is `position`. */
-  private flushedUpTo(position: bigint | null, seq: number): void {
-    this.flushedSeq = Math.max(this.flushedSeq, seq);
-    if (position !== null && isAfter(position, this.flushed)) this.flushed = position;
-    this.byPartition.prune(this.flushed, this.flushedSeq);
-    this.byTenant.prune(this.flushed, this.flushedSeq);
-    this.callbacks.onFlushed();
+    this.progress.finish(work);
   }
 }
 

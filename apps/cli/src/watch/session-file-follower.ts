@@ -7,18 +7,14 @@
 // and when it differs the file is no longer followed, and the log says why, instead of guessing
 // what it now means. Resuming from a checkpoint is the same check: the file's first `offset`
 // bytes are read again through a new line reader (which so gets the state it had) and must hash
-// as recorded.
-import { createHash, type Hash } from 'node:crypto';
+// as recorded. The part read is read-prefix.ts, the lines followed-lines.ts, the sending
+// part-sender.ts; this file holds the follower's states and steps.
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import {
-  createSessionLineReader,
-  detectFollowedFormat,
-  SessionFileError,
-  splitOriginalLines,
-  type SessionEntry,
-  type SessionFileFormat,
-  type SessionLineReader,
-} from '@strata/session';
+import { SessionFileError, type SessionFileFormat } from '@strata/session';
+import { FollowedLines, type ConvertedEntry } from './followed-lines';
+import { PartSender, type UnsentPart } from './part-sender';
+import { ReadPrefix } from './read-prefix';
+import { ReadProgress } from './read-progress';
 import type { FileCheckpoint } from './watch-checkpoint';
 import { WatchConflict, type SessionFilePart, type WatchSink } from './watch-sink';
 
@@ -44,11 +40,6 @@ export interface FollowerOptions {
   readonly now?: () => number;
 }
 
-/** Bytes kept of what was read first (the header line names the session) and last, compared with the file at every step. */
-const HEAD_BYTES = 1024;
-const TAIL_BYTES = 64;
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 10_000;
 const NEWLINE = 0x0a;
 
 type FollowerState =
@@ -63,11 +54,6 @@ type FollowerState =
       readonly lastGood: FileCheckpoint | undefined;
     };
 
-interface Unsent {
-  readonly part: SessionFilePart;
-  readonly bytes: Buffer;
-}
-
 function mebibytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
@@ -78,24 +64,22 @@ function signatureOf(stats: { size: number; mtimeMs: number; ino: number; dev: n
 
 export class SessionFileFollower {
   private state: FollowerState;
-  private reader: SessionLineReader | undefined;
-  private hash: Hash = createHash('sha256');
-  private offset = 0;
-  private entryCount = 0;
+  private lines: FollowedLines;
+  private prefix = new ReadPrefix();
   private readPosition = 0;
   private pending: Buffer = Buffer.alloc(0);
-  private tail: Buffer = Buffer.alloc(0);
-  private head: Buffer = Buffer.alloc(0);
   private birthtimeMs = 0;
   private dev = 0;
   private ino = 0;
   private started = false;
-  private unsent: Unsent | undefined;
-  private retryAt = 0;
-  private retryDelay = FIRST_RETRY_MS;
+  private readonly sender: PartSender;
   private announced = false;
-  private nextProgressAt = Number.POSITIVE_INFINITY;
+  private readonly readProgress: ReadProgress;
   private lastSize = 0;
+  /** Set when a stopped file changed and is checked again, until it is followed (said once in the log). */
+  private resumed = false;
+  /** Entries of the lines read last, with the line each came from. */
+  private converted: ConvertedEntry[] = [];
   private readonly limits: FollowerLimits;
   private readonly now: () => number;
 
@@ -105,6 +89,9 @@ export class SessionFileFollower {
   ) {
     this.limits = options.limits ?? DEFAULT_FOLLOWER_LIMITS;
     this.now = options.now ?? Date.now;
+    this.lines = new FollowedLines(options.format);
+    this.sender = new PartSender(options.sink, options.log, path, this.now);
+    this.readProgress = new ReadProgress(this.limits.progressBytes);
     this.state =
       options.checkpoint !== undefined && options.checkpoint.offset > 0
         ? { kind: 'verifying', target: options.checkpoint }
@@ -114,7 +101,7 @@ export class SessionFileFollower {
   /** Whether the follower has more to do right away (unread bytes, or a part to send again). */
   get busy(): boolean {
     if (this.state.kind === 'stopped') return false;
-    if (this.unsent !== undefined) return this.now() >= this.retryAt;
+    if (this.sender.waiting !== undefined) return this.sender.due;
     return this.lastSize > this.readPosition;
   }
 
@@ -130,15 +117,16 @@ export class SessionFileFollower {
   }
 
   private current(): FileCheckpoint | undefined {
-    if (this.offset === 0) return undefined;
-    const header = this.reader?.header;
+    if (this.prefix.offset === 0) return undefined;
+    const header = this.lines.header;
+    const format = this.lines.readFormat;
     return {
-      offset: this.offset,
-      entryCount: this.entryCount,
-      sha256: this.hash.copy().digest('hex'),
+      offset: this.prefix.offset,
+      entryCount: this.prefix.entryCount,
+      sha256: this.prefix.sha256,
       dev: this.dev,
       ino: this.ino,
-      ...(this.reader !== undefined ? { format: this.reader.format } : {}),
+      ...(format !== undefined ? { format } : {}),
       ...(header !== undefined ? { sessionId: header.id } : {}),
     };
   }
@@ -150,9 +138,10 @@ export class SessionFileFollower {
       this.restart(this.state.lastGood);
       this.resumed = true;
     }
-    if (this.unsent !== undefined) {
-      if (this.now() < this.retryAt) return 0;
-      if (!(await this.send(this.unsent))) return 0;
+    const unsent = this.sender.waiting;
+    if (unsent !== undefined) {
+      if (!this.sender.due) return 0;
+      if (!(await this.send(unsent))) return 0;
     }
     let handle: FileHandle;
     try {
@@ -185,10 +174,10 @@ export class SessionFileFollower {
     const stats = await handle.stat();
     this.lastSize = stats.size;
     const signature = signatureOf(stats);
-    if (this.state.kind === 'following' && this.offset > 0) {
+    if (this.state.kind === 'following' && this.prefix.offset > 0) {
       const moved =
         stats.dev !== this.dev || stats.ino !== this.ino || stats.birthtimeMs !== this.birthtimeMs;
-      if (moved || stats.size < this.offset || !(await this.endsAsRead(handle))) {
+      if (moved || stats.size < this.prefix.offset || !(await this.prefix.endsAsRead(handle))) {
         this.restart(this.current());
       }
     }
@@ -202,36 +191,20 @@ export class SessionFileFollower {
     this.birthtimeMs = stats.birthtimeMs;
     if (!this.announced) {
       this.announced = true;
-      this.options.log(`following ${this.path} from byte ${this.offset} (${this.entryCount} entries stored)`);
+      this.options.log(
+        `following ${this.path} from byte ${this.prefix.offset} (${this.prefix.entryCount} entries stored)`,
+      );
     }
     return this.follow(handle, stats.size, budget, signature);
   }
 
-  /** Whether the file still holds, at its start and just before `offset`, the bytes read there. */
-  private async endsAsRead(handle: FileHandle): Promise<boolean> {
-    for (const [kept, position] of [
-      [this.head, 0],
-      [this.tail, this.offset - this.tail.length],
-    ] as const) {
-      if (kept.length === 0) continue;
-      const bytes = Buffer.alloc(kept.length);
-      const { bytesRead } = await handle.read(bytes, 0, bytes.length, position);
-      if (bytesRead !== bytes.length || !bytes.equals(kept)) return false;
-    }
-    return true;
-  }
-
   /** Starts again from byte 0, to check the file against `target` (or to read it anew without one). */
   private restart(target: FileCheckpoint | undefined): void {
-    this.reader = undefined;
-    this.hash = createHash('sha256');
-    this.offset = 0;
-    this.entryCount = 0;
+    this.lines = new FollowedLines(this.options.format);
+    this.prefix = new ReadPrefix();
     this.readPosition = 0;
     this.pending = Buffer.alloc(0);
-    this.tail = Buffer.alloc(0);
-    this.head = Buffer.alloc(0);
-    this.unsent = undefined;
+    this.sender.drop();
     this.started = false;
     this.state = target !== undefined ? { kind: 'verifying', target } : { kind: 'following' };
   }
@@ -240,7 +213,7 @@ export class SessionFileFollower {
     const previous = this.state.kind === 'stopped' ? this.state.reason : undefined;
     const lastGood = this.checkpoint();
     this.state = { kind: 'stopped', reason, recheck, signature, lastGood };
-    this.unsent = undefined;
+    this.sender.drop();
     if (previous === reason) return;
     const stored = lastGood?.offset ?? 0;
     const until = !recheck
@@ -252,27 +225,21 @@ export class SessionFileFollower {
     this.options.log(`${this.path}: ${reason}; ${until}`);
   }
 
-  private async readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-    const bytes = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(bytes, 0, length, position);
-    return bytesRead === length ? bytes : bytes.subarray(0, bytesRead);
+  /** Reads up to `length` bytes more after what was read, onto the pending bytes; returns them. */
+  private async readMore(handle: FileHandle, length: number): Promise<Buffer> {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, this.readPosition);
+    const bytes = bytesRead === length ? buffer : buffer.subarray(0, bytesRead);
+    this.readPosition += bytes.length;
+    this.pending = this.pending.length > 0 ? Buffer.concat([this.pending, bytes]) : bytes;
+    return bytes;
   }
 
   private progress(total: number, doing: string): void {
-    if (this.readPosition < this.nextProgressAt) return;
+    if (!this.readProgress.due(this.readPosition)) return;
     this.options.log(
-      `${this.path}: ${doing}, ${mebibytes(this.readPosition)} of ${mebibytes(total)} read (${this.entryCount} entries)`,
+      `${this.path}: ${doing}, ${mebibytes(this.readPosition)} of ${mebibytes(total)} read (${this.prefix.entryCount} entries)`,
     );
-    this.nextProgressAt = this.readPosition + this.limits.progressBytes;
-  }
-
-  private startProgress(total: number): void {
-    if (
-      this.nextProgressAt !== Number.POSITIVE_INFINITY ||
-      total - this.readPosition < this.limits.progressBytes
-    )
-      return;
-    this.nextProgressAt = this.readPosition + this.limits.progressBytes;
   }
 
   /** Reads the file again up to the recorded offset: the same bytes rebuild the reader's state. */
@@ -291,24 +258,22 @@ export class SessionFileFollower {
       );
       return 0;
     }
-    this.startProgress(target.offset);
+    this.readProgress.start(this.readPosition, target.offset);
     const length = Math.min(budget, target.offset - this.readPosition);
-    const bytes = await this.readAt(handle, this.readPosition, length);
-    this.readPosition += bytes.length;
-    this.pending = this.pending.length > 0 ? Buffer.concat([this.pending, bytes]) : bytes;
+    const bytes = await this.readMore(handle, length);
     const lastNewline = this.pending.lastIndexOf(NEWLINE);
     if (lastNewline >= 0 || this.readPosition === target.offset) {
       const complete = this.pending.subarray(0, lastNewline + 1);
       this.pending = this.pending.subarray(lastNewline + 1);
       if (!this.readLines(complete, signature, true)) return bytes.length;
-      this.commit(complete, this.converted.length);
+      this.prefix.add(complete, this.converted.length);
     }
     this.progress(target.offset, 'checking it against the checkpoint');
     if (this.readPosition < target.offset) return bytes.length;
     const same =
       this.pending.length === 0 &&
-      this.hash.copy().digest('hex') === target.sha256 &&
-      this.entryCount === target.entryCount;
+      this.prefix.sha256 === target.sha256 &&
+      this.prefix.entryCount === target.entryCount;
     if (!same) {
       const inode =
         stats.dev !== target.dev || stats.ino !== target.ino ? ' (it is a new file at the same path)' : '';
@@ -323,7 +288,7 @@ export class SessionFileFollower {
     this.dev = stats.dev;
     this.ino = stats.ino;
     this.birthtimeMs = stats.birthtimeMs;
-    this.started = this.entryCount > 0;
+    this.started = this.prefix.entryCount > 0;
     if (this.resumed) {
       this.resumed = false;
       this.options.log(
@@ -333,39 +298,17 @@ export class SessionFileFollower {
     return bytes.length;
   }
 
-  /** Set when a stopped file changed and is checked again, until it is followed (said once in the log). */
-  private resumed = false;
-
-  /** Entries of the lines read last, with the line each came from. */
-  private converted: { entry: SessionEntry; line: number }[] = [];
-
   /** Gives complete lines to the reader (made on the first lines); false when the file stopped or the format is not known yet. */
   private readLines(complete: Buffer, signature: string, verifying: boolean): boolean {
     this.converted = [];
     if (complete.length === 0) return true;
     try {
-      if (this.reader === undefined) {
-        const format =
-          this.options.format !== 'auto'
-            ? this.options.format
-            : detectFollowedFormat(splitOriginalLines(complete));
-        if (format === undefined) {
-          if (verifying)
-            throw new SessionFileError({
-              line: 1,
-              code: 'missing-header',
-              reason: 'its format cannot be told',
-            });
-          this.pending = Buffer.concat([complete, this.pending]);
-          return false;
-        }
-        this.reader = createSessionLineReader(format);
+      const converted = this.lines.convert(complete, verifying);
+      if (converted === undefined) {
+        this.pending = Buffer.concat([complete, this.pending]);
+        return false;
       }
-      const reader = this.reader;
-      for (const text of splitOriginalLines(complete, reader.linesRead + 1)) {
-        const line = reader.linesRead + 1;
-        for (const entry of reader.convert([text])) this.converted.push({ entry, line });
-      }
+      this.converted = converted;
       return true;
     } catch (error) {
       if (!(error instanceof SessionFileError)) throw error;
@@ -374,30 +317,16 @@ export class SessionFileFollower {
     }
   }
 
-  private commit(bytes: Buffer, entries: number): void {
-    if (bytes.length === 0) return;
-    this.hash.update(bytes);
-    if (this.head.length < HEAD_BYTES) {
-      this.head = Buffer.concat([this.head, bytes.subarray(0, HEAD_BYTES - this.head.length)]);
-    }
-    this.offset += bytes.length;
-    this.entryCount += entries;
-    const kept = bytes.length >= TAIL_BYTES ? bytes : Buffer.concat([this.tail, bytes]);
-    this.tail = Buffer.from(kept.subarray(Math.max(0, kept.length - TAIL_BYTES)));
-  }
-
   private async follow(handle: FileHandle, size: number, budget: number, signature: string): Promise<number> {
-    this.startProgress(size);
+    this.readProgress.start(this.readPosition, size);
     const length = Math.min(budget, size - this.readPosition);
     if (length <= 0) return 0;
-    const bytes = await this.readAt(handle, this.readPosition, length);
-    this.readPosition += bytes.length;
-    this.pending = this.pending.length > 0 ? Buffer.concat([this.pending, bytes]) : bytes;
+    const bytes = await this.readMore(handle, length);
     const lastNewline = this.pending.lastIndexOf(NEWLINE);
     if (lastNewline < 0) {
       if (this.pending.length > this.limits.maxLineBytes) {
         this.stop(
-          `line ${(this.reader?.linesRead ?? 0) + 1} is longer than ${this.limits.maxLineBytes} bytes`,
+          `line ${this.lines.linesRead + 1} is longer than ${this.limits.maxLineBytes} bytes`,
           true,
           signature,
         );
@@ -407,45 +336,32 @@ export class SessionFileFollower {
     const complete = Buffer.from(this.pending.subarray(0, lastNewline + 1));
     this.pending = Buffer.from(this.pending.subarray(lastNewline + 1));
     if (!this.readLines(complete, signature, false)) return bytes.length;
-    const header = this.reader?.header;
+    const header = this.lines.header;
     if (header !== undefined && (this.converted.length > 0 || !this.started)) {
       const part: SessionFilePart = {
         header,
         entries: this.converted.map(({ entry }) => entry),
-        fromEntry: this.entryCount,
+        fromEntry: this.prefix.entryCount,
         entryLines: this.converted.map(({ line }) => line),
       };
       await this.send({ part, bytes: complete });
     } else {
-      this.commit(complete, 0);
+      this.prefix.add(complete, 0);
     }
     this.progress(size, 'catching up');
     return bytes.length;
   }
 
-  /** Sends a part; true when it is stored. A failure keeps it to send again (after a pause). */
-  private async send(unsent: Unsent): Promise<boolean> {
-    try {
-      await this.options.sink.appendPart(unsent.part);
-    } catch (error) {
-      if (error instanceof WatchConflict) {
-        this.stop(error.message, false, '');
-        return false;
-      }
-      if (this.unsent === undefined) {
-        this.options.log(
-          `${this.path}: cannot store lines ${unsent.part.entryLines[0] ?? ''}… yet (${error instanceof Error ? error.message : String(error)}); trying again`,
-        );
-      }
-      this.unsent = unsent;
-      this.retryAt = this.now() + this.retryDelay;
-      this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS);
+  /** Sends a part; true when it is stored (a conflict stops the file). */
+  private async send(unsent: UnsentPart): Promise<boolean> {
+    const outcome = await this.sender.send(unsent);
+    if (outcome instanceof WatchConflict) {
+      this.stop(outcome.message, false, '');
       return false;
     }
-    this.unsent = undefined;
-    this.retryDelay = FIRST_RETRY_MS;
+    if (outcome === 'later') return false;
     this.started = true;
-    this.commit(unsent.bytes, unsent.part.entries.length);
+    this.prefix.add(unsent.bytes, unsent.part.entries.length);
     return true;
   }
 }

@@ -3,17 +3,19 @@
 // set of codes) when a command would break an invariant of the session.
 import {
   cancelBranchSummary,
-  cancelCompaction,
   failBranchSummary,
-  failCompaction,
   recordBranchSummary,
+  skipBranchSummary,
+  startBranchSummary,
+} from './decide-branch-summary';
+import {
+  cancelCompaction,
+  failCompaction,
   recordCompaction,
   requestContinuation,
-  skipBranchSummary,
   skipCompaction,
-  startBranchSummary,
   startCompaction,
-} from './decide-attempts';
+} from './decide-compaction';
 import { appendEntries, moveLeaf, recordPruning, setLabel, startSession } from './decide-entries';
 import type { SessionCommand } from './session-commands';
 import { notFound } from './session-domain-error';

@@ -16,15 +16,13 @@
 // - `event_msg` lines (which repeat the items for the UI), unknown lines and blank lines become
 //   `custom` entries, invisible to the context.
 // Every entry keeps the lines it was made from, so the file can be written back byte for byte.
-import { z } from 'zod';
-import type { AssistantContent, ToolResultContent } from '../../entries/content';
 import { thinkingLevels, type ThinkingLevel } from '../../entries/entries';
-import type { AssistantMessage, Usage } from '../../entries/messages';
 import type { JsonObject } from '../json-lines';
-import { isJsonObject } from '../json-lines';
-import { SessionFileError } from '../session-file-error';
+import { answerMessage, outputOf, textAndImages, texts } from './codex-content';
+import { checkCodexLine, isAnswerItem, itemOf } from './codex-lines';
 import {
   lineEntryId,
+  MAX_ANSWER_LINES,
   TranscriptConverterBase,
   type UnnamedEntry,
   type UnplacedEntry,
@@ -41,120 +39,11 @@ import {
   type OriginalLine,
   type TranscriptRecord,
 } from './transcript-lines';
-import { MAX_ANSWER_LINES } from './claude-code';
 
-const ENVELOPE_TYPES = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
-const RESPONSE_ITEM_TYPES = new Set([
-  'message',
-  'reasoning',
-  'function_call',
-  'function_call_output',
-  'custom_tool_call',
-  'custom_tool_call_output',
-  'local_shell_call',
-  'web_search_call',
-]);
-/** Items the model produces in a response: held together as one answer. */
-const ANSWER_ITEMS = new Set([
-  'reasoning',
-  'function_call',
-  'custom_tool_call',
-  'local_shell_call',
-  'web_search_call',
-]);
-
-const itemSchemas: Readonly<Record<string, z.ZodType>> = {
-  message: z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(z.looseObject({}))]) }),
-  function_call: z.looseObject({ name: z.string(), call_id: z.string(), arguments: z.string().optional() }),
-  custom_tool_call: z.looseObject({ name: z.string(), call_id: z.string() }),
-  function_call_output: z.looseObject({ call_id: z.string() }),
-  custom_tool_call_output: z.looseObject({ call_id: z.string() }),
-};
-
+/** The lines of one model response, held until a line shows that it ended. */
 interface OpenResponse {
   readonly records: TranscriptRecord[];
   readonly items: JsonObject[];
-}
-
-/** The response item a line holds (the payload, or the line itself in an old rollout). */
-function itemOf(value: JsonObject | undefined): JsonObject | undefined {
-  if (value === undefined) return undefined;
-  if (value.type === 'response_item') return objectField(value, 'payload');
-  return typeof value.type === 'string' &&
-    RESPONSE_ITEM_TYPES.has(value.type) &&
-    !Object.hasOwn(value, 'payload')
-    ? value
-    : undefined;
-}
-
-function texts(content: unknown): string[] {
-  if (typeof content === 'string') return [content];
-  if (!Array.isArray(content)) return [];
-  return content.flatMap((part) => {
-    const text = isJsonObject(part) ? (stringField(part, 'text') ?? stringField(part, 'refusal')) : undefined;
-    return text !== undefined ? [text] : [];
-  });
-}
-
-/** Text and data-URL images of a message or an output; other parts stay in the line only. */
-function textAndImages(content: unknown): ToolResultContent {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) return [];
-  const result: ToolResultContent = [];
-  for (const part of content) {
-    if (!isJsonObject(part)) continue;
-    const text = stringField(part, 'text');
-    if (text !== undefined) result.push({ type: 'text', text });
-    const url = stringField(part, 'image_url');
-    const match = url === undefined ? null : /^data:([^;,]+);base64,(.*)$/s.exec(url);
-    if (match?.[1] !== undefined && match[2] !== undefined) {
-      result.push({ type: 'image', mimeType: match[1], data: match[2] });
-    }
-  }
-  return result;
-}
-
-/** An output's content and whether it reports a failure. */
-function outputOf(output: unknown): { content: ToolResultContent; isError: boolean } {
-  if (isJsonObject(output)) {
-    return { content: textAndImages(output.content), isError: output.success === false };
-  }
-  const content = textAndImages(output);
-  if (typeof output !== 'string') return { content, isError: false };
-  try {
-    const parsed: unknown = JSON.parse(output);
-    const exitCode = isJsonObject(parsed)
-      ? numberField(objectField(parsed, 'metadata'), 'exit_code')
-      : undefined;
-    return { content, isError: exitCode !== undefined && exitCode !== 0 };
-  } catch {
-    return { content, isError: false };
-  }
-}
-
-function argumentsOf(text: string | undefined): Record<string, unknown> {
-  if (text === undefined) return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return isJsonObject(parsed) ? parsed : { arguments: text };
-  } catch {
-    return { arguments: text };
-  }
-}
-
-function usageOf(info: JsonObject | undefined): Usage | undefined {
-  const last = objectField(info, 'last_token_usage');
-  if (last === undefined) return undefined;
-  const input = numberField(last, 'input_tokens') ?? 0;
-  const cached = Math.min(input, numberField(last, 'cached_input_tokens') ?? 0);
-  const output = numberField(last, 'output_tokens') ?? 0;
-  return {
-    input: input - cached,
-    output,
-    cacheRead: cached,
-    cacheWrite: 0,
-    totalTokens: numberField(last, 'total_tokens') ?? input + output,
-  };
 }
 
 function isThinkingLevel(value: string | undefined): value is ThinkingLevel {
@@ -172,22 +61,7 @@ class CodexConverter extends TranscriptConverterBase {
   private open: OpenResponse | undefined;
 
   protected checkRecord(record: TranscriptRecord): void {
-    const value = record.value;
-    if (value === undefined) return;
-    const fail = (reason: string): never => {
-      throw new SessionFileError({ line: record.line, code: 'schema-violation', reason });
-    };
-    if (typeof value.type === 'string' && ENVELOPE_TYPES.has(value.type) && !isJsonObject(value.payload)) {
-      fail(`a Codex ${value.type} line needs a payload object`);
-    }
-    const item = itemOf(value);
-    const schema = item === undefined ? undefined : itemSchemas[String(item.type)];
-    const checked = schema?.safeParse(item);
-    if (checked !== undefined && !checked.success) {
-      const [issue] = checked.error.issues;
-      const at = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-      fail(`a Codex ${String(item?.type)} item: ${at}: ${issue?.message ?? 'invalid'}`);
-    }
+    checkCodexLine(record);
   }
 
   protected headerFrom(record: TranscriptRecord): HeaderCandidate | undefined {
@@ -214,9 +88,7 @@ class CodexConverter extends TranscriptConverterBase {
     const original = [{ line: record.line, text: record.text }];
     const itemType = stringField(item, 'type');
     if (item !== undefined && itemType !== undefined) {
-      const answerPart =
-        ANSWER_ITEMS.has(itemType) || (itemType === 'message' && stringField(item, 'role') === 'assistant');
-      if (answerPart) {
+      if (isAnswerItem(item, itemType)) {
         if (this.open !== undefined && this.open.records.length >= MAX_ANSWER_LINES)
           this.closeOpen(undefined);
         this.open ??= { records: [], items: [] };
@@ -287,69 +159,23 @@ class CodexConverter extends TranscriptConverterBase {
     const open = this.open;
     if (open === undefined) return;
     this.open = undefined;
-    const content: AssistantContent = [];
-    for (const item of open.items) this.answerPart(item, content);
     const [first] = open.records;
     if (first === undefined) return;
-    const info = objectField(objectField(usageRecord?.value, 'payload'), 'info');
-    const usage = usageOf(info);
     const timestamp = this.timestampOf(first);
-    const message: AssistantMessage = {
-      role: 'assistant',
-      content,
-      api: 'openai-responses',
+    const message = answerMessage(open.items, {
       provider: this.provider,
-      model: this.model ?? 'unknown',
-      ...(usage !== undefined ? { usage } : {}),
-      stopReason: content.some((block) => block.type === 'toolCall') ? 'toolUse' : 'stop',
-      timestamp: timeOf(timestamp),
-    };
+      model: this.model,
+      usageInfo: objectField(objectField(usageRecord?.value, 'payload'), 'info'),
+      time: timeOf(timestamp),
+    });
+    for (const block of message.content) {
+      if (block.type === 'toolCall') this.toolNames.set(block.id, block.name);
+    }
     const records = usageRecord === undefined ? open.records : [...open.records, usageRecord];
     this.append(
       { type: 'message', id: this.uniqueId(lineEntryId(first.line), first.line), timestamp, message },
       records.map((record) => ({ line: record.line, text: record.text })),
     );
-  }
-
-  private answerPart(item: JsonObject, content: AssistantContent): void {
-    switch (item.type) {
-      case 'reasoning': {
-        const summary = texts(item.summary);
-        const thinking = summary.length > 0 ? summary : texts(item.content);
-        if (thinking.length > 0) content.push({ type: 'thinking', thinking: thinking.join('\n\n') });
-        return;
-      }
-      case 'message':
-        for (const text of texts(item.content)) content.push({ type: 'text', text });
-        return;
-      case 'function_call':
-      case 'custom_tool_call': {
-        const id = stringField(item, 'call_id') ?? '';
-        const name = stringField(item, 'name') ?? '';
-        this.toolNames.set(id, name);
-        const input = stringField(item, 'input');
-        const args =
-          item.type === 'function_call'
-            ? argumentsOf(stringField(item, 'arguments'))
-            : { input: input ?? '' };
-        content.push({ type: 'toolCall', id, name, arguments: args });
-        return;
-      }
-      case 'local_shell_call': {
-        const id = stringField(item, 'call_id') ?? stringField(item, 'id');
-        if (id === undefined) return;
-        this.toolNames.set(id, 'local_shell');
-        content.push({
-          type: 'toolCall',
-          id,
-          name: 'local_shell',
-          arguments: objectField(item, 'action') ?? {},
-        });
-        return;
-      }
-      default:
-        return;
-    }
   }
 
   private mapItem(
@@ -462,11 +288,4 @@ class CodexConverter extends TranscriptConverterBase {
 /** A converter of a Codex CLI rollout (see the module comment for the mapping). */
 export function createCodexConverter(options: TranscriptConverterOptions = {}): TranscriptConverter {
   return new CodexConverter(options);
-}
-
-/** Whether a line looks like a Codex rollout's (for detecting the format). */
-export function looksLikeCodex(value: JsonObject): boolean {
-  if (typeof value.type === 'string' && ENVELOPE_TYPES.has(value.type)) return isJsonObject(value.payload);
-  if (value.record_type === 'state') return true;
-  return itemOf(value) !== undefined && !Object.hasOwn(value, 'uuid');
 }

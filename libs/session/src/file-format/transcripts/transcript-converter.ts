@@ -67,6 +67,9 @@ interface EntryCore {
   readonly timestamp: string;
 }
 
+/** Lines of one answer held at most; a longer answer is split into several messages. */
+export const MAX_ANSWER_LINES = 1000;
+
 /** Lines read at most before the session must be named (they are held until it is). */
 export const MAX_LINES_BEFORE_HEADER = 1000;
 

@@ -3,8 +3,10 @@
 // the entries' kept lines.
 import type { SessionEntry, SessionHeader } from '../../entries/entries';
 import { isJsonObject, type SessionFileContent } from '../json-lines';
-import { createClaudeCodeConverter, looksLikeClaudeCode } from './claude-code';
-import { createCodexConverter, looksLikeCodex } from './codex';
+import { createClaudeCodeConverter } from './claude-code';
+import { looksLikeClaudeCode } from './claude-code-lines';
+import { createCodexConverter } from './codex';
+import { looksLikeCodex } from './codex-lines';
 import type { TranscriptConverter, TranscriptConverterOptions } from './transcript-converter';
 import {
   ORIGINAL_FORMAT_FIELD,
