@@ -3,7 +3,7 @@
 // it reconnects with `Last-Event-ID` set to the last event it yielded, so the consumer sees every
 // event once: none lost, none twice. Refusals that retrying cannot fix (a bad key, an unknown
 // session or event name) end the iteration with the `StrataApiError`.
-import type { EventName, StrataEvent } from './api-types';
+import type { EventName, StrataEvent } from './event-types';
 import { StrataApiError, StrataClientError, StrataNetworkError, StrataProtocolError } from './errors';
 import { EventStreamParser, type EventFrame } from './event-stream-parser';
 import {

@@ -1,6 +1,8 @@
 // @strata/client: a typed client of Strata's HTTP API and its event stream, on Node's fetch. It
 // depends on nothing but Node: no Nest, no other lib (see the README, "Client library").
 export * from './api-types';
+export * from './attempt-types';
+export * from './event-types';
 export * from './errors';
 export { EventStreamParser, type EventFrame, type ParserSink } from './event-stream-parser';
 export {

@@ -1,36 +1,38 @@
 // A typed client of the engine's HTTP API (the OpenAPI document at /openapi.json, the README's
-// "HTTP API"). Each method is one endpoint; answers are the plain types of ./api-types. Errors are
+// "HTTP API"). Each method is one endpoint; answers are the plain types of ./api-types and ./attempt-types. Errors are
 // typed (./errors). Reads are retried on transient failures; writes only when sending them twice
 // does no harm: a start with a chosen session id, an append or label with an idempotency key, a
 // compaction or navigation with an attempt id, an import (the same file again is `unchanged`), an
 // abort.
 import type {
-  AbortRequest,
-  AbortResult,
   AppendOptions,
   AppendResult,
-  AttemptList,
-  AttemptsQuery,
-  CompactRequest,
-  CompactionResult,
   ContextQuery,
   EntriesQuery,
   ImportReport,
   ListSessionsQuery,
-  NavigateOptions,
-  NavigationResult,
   SessionContext,
   SessionDetail,
   SessionEntries,
   SessionEntry,
   SessionList,
   SessionTree,
-  SessionVerification,
-  SetLabelResult,
   StartSessionRequest,
   StartSessionResult,
-  TenantVerification,
 } from './api-types';
+import type {
+  AbortRequest,
+  AbortResult,
+  AttemptList,
+  AttemptsQuery,
+  CompactRequest,
+  CompactionResult,
+  NavigateOptions,
+  NavigationResult,
+  SessionVerification,
+  SetLabelResult,
+  TenantVerification,
+} from './attempt-types';
 import { StrataProtocolError } from './errors';
 import { EventSubscription, type EventStreamOptions } from './event-subscription';
 import { Transport, type Answer, type CallOptions, type Exchange, type TransportOptions } from './transport';
