@@ -9,11 +9,11 @@
 // subscription fails (the store went away), the runner can start again from its checkpoints
 // after a pause that doubles. A processor with too much queued makes the runner stop reading
 // until it has room, so memory stays bounded.
-import type { EventFilter, RecordedEvent, Subscription } from '@strata/event-store';
+import { headPosition, type EventFilter, type RecordedEvent, type Subscription } from '@strata/event-store';
 import { dispatchEvent, waitForRoom } from './event-dispatch';
 import type { ParkedPartition } from './parked-partitions';
 import { isReached, PositionWaiters, type PositionWait } from './position-waiters';
-import { headPosition, isAfter, lowest } from './positions';
+import { isAfter, lowest } from './positions';
 import {
   DEFAULT_MAX_QUEUED,
   DEFAULT_PROGRESS_INTERVAL,

@@ -2,3 +2,4 @@
 export * from './event-store';
 export * from './event-filter';
 export * from './store-capabilities';
+export * from './head-position';
