@@ -2,6 +2,9 @@
 // code blocks, block quotes, paragraphs, and inline code spans, bold, italics and links (shown as
 // their text). It yields plain data; markdown-view.ts turns it into elements through textContent,
 // so no HTML in the text is ever interpreted. Pure, linear in the text, no recursion on input.
+// Written here rather than taken from a Markdown library on purpose: those produce an HTML string
+// the page would have to parse (innerHTML) behind a sanitiser it must trust; this one's output
+// never becomes markup, so a summary written by a model or an attacker stays text.
 
 export type Inline =
   | { readonly kind: 'text'; readonly text: string }
