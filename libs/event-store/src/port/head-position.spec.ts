@@ -4,7 +4,7 @@ import { headPosition } from './head-position';
 
 describe.each([
   ['in memory', () => new InMemoryEventStore()],
-  ['SQLite (in memory)', () => new SqliteEventStore()],
+  ['SQLite (in memory)', () => new SqliteEventStore({ filename: ':memory:' })],
 ])('the head position of a store %s', (_name, open) => {
   it('is null while the store is empty, then the last event’s, or the last the filter lets through', async () => {
     const store = open();
