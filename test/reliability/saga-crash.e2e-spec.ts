@@ -1,6 +1,6 @@
 // The engine process killed with SIGKILL in the middle of a batch of automatic compactions
 // (issue 12): ten sessions cross the threshold together, two summary slots, and the engine dies
-// with some compactions done, two being summarised and the rest recorded as started and
+// with one or a few compactions done, two being summarised and the rest recorded as started and
 // waiting for a slot (or not yet handled). After the restart the sagas' checkpoint redelivers
 // every trigger not finished, each takes its attempt up again, and every session ends with
 // exactly one attempt, completed — none lost, none compacted twice; the store is sound and
@@ -17,6 +17,8 @@ import { SummaryEndpoint } from './support/summary-endpoint';
 jest.setTimeout(180_000);
 
 const SESSIONS = 10;
+/** How long each summary request takes before the endpoint starts hanging. */
+const SUMMARY_DELAY_MS = 2_000;
 const counts = new CaseCounts('engine killed during a batch of automatic compactions');
 let directory: string;
 let endpoint: SummaryEndpoint;
@@ -74,7 +76,10 @@ afterAll(async () => {
 describe('the engine killed with compactions done, in flight and not yet started', () => {
   it('takes every open compaction up again after the restart, compacting every session exactly once', async () => {
     engine = await start();
-    endpoint.behave({ kind: 'summary', summary: '## Goal\n- keep going', delayMs: 150 });
+    // Each summary takes SUMMARY_DELAY_MS, so the first compactions complete seconds apart from the
+    // later ones: the switch to hanging below comes while most are still open, however slowly
+    // this process polls on a busy machine (a poll takes far less than a summary).
+    endpoint.behave({ kind: 'summary', summary: '## Goal\n- keep going', delayMs: SUMMARY_DELAY_MS });
     const sessionIds = Array.from({ length: SESSIONS }, (_unused, index) => `batch-${index}`);
     for (const sessionId of sessionIds) {
       const builder = session({ sessionId }).editTurns(6);
@@ -89,8 +94,8 @@ describe('the engine killed with compactions done, in flight and not yet started
     }
     const running = engine;
     await waitFor(
-      async () => (await attempts(running)).filter((attempt) => attempt.outcome === 'completed').length >= 2,
-      'two compactions completed',
+      async () => (await attempts(running)).some((attempt) => attempt.outcome === 'completed'),
+      'a compaction completed',
     );
     endpoint.behave({ kind: 'hang' });
     // The kill comes once several compactions are open (their summaries hang), the snapshot
