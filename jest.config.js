@@ -43,6 +43,6 @@ module.exports = {
   testTimeout: 30000,
   // One worker per core. Jest's default (one fewer) runs a 2-core machine's suite in a single
   // process, where most of the time is spent waiting on engines, child processes and browsers:
-  // two workers took the quiet suite from 672 s to 392 s (README, Quickstart).
+  // two workers took the quiet suite's Jest part from 672 s to 357-392 s (README, Quickstart).
   maxWorkers: '100%',
 };
