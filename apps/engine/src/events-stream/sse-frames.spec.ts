@@ -4,7 +4,7 @@ import type { PublicEvent } from './public-events';
 function publicEvent(eventId: string, position: string, text: string): PublicEvent {
   return {
     id: position,
-    name: 'entry.appended',
+    name: 'entry_appended',
     position,
     index: 0,
     sessionId: 's-1',
@@ -12,7 +12,7 @@ function publicEvent(eventId: string, position: string, text: string): PublicEve
     eventId,
     recordedAt: '2026-12-06T08:00:00.000Z',
     data: { text },
-  } as PublicEvent;
+  };
 }
 
 describe('the frames of the event streams', () => {
@@ -21,7 +21,7 @@ describe('the frames of the event streams', () => {
     const event = publicEvent('e-1', '17', 'line one\nline two');
     const frame = cache.frameOf(event);
     const text = `${frame[0]}${frame[1].toString('utf8')}${frame[2]}`;
-    expect(text).toBe(`id: 17\nevent: entry.appended\ndata: ${JSON.stringify(event)}\n\n`);
+    expect(text).toBe(`id: 17\nevent: entry_appended\ndata: ${JSON.stringify(event)}\n\n`);
     expect(text.split('\n').filter((line) => line.startsWith('data: '))).toHaveLength(1);
   });
 

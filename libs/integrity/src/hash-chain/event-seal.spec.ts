@@ -1,5 +1,5 @@
 import { OFF_LOOP_HASH_LENGTH, eventHash, sealEvents, sealEventsOffLoop } from './event-seal';
-import type { RecordedEvent } from '@strata/event-store';
+import { LARGE_STEP_LENGTH, eventLoopSlice, type RecordedEvent } from '@strata/event-store';
 
 describe('sealEventsOffLoop', () => {
   const events = [
@@ -20,6 +20,16 @@ describe('sealEventsOffLoop', () => {
       );
       if (index > 0) expect(rest['previousHash']).toBe(expected[index - 1]!.metadata!['hash']);
     });
+  });
+
+  it('gives the event loop its turn between the canonical text of a large event and its encoding, not for small ones', async () => {
+    const small = events.filter((event) => event.id !== 'large');
+    const before = eventLoopSlice.yields;
+    await sealEventsOffLoop('session-s', small, undefined, context);
+    expect(eventLoopSlice.yields).toBe(before);
+    const huge = [{ id: 'huge', type: 'EntryAppended', data: { text: 'a'.repeat(LARGE_STEP_LENGTH) } }];
+    await sealEventsOffLoop('session-s', huge, undefined, context);
+    expect(eventLoopSlice.yields).toBe(before + 1);
   });
 
   it('chains onto the last stored event, and refuses one without a hash', async () => {

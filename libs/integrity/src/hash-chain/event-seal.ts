@@ -1,7 +1,7 @@
 // The integrity seal of one event (DESIGN.md decision 4): audit fields in its metadata and a
 // SHA-256 hash chained to the previous event of its stream, so any change to a stored event,
 // or a removed or reordered one, breaks the chain at a point an auditor can name.
-import type { EventToAppend, RecordedEvent } from '@strata/event-store';
+import { afterLargeStep, type EventToAppend, type RecordedEvent } from '@strata/event-store';
 import { webcrypto } from 'node:crypto';
 import { canonicalJson, sha256Hex } from './canonical-json';
 
@@ -173,7 +173,8 @@ export const OFF_LOOP_HASH_LENGTH = 256 * 1024;
 /**
  * `sealEvents` for the engine's appends: the same seal, but an event whose canonical text is
  * large is hashed by WebCrypto on libuv's thread pool, so megabytes of content are not hashed on
- * the event loop that answers requests (its canonical text is still written here).
+ * the event loop that answers requests (its canonical text is still written here, and the event
+ * loop has its turn between writing a large text and encoding it).
  */
 export async function sealEventsOffLoop(
   streamId: string,
@@ -185,10 +186,13 @@ export async function sealEventsOffLoop(
   for (let step = steps.next(); ;) {
     if (step.done) return step.value;
     const text = canonicalHashInput(step.value);
-    const hash =
-      text.length < OFF_LOOP_HASH_LENGTH
-        ? sha256Hex(text)
-        : Buffer.from(await webcrypto.subtle.digest('SHA-256', Buffer.from(text, 'utf8'))).toString('hex');
+    let hash: string;
+    if (text.length < OFF_LOOP_HASH_LENGTH) hash = sha256Hex(text);
+    else {
+      await afterLargeStep(text.length);
+      const bytes = Buffer.from(text, 'utf8');
+      hash = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
+    }
     step = steps.next(hash);
   }
 }
