@@ -9,7 +9,7 @@
 // Reads of the current state (compaction and navigation) go through the same cache. A seeded
 // write that was made before is reported with where it was made, and the events it wrote can be
 // read back, so a use case can compare a repeated request with the first and answer as it did.
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   FoldedStreamCache,
   derivedEventId,
@@ -21,7 +21,7 @@ import {
   type EventStore,
   type StreamAppender,
 } from '@strata/event-store';
-import { sealingAppender } from '@strata/integrity';
+import { createSealingAppender } from '@strata/integrity';
 import { SessionNotFoundError, parseStoredSessionEvent } from '@strata/session-files';
 import {
   conflict,
@@ -96,6 +96,24 @@ export interface SessionWriteOptions extends WriteContext {
    */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
+
+const clockLogger = new Logger('SessionStreams');
+
+/**
+ * The integrity seal, which never stamps an event earlier than the one before it in its stream:
+ * when the clock stands behind it (a step back of the system clock, another engine's clock ahead),
+ * the batch is sealed at that event's time with the step in its metadata, and the step is logged.
+ */
+const sealingAppender = createSealingAppender(
+  {},
+  {
+    onClockStep: (step) =>
+      clockLogger.warn(
+        `the clock stands ${step.stepMs} ms behind the last event of ${step.streamId}; ` +
+          `the new events are recorded at its time, ${step.recordedAt}, with the step in their metadata (clockStepMs)`,
+      ),
+  },
+);
 
 /**
  * The integrity layer's sealing appender, after two checks: the writer's revision, when it named
