@@ -224,7 +224,8 @@ describe('given the @strata/client tarball installed into an empty folder outsid
       }),
       startHttpEngine().then((started) => (engine = started)),
     ]);
-    const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+    // The prepack build writes its line to stdout too, before npm's JSON report.
+    const report = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as {
       filename: string;
       files: PackedFile[];
     }[];
