@@ -56,11 +56,31 @@ interface ScriptReport {
   readonly refusal: { readonly name: string; readonly status: number; readonly code: string };
   readonly event: { readonly name: string; readonly sessionId: string };
   readonly parsed: readonly string[];
+  /** The values `@strata/client` exports in the script's module system, and in the other one. */
+  readonly names: readonly string[];
+  readonly otherNames: readonly string[];
 }
+
+/** Values `@strata/client` exports, whichever module system loads it. */
+const EXPORTED_VALUES = [
+  'EVENT_ID_PATTERN',
+  'EventStreamParser',
+  'EventSubscription',
+  'SESSION_FILE_MEDIA_TYPE',
+  'StrataApiError',
+  'StrataClient',
+  'StrataClientError',
+  'StrataNetworkError',
+  'StrataProtocolError',
+  'StrataTimeoutError',
+  'causeText',
+  'eventNames',
+];
 
 /** What the CommonJS and the ES module script do, after their imports; writes one JSON line. */
 const SCRIPT_BODY = `
 const [url, sessionId] = process.argv.slice(2);
+const otherNames = Object.keys(await loadOther()).sort();
 const client = new StrataClient({ url, timeoutMs: 30000 });
 const started = await client.startSession({ sessionId, cwd: '/work/packed' });
 const prompt = {
@@ -96,12 +116,16 @@ process.stdout.write(JSON.stringify({
   refusal,
   event,
   parsed,
+  names,
+  otherNames,
 }) + '\\n');
 `;
 
 const COMMONJS_SCRIPT = `'use strict';
 const { StrataApiError, StrataClient } = require('@strata/client');
 const { EventStreamParser } = require('@strata/client/browser');
+const names = Object.keys(require('@strata/client')).sort();
+const loadOther = () => import('@strata/client');
 (async () => {${SCRIPT_BODY}})().catch((error) => {
   process.stderr.write(String(error && error.stack ? error.stack : error) + '\\n');
   process.exitCode = 1;
@@ -109,7 +133,11 @@ const { EventStreamParser } = require('@strata/client/browser');
 `;
 
 const MODULE_SCRIPT = `import { StrataApiError, StrataClient } from '@strata/client';
+import * as everything from '@strata/client';
 import { EventStreamParser } from '@strata/client/browser';
+import { createRequire } from 'node:module';
+const names = Object.keys(everything).sort();
+const loadOther = async () => createRequire(import.meta.url)('@strata/client');
 ${SCRIPT_BODY}`;
 
 /** A TypeScript consumer (ES module or CommonJS) that must compile; the marked line must not. */
@@ -256,7 +284,12 @@ describe('given the @strata/client tarball installed into an empty folder outsid
       '@strata',
     ]);
     expect(readdirSync(join(consumer, 'node_modules', '@strata'))).toEqual(['client']);
+    const repository = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(packageJson).toMatchObject({ name: '@strata/client', version: '0.1.0', license: 'MIT' });
+    expect(packageJson).toMatchObject({ version: repository['version'], license: repository['license'] });
     expect(packageJson).not.toHaveProperty('dependencies');
     expect(packageJson).not.toHaveProperty('peerDependencies');
     expect(packageJson).not.toHaveProperty('optionalDependencies');
@@ -305,6 +338,8 @@ describe('given the @strata/client tarball installed into an empty folder outsid
         expect(report.refusal).toEqual({ name: 'StrataApiError', status: 404, code: 'not_found' });
         expect(report.event).toEqual({ name: 'entry_appended', sessionId });
         expect(report.parsed).toEqual(['one']);
+        expect(report.names).toEqual(expect.arrayContaining(EXPORTED_VALUES));
+        expect(report.otherNames).toEqual(report.names);
       },
       STEP_TIMEOUT_MS,
     );
