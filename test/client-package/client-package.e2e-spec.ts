@@ -182,6 +182,8 @@ interface CompilerSetting {
   readonly lib: readonly string[];
   readonly nodeTypes: boolean;
   readonly files: readonly string[];
+  /** How modules are resolved: Node's own way (nodenext) unless a bundler's. */
+  readonly bundler?: boolean;
 }
 
 const COMPILER_SETTINGS: readonly CompilerSetting[] = [
@@ -198,15 +200,26 @@ const COMPILER_SETTINGS: readonly CompilerSetting[] = [
     nodeTypes: true,
     files: ['typed.mts', 'typed.cts', 'platform.mts'],
   },
+  {
+    name: 'a bundler resolving modules',
+    lib: ['es2022'],
+    nodeTypes: false,
+    files: ['typed.mts'],
+    bundler: true,
+  },
 ];
 
-function compilerOptions(lib: readonly string[], nodeTypes: boolean): Record<string, unknown> {
+function compilerOptions(
+  lib: readonly string[],
+  nodeTypes: boolean,
+  bundler = false,
+): Record<string, unknown> {
   return {
     strict: true,
     noUncheckedIndexedAccess: true,
     target: 'es2022',
-    module: 'nodenext',
-    moduleResolution: 'nodenext',
+    module: bundler ? 'esnext' : 'nodenext',
+    moduleResolution: bundler ? 'bundler' : 'nodenext',
     lib,
     types: nodeTypes ? ['node'] : [],
     ...(nodeTypes ? { typeRoots: [NODE_TYPES] } : {}),
@@ -353,7 +366,10 @@ describe('given the @strata/client tarball installed into an empty folder outsid
       writeFileSync(join(consumer, 'platform.mts'), PLATFORM_CONSUMER);
       const configName = `tsconfig.${COMPILER_SETTINGS.indexOf(setting)}.json`;
       await typeCheck(consumer, configName, {
-        compilerOptions: { ...compilerOptions(setting.lib, setting.nodeTypes), noEmit: true },
+        compilerOptions: {
+          ...compilerOptions(setting.lib, setting.nodeTypes, setting.bundler),
+          noEmit: true,
+        },
         files: setting.files,
       });
     },
