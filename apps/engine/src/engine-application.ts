@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import type { EngineConfig, EngineLogLevel } from './config/engine-config';
 import { EngineMetrics } from './observability/engine-metrics.service';
 import { answerClientErrors } from './api/problem/client-error-answers';
+import { EngineDrain } from './http/health/engine-drain';
 import type { StrataApplicationOptions } from './http/strata-http.module';
 
 const nestLevels: Readonly<Record<Exclude<EngineLogLevel, 'silent'>, LogLevel[]>> = {
@@ -51,6 +52,7 @@ export async function createEngineApplication(
   });
   const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
   server.disable?.('x-powered-by');
+  app.use(app.get(EngineDrain).middleware());
   app.use(responseMetrics(app.get(EngineMetrics)));
   answerClientErrors(app.getHttpServer() as Server);
   return app;

@@ -14,6 +14,7 @@ import {
 } from './config/engine-config';
 import { EngineAnchors } from './anchors/engine-anchors';
 import { createEngineApplication } from './engine-application';
+import { CannotListenError, listenFailure, stopOnSignals } from './engine-stop';
 import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
 import { startupMessage } from './startup-message';
@@ -39,8 +40,14 @@ async function bootstrap(): Promise<void> {
   const settings = loadEngineSettings(process.env, config.cwd);
   await storeReachable(config);
   const app = await createEngineApplication(config, { settings });
-  app.enableShutdownHooks();
-  await (config.host !== undefined ? app.listen(config.port, config.host) : app.listen(config.port));
+  try {
+    await (config.host !== undefined ? app.listen(config.port, config.host) : app.listen(config.port));
+  } catch (error) {
+    const line = listenFailure(error, config);
+    if (line === undefined) throw error;
+    throw new CannotListenError(line);
+  }
+  stopOnSignals(app, config, (line) => process.stderr.write(`Strata engine: ${line}\n`));
   const shownHost =
     config.host === undefined || config.host === '0.0.0.0' || config.host === '::'
       ? 'localhost'
@@ -71,12 +78,17 @@ bootstrap().catch((error: unknown) => {
     process.stderr.write(
       `Strata engine: ${error.message}\nThe engine did not start. Every setting is described in the README, "Settings file".\n`,
     );
-  } else if (error instanceof ConfigurationError || error instanceof StoreUnreachableError) {
+  } else if (
+    error instanceof ConfigurationError ||
+    error instanceof StoreUnreachableError ||
+    error instanceof CannotListenError
+  ) {
     process.stderr.write(`Strata engine: ${error.message}\n`);
   } else {
     process.stderr.write(
       `Strata engine failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
   }
-  process.exitCode = 1;
+  // at once: the application may hold timers and handles that would keep the process running
+  process.exit(1);
 });

@@ -56,6 +56,7 @@ export const engineEnvironmentSchema = z.object({
   STRATA_EVENT_STREAM_BUFFER_PER_TENANT: byteSizeVariable('32mb'),
   STRATA_READ_WAIT_MS: integerVariable({ min: 0, max: 60_000, default: 2_000 }),
   STRATA_STORE_WAIT_MS: integerVariable({ min: 0, max: 3_600_000, default: 60_000 }),
+  STRATA_SHUTDOWN_TIMEOUT_MS: integerVariable({ min: 0, max: 3_600_000, default: 25_000 }),
   STRATA_CONTEXT_CACHE_SESSIONS: optionalPositiveIntegerVariable(),
   STRATA_CONTEXT_CACHE_ENTRIES: optionalPositiveIntegerVariable(),
   STRATA_FOLD_CACHE_SESSIONS: integerVariable({ min: 0, max: 1_000_000, default: 1_000 }),
@@ -110,6 +111,11 @@ export interface EngineConfig {
   readonly readWaitMs: number;
   /** How long `npm start` waits for an unreachable store before giving up. */
   readonly storeWaitMs: number;
+  /**
+   * How long a stop (SIGTERM, SIGINT) lets the requests in progress finish before the engine
+   * closes anyway (below Kubernetes' default grace period of 30 s).
+   */
+  readonly shutdownTimeoutMs: number;
   /** Context reads of one tenant that may wait for compactions at once; more answer 503. */
   readonly compactionWaitsPerTenant: number;
   /** How often a retention pass runs while the settings name a rule. */
@@ -234,6 +240,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     eventStreamBufferBytes: values.STRATA_EVENT_STREAM_BUFFER_PER_TENANT,
     readWaitMs: values.STRATA_READ_WAIT_MS,
     storeWaitMs: values.STRATA_STORE_WAIT_MS,
+    shutdownTimeoutMs: values.STRATA_SHUTDOWN_TIMEOUT_MS,
     contextCache: {
       ...(values.STRATA_CONTEXT_CACHE_SESSIONS !== undefined
         ? { maxSessions: values.STRATA_CONTEXT_CACHE_SESSIONS }

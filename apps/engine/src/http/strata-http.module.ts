@@ -34,6 +34,7 @@ import { TenantGuardEventStore } from '../tenancy/tenant-guard-event-store';
 import { AnchorsController } from './anchors/anchors.controller';
 import { DocsController } from './docs/docs.controller';
 import { ReadinessController } from './health/readiness.controller';
+import { EngineDrain } from './health/engine-drain';
 import { ENGINE_CONFIG, PROJECTION_STORAGE, TENANT_STORE } from '../api/http-tokens';
 import { ProblemDetailsFilter } from '../api/problem/problem-details.filter';
 import { ReadModels } from '../read-side/read-models.service';
@@ -138,6 +139,7 @@ export class StrataHttpModule {
           } satisfies OwnedResources,
         },
         OwnedResourcesLifecycle,
+        EngineDrain,
         TenantGuard,
         TenantSessions,
         SessionCommandInputs,

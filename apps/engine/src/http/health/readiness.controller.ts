@@ -4,7 +4,7 @@
 // status; scripts read `status` and `checks`, which keep their shape). Liveness is GET /health, which answers throughout a catch-up (decision 0010). With
 // API keys configured, a caller without a valid key is told the aggregate health only (ok flags,
 // state, lag): positions tell how many events the store holds, and the store's error may name
-// where it is.
+// where it is. Once a stop has begun, 503 with `reason: "draining"` (engine-drain.ts).
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { EventStore } from '@strata/event-store';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,6 +16,7 @@ import type { ApiOperation } from '../../api/openapi/api-operation';
 import { responseSchema } from '../../api/openapi/api-schemas';
 import { ReadModels } from '../../read-side/read-models.service';
 import { notReadyOf } from './readiness-reason';
+import { DRAINING_RETRY_AFTER_SECONDS, EngineDrain } from './engine-drain';
 
 const STORE_CHECK_TIMEOUT_MS = 2_000;
 
@@ -24,7 +25,7 @@ export const readinessResponse = responseSchema(
   z.object({
     status: z.enum(['ready', 'not_ready']),
     reason: z
-      .enum(['catching_up', 'store_unavailable', 'read_models_failed', 'read_models_stopped'])
+      .enum(['catching_up', 'store_unavailable', 'read_models_failed', 'read_models_stopped', 'draining'])
       .optional()
       .describe('Why the engine is not ready (503 only)'),
     detail: z.string().optional().describe('The reason in words (503 only)'),
@@ -76,6 +77,7 @@ export class ReadinessController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly readModels: ReadModels,
     @Inject(TenantDirectory) private readonly directory: TenantDirectory,
+    private readonly drain: EngineDrain,
   ) {}
 
   @Get('ready')
@@ -106,7 +108,13 @@ export class ReadinessController {
           },
         }
       : { store: { ok: store.ok }, projections: { ok: projectionsOk, state, positionsBehind } };
-    const notReady = notReadyOf(store.ok, state);
+    const notReady = this.drain.draining
+      ? {
+          reason: 'draining' as const,
+          detail: 'the engine is stopping: it finishes the requests in progress and takes no new ones',
+          retryAfterSeconds: DRAINING_RETRY_AFTER_SECONDS,
+        }
+      : notReadyOf(store.ok, state);
     if (notReady !== undefined) {
       response.statusCode = 503;
       response.setHeader('Retry-After', String(notReady.retryAfterSeconds));
