@@ -101,7 +101,11 @@ describe('overflow recovery', () => {
   describe('given an answer that failed for another reason with an input above the window', () => {
     const builder = session()
       .user('Hello')
-      .assistant('', { stopReason: 'error', errorMessage: '500 internal error', usage: { input: 200001, output: 0 } });
+      .assistant('', {
+        stopReason: 'error',
+        errorMessage: '500 internal error',
+        usage: { input: 200001, output: 0 },
+      });
 
     it('recovers: the usage shows that the request overflowed', () => {
       spec

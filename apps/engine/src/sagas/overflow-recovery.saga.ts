@@ -13,12 +13,7 @@
 // compaction there would be attached between the call and its result; the turn's last answer
 // decides. An error ends the loop, so a failed answer always counts.
 import { endsTurn, findTurnStartIndex } from '@strata/session';
-import {
-  appendsAssistantMessage,
-  isFailedOverflow,
-  liveAssistantTurn,
-  pruningStep,
-} from './assistant-turns';
+import { appendsAssistantMessage, isFailedOverflow, liveAssistantTurn, pruningStep } from './assistant-turns';
 import { autoCompactionAttemptId } from './saga-ids';
 import type { SagaCommand, SagaSessionView, SagaTrigger, SessionSaga } from './saga-messages';
 
