@@ -366,7 +366,7 @@ export const auditAttemptResponse = responseSchema(
   'One compaction or branch-summary attempt: its trigger and outcome; `model`, the model the ' +
     "provider reported it answered with, and `usage`, the sum of every call; who started it (the API key's " +
     'name as `actor`, `X-Strata-Actor` as `onBehalfOf`; `strata-engine` for a saga) and the ' +
-    '`customInstructions` it was given; and `summaryCalls`, every request sent to a summariser ' +
+    '`customInstructions` it was given; `force`, a compaction asked with `force: true`; and `summaryCalls`, every request sent to a summariser ' +
     'candidate in order (purpose, candidate, retry, duration, and the reported model and usage, or ' +
     'the error of a failed try), at most 64 listed (`summaryCallsOmitted` counts the others).',
 );
