@@ -16,6 +16,7 @@ import {
   type SessionContext,
   type SessionDetail,
   type SessionEntries,
+  type SessionEntryView,
   type SessionList,
   type SessionTree,
   type SessionVerification,
@@ -67,6 +68,7 @@ import type {
   contextQuery,
   listSessionsQuery,
 } from '../../apps/engine/src/api/sessions/session-requests.schemas';
+import type { sessionEntryResponse } from '../../apps/engine/src/api/sessions/session-visibility.schemas';
 import { startHttpEngine, type HttpHarness } from './http-harness';
 
 /** Compiles only when `Engine` is assignable to `Client`. */
@@ -80,6 +82,7 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof contextResponse>, SessionContext>,
   true satisfies Fits<z.output<typeof treeResponse>, SessionTree>,
   true satisfies Fits<z.output<typeof entriesResponse>, SessionEntries>,
+  true satisfies Fits<z.output<typeof sessionEntryResponse>, SessionEntryView>,
   true satisfies Fits<z.output<typeof compactionResponse>, CompactionResult>,
   true satisfies Fits<z.output<typeof navigationResponse>, NavigationResult>,
   true satisfies Fits<z.output<typeof abortResponse>, AbortResult>,
@@ -136,6 +139,7 @@ async function everyCall(): Promise<Recorded[]> {
   await client.context(id, { format: 'llm' });
   await client.tree(id);
   await client.entries(id, { limit: 1 });
+  await client.getEntry(id, 'a');
   await client.compact(id);
   await client.navigate(id, 'a');
   await client.abort(id);
@@ -166,13 +170,13 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(26);
+    expect(answersFit.length + requestsFit.length).toBe(27);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
     const calls = await everyCall();
-    expect(calls).toHaveLength(18);
+    expect(calls).toHaveLength(19);
     for (const call of calls) {
       const matches = templates.filter(({ pattern }) => pattern.test(call.url.pathname));
       // A literal path (/sessions/import) wins over a template (/sessions/{sessionId}).

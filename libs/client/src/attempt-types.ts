@@ -189,6 +189,8 @@ export interface AuditAttempt {
   readonly onBehalfOf: string | null;
   /** What the request asked the summary to focus on. */
   readonly customInstructions: string | null;
+  /** Compactions: asked with `force: true` (it keeps less when the keep budget would keep all). */
+  readonly force: boolean;
   /** Every summary request, in order (the latest 64); `summaryCallsOmitted` counts the others. */
   readonly summaryCalls: readonly SummaryCall[];
   readonly summaryCallsOmitted: number;

@@ -15,6 +15,7 @@ import type {
   SessionDetail,
   SessionEntries,
   SessionEntry,
+  SessionEntryView,
   SessionList,
   SessionTree,
   StartSessionRequest,
@@ -162,6 +163,11 @@ export class StrataClient {
   /** `GET /sessions/{id}/entries`: a page of entries in append order, or of the path to `leaf`. */
   entries(sessionId: string, query: EntriesQuery = {}, call?: CallOptions): Promise<SessionEntries> {
     return this.get(`/sessions/${segment(sessionId)}/entries${queryString({ ...query })}`, call);
+  }
+
+  /** `GET /sessions/{id}/entries/{entryId}`: one entry, its label and children, whether it is on the current path. */
+  getEntry(sessionId: string, entryId: string, call?: CallOptions): Promise<SessionEntryView> {
+    return this.get(`/sessions/${segment(sessionId)}/entries/${segment(entryId)}`, call);
   }
 
   /** `POST /sessions/{id}/compact`: runs one compaction attempt and answers its outcome. */

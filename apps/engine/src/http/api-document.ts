@@ -16,6 +16,7 @@ import { sessionEventOperations } from '../sessions/read-sessions/session-events
 import { sessionFileOperations } from '../sessions/session-files/session-files.controller';
 import { sessionErasureOperations } from '../sessions/erase-session/session-erasures.controller';
 import { sessionQueryOperations } from '../sessions/read-sessions/session-queries.controller';
+import { sessionEntryOperations } from '../sessions/read-sessions/session-entry.controller';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const packageVersion = (require('../../../../package.json') as { version: string }).version;
@@ -51,6 +52,7 @@ export const apiOperations: readonly ApiOperation[] = [
   ...abortCompactionOperations,
   ...setLabelOperations,
   ...sessionQueryOperations,
+  ...sessionEntryOperations,
   ...sessionFileOperations,
   ...sessionErasureOperations,
   ...anchorOperations,

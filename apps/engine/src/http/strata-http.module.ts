@@ -46,6 +46,7 @@ import { SetLabelController } from '../sessions/set-label/set-label.controller';
 import { SessionEventsController } from '../sessions/read-sessions/session-events.controller';
 import { SessionFilesController } from '../sessions/session-files/session-files.controller';
 import { SessionQueriesController } from '../sessions/read-sessions/session-queries.controller';
+import { SessionEntryController } from '../sessions/read-sessions/session-entry.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
 import { SessionCommandInputs } from '../api/sessions/session-command-input.service';
 import { SessionImportWork } from '../sessions/session-files/session-import-work';
@@ -113,6 +114,7 @@ export class StrataHttpModule {
         AbortCompactionController,
         SetLabelController,
         SessionQueriesController,
+        SessionEntryController,
         SessionFilesController,
         SessionErasuresController,
         AnchorsController,

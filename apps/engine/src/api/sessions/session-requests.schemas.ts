@@ -242,3 +242,6 @@ export const attemptsQuery = z.strictObject({
 
 /** The path parameters of an operation on one session. */
 export const sessionPath = { sessionId: sessionIdParameter };
+
+export const entryIdParameter = entryId.describe('the entry id');
+export const sessionEntryPath = { sessionId: sessionIdParameter, entryId: entryIdParameter };
