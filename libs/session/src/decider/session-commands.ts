@@ -28,6 +28,11 @@ export type AppendEntries = CommandOf<
     entries: readonly SessionEntry[];
     /** When given, the current leaf must equal it (optimistic check of the writer's view). */
     expectedLeafId?: string | null;
+    /**
+     * A live write: each tool result must answer a call pending on the path at its parent
+     * (tool-result-pairing.ts). Imports leave it out and keep what their file holds.
+     */
+    pairToolResults?: true;
   }
 >;
 

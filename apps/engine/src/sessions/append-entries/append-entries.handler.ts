@@ -1,4 +1,5 @@
-// Adapter: AppendEntries → the decider's AppendEntries. Settings entries (`strata.settings`)
+// Adapter: AppendEntries → the decider's AppendEntries, as a live write (each tool result must
+// answer a call pending at its parent; imports go through session-files and keep their file). Settings entries (`strata.settings`)
 // are validated first, so an invalid override never reaches the log. The entries' long texts are
 // counted (in slices) before they are written, so that the sagas, which count synchronously when
 // the entries reach them, find the counts ready. With an idempotency key the batch's event ids
@@ -60,7 +61,11 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
         return [
           {
             type: 'AppendEntries',
-            data: { entries, ...(expectedLeafId !== undefined ? { expectedLeafId } : {}) },
+            data: {
+              entries,
+              pairToolResults: true,
+              ...(expectedLeafId !== undefined ? { expectedLeafId } : {}),
+            },
           },
         ];
       },
