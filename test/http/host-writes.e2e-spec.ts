@@ -3,46 +3,7 @@
 // pending at its parent is refused naming the call, and nothing of its batch is written.
 import type { SessionEntry } from '@strata/session';
 import { problemOf, startHttpEngine, type HttpHarness } from './http-harness';
-
-const timestamp = '2026-03-01T10:00:00.000Z';
-
-function userEntry(id: string, parentId: string | null): SessionEntry {
-  return { type: 'message', id, parentId, timestamp, message: { role: 'user', content: 'go', timestamp: 1 } };
-}
-
-function callEntry(id: string, parentId: string, callId: string): SessionEntry {
-  return {
-    type: 'message',
-    id,
-    parentId,
-    timestamp,
-    message: {
-      role: 'assistant',
-      content: [{ type: 'toolCall', id: callId, name: 'read', arguments: { path: 'a.ts' } }],
-      provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      stopReason: 'toolUse',
-      timestamp: 2,
-    },
-  };
-}
-
-function resultEntry(id: string, parentId: string, callId: string): SessionEntry {
-  return {
-    type: 'message',
-    id,
-    parentId,
-    timestamp,
-    message: {
-      role: 'toolResult',
-      toolCallId: callId,
-      toolName: 'read',
-      content: [{ type: 'text', text: 'ok' }],
-      isError: false,
-      timestamp: 3,
-    },
-  };
-}
+import { callEntry, resultEntry, userEntry } from './host-turns';
 
 describe('given an engine and a session with one tool round trip', () => {
   let engine: HttpHarness;
