@@ -32,6 +32,7 @@ import {
   type ContextSizes,
   type RawEventsPage,
   type SearchResults,
+  type SessionLease,
 } from '@strata/client';
 import type { z } from 'zod';
 import { publicEventNames } from '../../apps/engine/src/events-stream/public-event-names';
@@ -42,7 +43,9 @@ import type {
   appendEntriesBody,
   compactBody,
   navigateBody,
+  setLabelBody,
   startSessionBody,
+  takeLeaseBody,
 } from '../../apps/engine/src/api/sessions/session-requests.schemas';
 import type {
   abortResponse,
@@ -61,6 +64,7 @@ import type {
   treeResponse,
   verifySessionResponse,
   verifyTenantResponse,
+  leaseResponse,
 } from '../../apps/engine/src/api/sessions/session-responses.schemas';
 import type {
   attemptsQuery,
@@ -90,6 +94,7 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof contextSizesResponse>, ContextSizes>,
   true satisfies Fits<z.output<typeof sessionSearchResponse>, SearchResults>,
   true satisfies Fits<z.output<typeof sessionEventsResponse>, RawEventsPage>,
+  true satisfies Fits<z.output<typeof leaseResponse>, SessionLease>,
 ];
 const requestsFit: readonly true[] = [
   true satisfies Fits<StartSessionRequest, z.input<typeof startSessionBody>>,
@@ -100,6 +105,12 @@ const requestsFit: readonly true[] = [
   true satisfies Fits<ContextQuery, Partial<z.output<typeof contextQuery>>>,
   true satisfies Fits<ListSessionsQuery, Partial<z.output<typeof listSessionsQuery>>>,
   true satisfies Fits<AttemptsQuery, Partial<z.output<typeof attemptsQuery>>>,
+  true satisfies Fits<{ holder: string; ttlMs: number }, z.input<typeof takeLeaseBody>>,
+  true satisfies Fits<{ token: string; ttlMs: number }, z.input<typeof takeLeaseBody>>,
+  true satisfies Fits<
+    { targetId: string; label: string | null; leaseToken?: string },
+    z.input<typeof setLabelBody>
+  >,
 ];
 
 interface Recorded {
@@ -145,6 +156,9 @@ async function everyCall(): Promise<Recorded[]> {
   await client.verifyAll();
   await client.attempts(id);
   await client.attempts(undefined);
+  await client.takeLease(id, 'host', 5_000);
+  await client.renewLease(id, '1.token', 5_000);
+  await client.releaseLease(id, '1.token');
   const stream = client.events({ maxReconnects: 0 });
   await (async () => {
     for await (const _event of stream) break;
@@ -166,13 +180,13 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(26);
+    expect(answersFit.length + requestsFit.length).toBe(30);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
     const calls = await everyCall();
-    expect(calls).toHaveLength(18);
+    expect(calls).toHaveLength(21);
     for (const call of calls) {
       const matches = templates.filter(({ pattern }) => pattern.test(call.url.pathname));
       // A literal path (/sessions/import) wins over a template (/sessions/{sessionId}).
