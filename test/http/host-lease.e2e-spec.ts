@@ -87,6 +87,25 @@ describe('given an engine and a started session', () => {
     expect(label.status).toBe(200);
   });
 
+  it('answers a repeated append (same idempotency key) as the first, even once a lease is taken', async () => {
+    const sessionId = await startSession();
+    const body = { entries: [userEntry('u1', 'u0')], idempotencyKey: 'turn-1' };
+    const first = await append(sessionId, body);
+    expect(first.status).toBe(200);
+    await take(sessionId, { holder: 'host-b', ttlMs: 60_000 });
+
+    const repeated = await append(sessionId, body);
+    const fresh = await append(sessionId, {
+      ...body,
+      idempotencyKey: 'turn-2',
+      entries: [userEntry('u2', 'u1')],
+    });
+
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toMatchObject({ alreadyAppended: true, entryIds: ['u1'] });
+    expect(problemOf(fresh)).toMatchObject({ reason: 'lease_held', holder: 'host-b' });
+  });
+
   it('renews with the token (same token, later expiry) and releases with it', async () => {
     const sessionId = await startSession();
     const lease = (await take(sessionId, { holder: 'host-a', ttlMs: 5_000 })).body as Lease;
