@@ -1,12 +1,12 @@
-// Adapter: AppendEntries → the decider's AppendEntries, as a live write (each tool result must
-// answer a call pending at its parent, and it must bear the token of the writer lease in force,
-// checked in the same decision; imports go through session-files and keep their file). Settings entries (`strata.settings`)
-// are validated first, so an invalid override never reaches the log. The entries' long texts are
-// counted (in slices) before they are written, so that the sagas, which count synchronously when
-// the entries reach them, find the counts ready. With an idempotency key the batch's event ids
-// derive from the session and the key; a key used before answers the first outcome (its entry
-// ids, and the leaf and revision right after it) when the entries are the same, and is refused
-// with `IdempotencyMismatchError` when they are not.
+// Adapter: AppendEntries → the decider's AppendEntries, as a live write: each tool result must
+// answer a call pending at its parent, and the batch must bear the token of the writer lease in
+// force, checked in the same decision (imports go through session-files and keep their file).
+// Settings entries (`strata.settings`) are validated first, so an invalid override never reaches
+// the log. The entries' long texts are counted (in slices) before they are written, so that the
+// sagas, which count synchronously when the entries reach them, find the counts ready. With an
+// idempotency key the batch's event ids derive from the session and the key; a key used before
+// answers the first outcome (its entry ids, and the leaf and revision right after it) when the
+// entries are the same, and is refused with `IdempotencyMismatchError` when they are not.
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { derivedEventId, sessionIdSeed, type EarlierHandling } from '@strata/event-store';
