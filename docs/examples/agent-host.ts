@@ -7,6 +7,8 @@
 //
 // Run it against an engine (`npm start`), with a toy model and one toy tool:
 //   node bin/run-ts.js docs/examples/agent-host.ts [--url http://localhost:3000] [--api-key <key>]
+// or, as a host outside the repository, compiled against the packed @strata/client (the tarball of
+// `npm pack` in libs/client): docs/agent-hosts.md, and test/client-package, which does it.
 import { randomUUID } from 'node:crypto';
 import {
   StrataApiError,

@@ -116,6 +116,17 @@ describe('signed anchors over HTTP', () => {
       (await engine.request('GET', '/anchors?since=2999-01-01T00:00:00Z', { key: ALPHA_KEY })).text,
     ).toBe('');
     expect((await engine.request('GET', '/anchors?since=soon', { key: ALPHA_KEY })).status).toBe(400);
+    const tenantAnchors = anchorsOfText((await engine.request('GET', '/anchors', { key: ALPHA_KEY })).text);
+    const lastPosition = tenantAnchors.at(-1)!.position!;
+    expect(tenantAnchors.map((anchor) => BigInt(anchor.position!))).toEqual(
+      tenantAnchors.map((anchor) => BigInt(anchor.position!)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+    expect((await engine.request('GET', `/anchors?after=${lastPosition}`, { key: ALPHA_KEY })).text).toBe('');
+    const fromFirst = anchorsOfText(
+      (await engine.request('GET', `/anchors?after=${tenantAnchors[0]!.position!}`, { key: ALPHA_KEY })).text,
+    );
+    expect(fromFirst).toEqual(tenantAnchors.slice(1));
+    expect((await engine.request('GET', '/anchors?after=-1', { key: ALPHA_KEY })).status).toBe(400);
 
     const events = await engine.request('GET', '/sessions/served/export?format=events', { key: ALPHA_KEY });
     expect(events.status).toBe(200);

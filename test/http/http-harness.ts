@@ -17,6 +17,7 @@ import { createEngineApplication } from '../../apps/engine/src/engine-applicatio
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
 import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
+import type { Clock } from '../../apps/engine/src/shared/clock';
 import { sendWithStaleSocketRetry } from './keep-alive-request';
 
 export const ALPHA_KEY = 'alpha-key-0123456789abcdef';
@@ -43,6 +44,8 @@ export interface HttpHarnessOptions {
    * (true by default, as a deployment waits for /ready); false to watch the catch-up itself.
    */
   readonly waitUntilCaughtUp?: boolean;
+  /** The engine's clock (the system's by default). */
+  readonly clock?: Clock;
 }
 
 export interface ApiResponse {
@@ -91,6 +94,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
     settings: { tokenizer: 'chars4', ...options.settings },
     ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),
     ...(options.projectionStorage !== undefined ? { projectionStorage: options.projectionStorage } : {}),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });
   await app.listen(options.port ?? 0, '127.0.0.1');
   if (options.waitUntilCaughtUp !== false) await app.get(ReadModels).runner.whenCaughtUp();

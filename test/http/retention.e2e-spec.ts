@@ -33,10 +33,14 @@ describe('given an engine with retention rules and sessions written long ago', (
     ];
     for (const { id, tenant, daysAgo } of seeded) {
       const written = new Date(Date.now() - daysAgo * DAY_MS);
-      const store = new SqliteEventStore({ filename: join(directory, 'strata.db'), clock: () => written });
+      const store = new SqliteEventStore({ filename: join(directory, 'strata.db') });
       const built = session({ sessionId: id }).user('hello').assistant('hi');
       try {
-        await importSessionFile(store, serializeSessionFile(built.header, built.entries), { tenant });
+        // the seal's clock, whose time the store records
+        await importSessionFile(store, serializeSessionFile(built.header, built.entries), {
+          tenant,
+          now: () => written,
+        });
       } finally {
         await store.close();
       }

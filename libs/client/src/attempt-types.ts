@@ -102,7 +102,13 @@ export interface SetLabelResult {
 export interface ChainBreak {
   readonly revision: string;
   readonly eventId: string;
-  readonly reason: 'missing_seal' | 'revision_gap' | 'previous_hash_mismatch' | 'hash_mismatch';
+  readonly reason:
+    | 'missing_seal'
+    | 'revision_gap'
+    | 'previous_hash_mismatch'
+    | 'hash_mismatch'
+    | 'time_mismatch'
+    | 'time_backwards';
 }
 
 export interface SessionVerification {

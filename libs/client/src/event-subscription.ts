@@ -6,6 +6,7 @@
 import type { EventName, StrataEvent } from './event-types';
 import { StrataApiError, StrataClientError, StrataNetworkError, StrataProtocolError } from './errors';
 import { EventStreamParser, type EventFrame } from './event-stream-parser';
+import type { ClientAbortSignal } from './platform-types';
 import {
   baseHeaders,
   problemOf,
@@ -49,7 +50,7 @@ export interface EventStreamOptions {
   /** Told each comment (`connected`, `caught up at <position>`, `heartbeat`). */
   readonly onComment?: (text: string) => void;
   /** Ends the iteration, as `close()` does. */
-  readonly signal?: AbortSignal;
+  readonly signal?: ClientAbortSignal;
 }
 
 export interface ReconnectInfo {

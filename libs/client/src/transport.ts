@@ -1,6 +1,8 @@
 // One HTTP exchange with the engine over Node's global fetch: the API key and actor headers, a
 // time limit, a bounded answer, the problem document of an error, and retries with backoff
 // (honouring Retry-After, bounded) for the calls that may be sent twice.
+// What is tagged `@internal` is the client's own: the package's declarations leave it out
+// (libs/client/build.js), so they name no DOM or Node type (Response, Headers, URL).
 import {
   StrataApiError,
   StrataNetworkError,
@@ -8,6 +10,7 @@ import {
   StrataTimeoutError,
   type ProblemDocument,
 } from './errors';
+import type { ClientAbortSignal, ClientFetch } from './platform-types';
 
 export interface RetryPolicy {
   /** Tries in all, the first included (1: no retry). Default 3. */
@@ -31,16 +34,17 @@ export interface TransportOptions {
   /** The largest answer body read, in bytes. Default 64 MiB. */
   readonly maxResponseBytes?: number;
   /** Another fetch (tests, proxies); the global one by default. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: ClientFetch;
 }
 
 export interface CallOptions {
   /** Ends the call early (it rejects with the signal's reason). */
-  readonly signal?: AbortSignal;
+  readonly signal?: ClientAbortSignal;
   /** This call's time limit instead of the client's. */
   readonly timeoutMs?: number;
 }
 
+/** @internal */
 export interface Exchange {
   readonly method: 'GET' | 'POST' | 'DELETE';
   /** The path and query, e.g. `/sessions/abc/context?format=llm`. */
@@ -52,6 +56,7 @@ export interface Exchange {
   readonly accept?: string;
 }
 
+/** @internal */
 export interface Answer {
   readonly status: number;
   readonly headers: Headers;
@@ -63,7 +68,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const RETRYABLE_STATUSES = new Set([408, 429, 502, 503, 504]);
 const MAX_DETAIL_CHARACTERS = 2_000;
 
-/** The delay a `Retry-After` header asks for (seconds or an HTTP date), in milliseconds. */
+/** The delay a `Retry-After` header asks for (seconds or an HTTP date), in milliseconds. @internal */
 export function retryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
@@ -72,7 +77,7 @@ export function retryAfterMs(value: string | null, now: number = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The engine's URL for `path`, keeping any path prefix of the base URL. */
+/** The engine's URL for `path`, keeping any path prefix of the base URL. @internal */
 export function urlOf(base: string, path: string): URL {
   const root = new URL(base);
   if (root.protocol !== 'http:' && root.protocol !== 'https:')
@@ -81,6 +86,7 @@ export function urlOf(base: string, path: string): URL {
   return new URL(`${root.origin}${prefix}${path}`);
 }
 
+/** @internal */
 export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted === true) return resolve();
@@ -94,7 +100,7 @@ export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void>
   });
 }
 
-/** Reads a body up to `limit` bytes; more is a protocol error (the rest is not read). */
+/** Reads a body up to `limit` bytes; more is a protocol error (the rest is not read). @internal */
 export async function readBounded(response: Response, limit: number, what: string): Promise<string> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) {
@@ -119,7 +125,7 @@ export async function readBounded(response: Response, limit: number, what: strin
   return text + decoder.decode();
 }
 
-/** The problem document of an error answer; a stand-in naming the status when it is not one. */
+/** The problem document of an error answer; a stand-in naming the status when it is not one. @internal */
 export function problemOf(status: number, text: string): ProblemDocument {
   try {
     const parsed: unknown = JSON.parse(text);
@@ -137,7 +143,7 @@ export function problemOf(status: number, text: string): ProblemDocument {
   return { status, code: `http_${status}`, detail: text.slice(0, MAX_DETAIL_CHARACTERS) };
 }
 
-/** The headers every request carries. */
+/** The headers every request carries. @internal */
 export function baseHeaders(options: TransportOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   if (options.apiKey !== undefined && options.apiKey !== '')
@@ -146,7 +152,7 @@ export function baseHeaders(options: TransportOptions): Record<string, string> {
   return headers;
 }
 
-/** The backoff before try `attempt + 1` (1-based): doubling, a little jitter, never over the bound. */
+/** The backoff before try `attempt + 1` (1-based): doubling, a little jitter, never over the bound. @internal */
 export function backoffMs(attempt: number, policy: RetryPolicy, retryAfter: number | undefined): number {
   const base = policy.baseDelayMs ?? 200;
   const bound = policy.maxDelayMs ?? 10_000;
@@ -155,6 +161,7 @@ export function backoffMs(attempt: number, policy: RetryPolicy, retryAfter: numb
   return Math.min(bound, Math.max(jittered, retryAfter ?? 0));
 }
 
+/** @internal */
 export class Transport {
   constructor(readonly options: TransportOptions) {
     urlOf(options.url, '/');
@@ -219,7 +226,7 @@ export class Transport {
   }
 }
 
-/** Whether another try may succeed: no engine reached, a timeout, or a status that says "later". */
+/** Whether another try may succeed: no engine reached, a timeout, or a status that says "later". @internal */
 export function isTransient(error: unknown): boolean {
   if (error instanceof StrataNetworkError || error instanceof StrataTimeoutError) return true;
   return error instanceof StrataApiError && RETRYABLE_STATUSES.has(error.status);

@@ -111,6 +111,12 @@ function replay(storeFile: string, projectionsFile: string): Promise<number> {
   });
 }
 
+/**
+ * Two fixtures (about 2,000 entries) imported, applied one by one and replayed twice: a few
+ * seconds on a quiet machine, and more than the default 30 s with a dozen processes on two cores.
+ */
+const REPLAY_EQUIVALENCE_TIMEOUT_MS = 180_000;
+
 describeWithFixture('large-session.jsonl', 'a replay of the pi fixtures', () => {
   let directory: string;
   beforeEach(() => {
@@ -118,53 +124,57 @@ describeWithFixture('large-session.jsonl', 'a replay of the pi fixtures', () => 
   });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('writes exactly the read models that applying each event in turn writes, twice in a row', async () => {
-    const fixtures = ['large-session.jsonl', 'before-compaction.jsonl'].filter(piFixtureExists);
-    const storeFile = join(directory, 'store.db');
-    await writeStore(storeFile, fixtures);
-    const store = new SqliteEventStore({ filename: storeFile });
-    try {
-      // an attempt for the audit, after both sessions
-      let streamId = '';
-      for await (const recorded of store.readAll({ maxCount: 1 })) streamId = recorded.streamId;
-      await store.appendToStream(streamId, [
-        {
-          id: '0190a8f0-0000-7000-8000-0000000000b1',
-          type: 'CompactionStarted',
-          data: {
-            attemptId: 'b1',
-            trigger: 'manual',
-            preparedAtLeafId: null,
-            tokensBefore: 900,
-            startedAt: 5,
+  it(
+    'writes exactly the read models that applying each event in turn writes, twice in a row',
+    async () => {
+      const fixtures = ['large-session.jsonl', 'before-compaction.jsonl'].filter(piFixtureExists);
+      const storeFile = join(directory, 'store.db');
+      await writeStore(storeFile, fixtures);
+      const store = new SqliteEventStore({ filename: storeFile });
+      try {
+        // an attempt for the audit, after both sessions
+        let streamId = '';
+        for await (const recorded of store.readAll({ maxCount: 1 })) streamId = recorded.streamId;
+        await store.appendToStream(streamId, [
+          {
+            id: '0190a8f0-0000-7000-8000-0000000000b1',
+            type: 'CompactionStarted',
+            data: {
+              attemptId: 'b1',
+              trigger: 'manual',
+              preparedAtLeafId: null,
+              tokensBefore: 900,
+              startedAt: 5,
+            },
+            metadata: { tenant: 'acme' },
           },
-          metadata: { tenant: 'acme' },
-        },
-        {
-          id: '0190a8f0-0000-7000-8000-0000000000b2',
-          type: 'CompactionSkipped',
-          data: { attemptId: 'b1', reason: 'nothing to compact' },
-          metadata: { tenant: 'acme' },
-        },
-      ]);
-    } finally {
-      await store.close();
-    }
-    const oneByOne = join(directory, 'one-by-one.db');
-    const replayed = join(directory, 'replayed.db');
+          {
+            id: '0190a8f0-0000-7000-8000-0000000000b2',
+            type: 'CompactionSkipped',
+            data: { attemptId: 'b1', reason: 'nothing to compact' },
+            metadata: { tenant: 'acme' },
+          },
+        ]);
+      } finally {
+        await store.close();
+      }
+      const oneByOne = join(directory, 'one-by-one.db');
+      const replayed = join(directory, 'replayed.db');
 
-    const applied = await applyOneByOne(storeFile, oneByOne);
-    const firstReplay = await replay(storeFile, replayed);
-    const afterFirst = readModelRows(replayed);
-    const secondReplay = await replay(storeFile, replayed);
+      const applied = await applyOneByOne(storeFile, oneByOne);
+      const firstReplay = await replay(storeFile, replayed);
+      const afterFirst = readModelRows(replayed);
+      const secondReplay = await replay(storeFile, replayed);
 
-    const expected = readModelRows(oneByOne);
-    expect(applied).toBeGreaterThan(2_000);
-    expect(firstReplay).toBe(applied);
-    expect(secondReplay).toBe(applied);
-    expect(expected.searchEntries.length).toBeGreaterThan(1_000);
-    expect(expected.audit).toHaveLength(1);
-    expect(afterFirst).toEqual(expected);
-    expect(readModelRows(replayed)).toEqual(expected);
-  });
+      const expected = readModelRows(oneByOne);
+      expect(applied).toBeGreaterThan(2_000);
+      expect(firstReplay).toBe(applied);
+      expect(secondReplay).toBe(applied);
+      expect(expected.searchEntries.length).toBeGreaterThan(1_000);
+      expect(expected.audit).toHaveLength(1);
+      expect(afterFirst).toEqual(expected);
+      expect(readModelRows(replayed)).toEqual(expected);
+    },
+    REPLAY_EQUIVALENCE_TIMEOUT_MS,
+  );
 });

@@ -8,7 +8,13 @@ import { encodeNewSessionImport } from './session-import-encoding';
 import { prepareSessionImport, writeSessionImport } from './session-import';
 
 const FIXTURES = ['before-compaction.jsonl', 'large-session.jsonl'].filter(piFixtureExists);
-const options = { tenant: 'acme', actor: 'importer', metadata: { onBehalfOf: 'alice' } };
+// one fixed clock: the two imports compared event for event seal the same times
+const options = {
+  tenant: 'acme',
+  actor: 'importer',
+  metadata: { onBehalfOf: 'alice' },
+  now: () => new Date('2026-01-01T00:00:00.000Z'),
+};
 
 async function storedEvents(store: EventStore, streamId: string) {
   const events = [];

@@ -19,7 +19,10 @@ export interface EncodedSessionImport {
 }
 
 /** The write options an encoded import keeps (no custom appender, check or progress callback). */
-export type EncodeSessionImportOptions = Pick<WriteSessionImportOptions, 'actor' | 'metadata' | 'tenant'>;
+export type EncodeSessionImportOptions = Pick<
+  WriteSessionImportOptions,
+  'actor' | 'metadata' | 'tenant' | 'now'
+>;
 
 export async function encodeNewSessionImport(
   prepared: PreparedSessionImport,
@@ -38,6 +41,7 @@ export async function encodeNewSessionImport(
         type: recorded.type,
         data: toJsonText(recorded.data, `data of event ${recorded.id}`),
         metadata: toJsonText(recorded.metadata, `metadata of event ${recorded.id}`),
+        createdAt: recorded.createdAt,
       });
     }
     return { report, events };

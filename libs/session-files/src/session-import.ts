@@ -32,7 +32,7 @@ import {
   sessionIdSeed,
   type StreamAppender,
 } from '@strata/event-store';
-import { sealingAppender } from '@strata/integrity';
+import { createSealingAppender, sealingAppender } from '@strata/integrity';
 import { checkEntryReferences, entryLineNumbers } from './entry-references';
 import { parseStoredSessionEvent } from './session-repository';
 import { SessionImportError } from './session-store-errors';
@@ -86,6 +86,8 @@ export interface WriteSessionImportOptions {
   readonly progressInterval?: number;
   /** How events reach the store (the integrity layer's sealing appender by default). */
   readonly appender?: StreamAppender;
+  /** The clock the default appender's seal reads (the system clock by default). */
+  readonly now?: () => Date;
   /**
    * Called with the stored state and the entries about to be appended, before anything is
    * written; throws to refuse them (the engine's bound on one session).
@@ -333,7 +335,9 @@ export async function writeSessionImport(
         return importedEventId(sessionId, event);
       },
       metadata,
-      appender: options.appender ?? sealingAppender,
+      appender:
+        options.appender ??
+        (options.now === undefined ? sealingAppender : createSealingAppender({}, { now: options.now })),
     }),
   );
   if (handled.revision === null) throw new Error(`session ${sessionId} was not stored`);

@@ -435,6 +435,61 @@ describe("strata verify against the store's records and signed anchors", () => {
       expect((await strata(['anchors', 'list'])).code).toBe(2);
     });
 
+    it('gives each anchor its position in the log, and with --after only those logged after it, whatever their times', async () => {
+      await importInto(sessionFile('early', 1), storeFile);
+      const first = await strata(['anchors', 'export', '--store', `sqlite:${storeFile}`]);
+      const kept = first
+        .out()
+        .trim()
+        .split('\n')
+        .map((line) => anchorSchema.parse(JSON.parse(line)));
+      expect(kept.map((anchor) => anchor.position)).toEqual(['1']);
+      await importInto(sessionFile('late', 1), storeFile);
+      // an anchor signed under a clock far behind: a time-based export after the first would miss it
+      const raw = new Database(storeFile);
+      try {
+        raw
+          .prepare("UPDATE anchors SET signed_at = '2000-01-01T00:00:00.000Z' WHERE stream_id = ?")
+          .run('session-late');
+      } finally {
+        raw.close();
+      }
+      const byTime = await strata([
+        'anchors',
+        'export',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--since',
+        kept[0]!.time,
+      ]);
+      expect(byTime.out()).not.toContain('session-late');
+      const after = await strata([
+        'anchors',
+        'export',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--after',
+        kept[0]!.position!,
+      ]);
+      expect(after.code).toBe(0);
+      const since = after
+        .out()
+        .trim()
+        .split('\n')
+        .map((line) => anchorSchema.parse(JSON.parse(line)));
+      expect(since.map((anchor) => [anchor.stream, anchor.position])).toEqual([['session-late', '2']]);
+      const refused = await strata([
+        'anchors',
+        'export',
+        '--store',
+        `sqlite:${storeFile}`,
+        '--after',
+        'last',
+      ]);
+      expect(refused.code).toBe(2);
+      expect(refused.err()).toContain('--after must be a position of the anchor log');
+    });
+
     it('signs with a key made under data/ on first use, and refuses an unknown STRATA_ANCHORS value', async () => {
       await importInto(sessionFile('keyed', 1), storeFile);
       expect(readFileSync(join(directory, 'data', 'signing-key.pub.pem'), 'utf8')).toContain(

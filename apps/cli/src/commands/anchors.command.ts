@@ -1,10 +1,23 @@
 // `strata anchors export`: the store's signed anchors as JSON Lines on stdout, oldest first, for
-// an auditor to keep outside the store (or to have timestamped); `--since` keeps those signed at
-// or after a time. Read page by page, so a long log is never held in memory.
+// an auditor to keep outside the store (or to have timestamped); `--after` keeps those logged
+// after a position of the log (each line's `position`: nothing is missed whatever the clocks
+// did), `--since` those signed at or after a time. Read page by page, so a long log is never held
+// in memory.
 import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/integrity';
 import { CliError, type CliCommand } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
+
+function afterOption(value: string | undefined): bigint | undefined {
+  if (value === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]{0,18})$/.test(value)) {
+    throw new CliError(
+      `--after must be a position of the anchor log (a whole number such as 1200), not '${value}'`,
+      2,
+    );
+  }
+  return BigInt(value);
+}
 
 function sinceOption(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -18,20 +31,25 @@ export const anchorsCommand: CliCommand = {
   name: 'anchors',
   summary: "print the store's signed anchors (session heads) as JSON Lines",
   usage:
-    `strata anchors export ${storeOptionUsage} [--since <time>]\n  ${storeOptionHelp}\n` +
-    '  --since: only anchors signed at or after this date-time (2026-01-31T12:00:00Z)\n' +
+    `strata anchors export ${storeOptionUsage} [--after <position>] [--since <time>]\n  ${storeOptionHelp}\n` +
+    '  --after: only anchors logged after this position of the anchor log (the `position` of the\n' +
+    '           last line exported before): everything since, whatever the clocks said\n' +
+    '  --since: only anchors signed at or after this date-time (2026-01-31T12:00:00Z), as the\n' +
+    "           signing engine's clock said\n" +
     'examples:\n' +
     '  strata anchors export > anchors.jsonl\n' +
+    '  strata anchors export --after "$(tail -n 1 anchors.jsonl | jq -r .position)" >> anchors.jsonl\n' +
     '  strata anchors export --since 2026-12-01T00:00:00Z --store sqlite:./data/strata.db',
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(
       argv,
-      { store: { type: 'string' }, since: { type: 'string' } },
+      { store: { type: 'string' }, since: { type: 'string' }, after: { type: 'string' } },
       true,
     );
     const [action, ...extra] = positionals;
     if (action !== 'export' || extra.length > 0) throw new CliError("the one action is 'anchors export'", 2);
     const since = sinceOption(values.since);
+    const after = afterOption(values.after);
     await withEventStore(values.store, io, async (store) => {
       let log;
       try {
@@ -40,8 +58,8 @@ export const anchorsCommand: CliCommand = {
         if (error instanceof AnchorLogUnavailableError) throw new CliError(error.message);
         throw error;
       }
-      for await (const anchor of log.read(since !== undefined ? { since } : {}))
-        io.stdout(anchorLine(anchor));
+      const query = { ...(since !== undefined ? { since } : {}), ...(after !== undefined ? { after } : {}) };
+      for await (const anchor of log.read(query)) io.stdout(anchorLine(anchor));
     });
     return 0;
   },

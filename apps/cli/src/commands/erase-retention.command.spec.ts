@@ -40,9 +40,10 @@ function sessionText(sessionId: string, word = 'ordinary'): string {
 async function seed(sessions: readonly { id: string; tenant: string; daysAgo: number }[]): Promise<void> {
   for (const { id, tenant, daysAgo } of sessions) {
     const written = new Date(Date.now() - daysAgo * 86_400_000);
-    const sqlite = new SqliteEventStore({ filename: storeFile, clock: () => written });
+    const sqlite = new SqliteEventStore({ filename: storeFile });
     try {
-      await importSessionFile(sqlite, sessionText(id), { tenant });
+      // the seal's clock, whose time the store records
+      await importSessionFile(sqlite, sessionText(id), { tenant, now: () => written });
     } finally {
       await sqlite.close();
     }

@@ -22,8 +22,8 @@ import { publicEventsOf } from './public-events';
 import {
   RECONNECT_DELAY_MS,
   SSE_CONTENT_TYPE,
+  EventFrameCache,
   commentFrame,
-  eventFrameParts,
   retryFrame,
 } from './sse-frames';
 import { StoreStreamLookups } from './store-stream-lookups';
@@ -69,7 +69,7 @@ class OpenStream {
   }
 
   /** Writes a frame without waiting: the gate waits for the client before the next page. */
-  write(frame: string): void {
+  write(frame: string | Buffer): void {
     if (this.closed || this.response.writableEnded) return;
     this.response.write(frame);
   }
@@ -82,6 +82,8 @@ export class EventStreams implements OnModuleDestroy {
   private readonly shares = new Map<string, TenantStreamShare>();
   private readonly lookups: StoreStreamLookups;
   private readonly limits: StreamShareLimits;
+  /** Event JSON shared by the streams, as many bytes as one tenant's streams may hold unsent. */
+  private readonly frames: EventFrameCache;
   private stopping = false;
 
   constructor(
@@ -97,6 +99,7 @@ export class EventStreams implements OnModuleDestroy {
       readsPerTenant: READS_PER_TENANT,
       unsentBytesPerTenant: config.eventStreamBufferBytes,
     };
+    this.frames = new EventFrameCache(config.eventStreamBufferBytes);
   }
 
   get openStreams(): number {
@@ -253,7 +256,7 @@ export class EventStreams implements OnModuleDestroy {
       this.lookups,
     );
     for (const event of events) {
-      for (const part of eventFrameParts(event)) stream.write(part);
+      for (const part of this.frames.frameOf(event)) stream.write(part);
       this.metrics.eventsStreamed.increment({ name: event.name });
     }
   }

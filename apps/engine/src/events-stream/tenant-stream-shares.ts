@@ -35,11 +35,23 @@ export interface SharedStream {
   readonly closed: boolean;
 }
 
-/** One tenant's streams: how many are open, how many read, what they hold unsent. */
+/** A stream waiting at its share's gate, and how to wake it. */
+interface Waiter {
+  readonly stream: SharedStream;
+  readonly wake: () => void;
+}
+
+/**
+ * One tenant's streams: how many are open, how many read, what they hold unsent. A change (a
+ * socket drained, a stream closed, a read ended) sums the unsent bytes once and wakes only the
+ * waiting streams that may read now (and the closed ones, to leave): with a tenant's whole share
+ * of streams waiting, waking each to sum every socket again cost the event loop streams² checks
+ * per change (issue 22, attack (c)).
+ */
 export class TenantStreamShare {
   private readonly streams = new Set<SharedStream>();
   private reading = 0;
-  private waiters: (() => void)[] = [];
+  private waiters: Waiter[] = [];
 
   constructor(private readonly limits: StreamShareLimits) {}
 
@@ -68,8 +80,8 @@ export class TenantStreamShare {
     let inside = false;
     return {
       enter: async () => {
-        while (!stream.closed && !this.mayRead(stream)) {
-          await new Promise<void>((resolve) => this.waiters.push(resolve));
+        while (!stream.closed && !this.mayRead(stream, this.unsentBytes())) {
+          await new Promise<void>((wake) => this.waiters.push({ stream, wake }));
         }
         this.reading += 1;
         inside = true;
@@ -90,18 +102,30 @@ export class TenantStreamShare {
     return total;
   }
 
-  /** Wakes every stream waiting at the gate, to look again. */
+  /**
+   * Wakes the waiting streams that may read now, in the order they came, as many as there are
+   * free reads, and every closed one; the others keep waiting for the next change.
+   */
   changed(): void {
-    const woken = this.waiters;
-    this.waiters = [];
-    for (const wake of woken) wake();
+    if (this.waiters.length === 0) return;
+    const unsent = this.unsentBytes();
+    let freeReads = this.limits.readsPerTenant - this.reading;
+    const waiting: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.stream.closed) waiter.wake();
+      else if (freeReads > 0 && this.mayRead(waiter.stream, unsent)) {
+        freeReads -= 1;
+        waiter.wake();
+      } else waiting.push(waiter);
+    }
+    this.waiters = waiting;
   }
 
-  private mayRead(stream: SharedStream): boolean {
+  private mayRead(stream: SharedStream, unsent: number): boolean {
     return (
       !stream.response.writableNeedDrain &&
       this.reading < this.limits.readsPerTenant &&
-      this.unsentBytes() < this.limits.unsentBytesPerTenant
+      unsent < this.limits.unsentBytesPerTenant
     );
   }
 }

@@ -193,11 +193,11 @@ export function strataApplicationImports(
 ): DynamicModule[] {
   const metrics = new EngineMetrics();
   const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd, sqlite: config.sqlite });
-  const anchors = new EngineAnchors(
-    config,
-    inner,
-    options.anchorIntervalMs !== undefined ? { intervalMs: options.anchorIntervalMs } : {},
-  );
+  const { clock } = options;
+  const anchors = new EngineAnchors(config, inner, {
+    ...(options.anchorIntervalMs !== undefined ? { intervalMs: options.anchorIntervalMs } : {}),
+    ...(clock !== undefined ? { clock: () => new Date(clock.now()) } : {}),
+  });
   const store = new TenantGuardEventStore(inner, [
     {
       appendFinished: (result, events, seconds) => {

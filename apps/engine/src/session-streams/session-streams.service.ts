@@ -9,7 +9,7 @@
 // Reads of the current state (compaction and navigation) go through the same cache. A seeded
 // write that was made before is reported with where it was made, and the events it wrote can be
 // read back, so a use case can compare a repeated request with the first and answer as it did.
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   FoldedStreamCache,
   derivedEventId,
@@ -21,7 +21,7 @@ import {
   type EventStore,
   type StreamAppender,
 } from '@strata/event-store';
-import { sealingAppender } from '@strata/integrity';
+import { createSealingAppender } from '@strata/integrity';
 import { SessionNotFoundError, parseStoredSessionEvent } from '@strata/session-files';
 import {
   SessionDomainError,
@@ -42,7 +42,8 @@ import {
   tenantOfMetadata,
   type WriteContext,
 } from '../shared/command-context';
-import { EVENT_STORE } from '../shared/injection-tokens';
+import { CLOCK, EVENT_STORE } from '../shared/injection-tokens';
+import { systemClock, type Clock } from '../shared/clock';
 import { DEFAULT_MAX_SESSION_ENTRIES } from '../shared/session-size';
 
 /** What to decide: one command, several in order, or a function of the state that names them. */
@@ -98,13 +99,35 @@ export interface SessionWriteOptions extends WriteContext {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+const clockLogger = new Logger('SessionStreams');
+
+/**
+ * The integrity seal on the engine's clock. It never stamps an event earlier than the one before
+ * it in its stream: when the clock stands behind it (a step back of the system clock, another
+ * engine's clock ahead), the batch is sealed at that event's time with the step in its metadata,
+ * and the step is logged.
+ */
+function engineSealingAppender(clock: Clock): StreamAppender {
+  return createSealingAppender(
+    {},
+    {
+      now: () => new Date(clock.now()),
+      onClockStep: (step) =>
+        clockLogger.warn(
+          `the clock stands ${step.stepMs} ms behind the last event of ${step.streamId}; ` +
+            `the new events are recorded at its time, ${step.recordedAt}, with the step in their metadata (clockStepMs)`,
+        ),
+    },
+  );
+}
+
 /**
  * The integrity layer's sealing appender, after two checks: the writer's revision, when it named
  * one, and the tenant. Every event gets the stream's tenant (from the last event read, so no
  * extra read), or for a new stream the writer's (`default` when none), before it is sealed — the
  * tenant is sealed once, with the event. A writer for another tenant than the stream's is refused.
  */
-function appenderFor(options: SessionWriteOptions): StreamAppender {
+function appenderFor(options: SessionWriteOptions, sealingAppender: StreamAppender): StreamAppender {
   const { expectedRevision } = options;
   return (request) => {
     const actual = request.lastEvent?.revision ?? null;
@@ -152,13 +175,16 @@ function weightOf(state: SessionState): number {
 @Injectable()
 export class SessionStreams {
   private readonly folded: FoldedStreamCache<SessionState> | undefined;
+  private readonly sealingAppender: StreamAppender;
   /** The heaviest one session may grow (`SessionFoldBounds.maxSessionEntries`). */
   readonly maxSessionEntries: number;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Optional() @Inject(SESSION_FOLD_BOUNDS) given: Partial<SessionFoldBounds> = {},
+    @Optional() @Inject(CLOCK) clock: Clock = systemClock,
   ) {
+    this.sealingAppender = engineSealingAppender(clock);
     const bounds = { ...DEFAULT_SESSION_FOLD_BOUNDS, ...given };
     this.maxSessionEntries = bounds.maxSessionEntries;
     this.folded =
@@ -243,7 +269,7 @@ export class SessionStreams {
       ...(options.formerIdSeeds !== undefined ? { formerIdSeeds: options.formerIdSeeds } : {}),
       ...(options.requestDigest !== undefined ? { requestDigest: options.requestDigest } : {}),
       metadata: { ...options.metadata, ...actorMetadataOf(options) },
-      appender: appenderFor(options),
+      appender: appenderFor(options, this.sealingAppender),
       ...(this.folded !== undefined ? { cache: this.folded } : {}),
     });
   }

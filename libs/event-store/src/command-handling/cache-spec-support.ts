@@ -2,10 +2,13 @@
 // or two at a time, or nothing), and store wrappers that count the events read or can be
 // pointed at another store (a stream written anew behind the handler's back), and another
 // writer's sealed append.
-import { sealingAppender } from '@strata/integrity';
+import { createSealingAppender } from '@strata/integrity';
 import type { EventStore, EventToAppend, RecordedEvent } from '../port';
 import { derivedEventId } from './derived-event-id';
 import type { Decider } from './decider';
+
+/** One fixed clock for every seal: runs compared event for event seal the same times. */
+const sealingAppender = createSealingAppender({}, { now: () => new Date('2026-01-01T00:00:00.000Z') });
 
 export type ShelfCommand =
   | { readonly type: 'Add'; readonly item: string }

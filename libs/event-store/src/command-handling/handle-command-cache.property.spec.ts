@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { sealingAppender, verifyStream } from '@strata/integrity';
+import { createSealingAppender, verifyStream } from '@strata/integrity';
 import { InMemoryEventStore } from '../memory/in-memory-event-store';
 import type { EventStore } from '../port';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
@@ -19,6 +19,9 @@ import {
 import { derivedEventId } from './derived-event-id';
 import { FoldedStreamCache } from './folded-stream-cache';
 import { handleCommand, type CommandHandled } from './handle-command';
+
+/** One fixed clock for every seal: runs compared event for event seal the same times. */
+const sealingAppender = createSealingAppender({}, { now: () => new Date('2026-01-01T00:00:00.000Z') });
 
 const STREAM = 'shelf-1';
 

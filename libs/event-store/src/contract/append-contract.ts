@@ -110,6 +110,31 @@ export function describeAppendContract({ store, features }: ContractContext): vo
         expect(withoutMetadata!.metadata).toEqual({});
       });
 
+      it('records an event at the time it was appended with, reports it unchanged, and keeps the metadata as given', async () => {
+        const streamId = newScope().stream('given-time');
+        const given = '2001-02-03T04:05:06.789Z';
+        await store().appendToStream(streamId, [
+          { ...anEvent('timed', { n: 1 }, { actor: 'ana' }), createdAt: given },
+          anEvent('untimed'),
+        ]);
+        const [timed, untimed] = await collect(store().readStream(streamId));
+        expect(timed!.createdAt).toBe(given);
+        expect(timed!.metadata).toEqual({ actor: 'ana' });
+        expect(untimed!.createdAt).not.toBe(given);
+        expect(Number.isNaN(Date.parse(untimed!.createdAt))).toBe(false);
+        const [fromLog] = (await collect(store().readAll())).filter((event) => event.id === timed!.id);
+        expect(fromLog!.createdAt).toBe(given);
+      });
+
+      it('refuses a time that is not an ISO 8601 UTC time and writes nothing of the batch', async () => {
+        const streamId = newScope().stream('bad-time');
+        for (const createdAt of ['yesterday', '2001-02-03 04:05:06', '2001-02-03T04:05:06+01:00']) {
+          const batch = [anEvent('fine'), { ...anEvent('timed'), createdAt }];
+          await expect(store().appendToStream(streamId, batch)).rejects.toThrow(/ISO 8601/);
+        }
+        expect(await collect(store().readStream(streamId))).toEqual([]);
+      });
+
       it('refuses data that is not JSON (a bigint) and writes nothing of the batch', async () => {
         const streamId = newScope().stream('not-json');
         const batch = [anEvent('fine'), anEvent('broken', { amount: 10n })];

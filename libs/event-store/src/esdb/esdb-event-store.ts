@@ -55,7 +55,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../port';
-import { assertDistinctIds, assertExpectation } from '../shared/append-rules';
+import { assertDistinctIds, assertExpectation, recordedTimeOf } from '../shared/append-rules';
 import { toJsonText } from '../shared/json-values';
 import { pageLimitsOf } from '../shared/page-limits';
 import { ErasureRecords, recordErasure } from './esdb-erasures';
@@ -63,6 +63,7 @@ import {
   ANCHOR_STREAM,
   CHECKPOINT_STREAM_PREFIX,
   ERASURE_STREAM,
+  GIVEN_TIME_KEY,
   isVisibleInAll,
   noteErasure,
   toEsdbPosition,
@@ -126,11 +127,18 @@ function toEventData(event: EventToAppend): JSONEventData {
     throw new TypeError(`EventStoreDB event ids are UUIDs, got '${event.id}'`);
   toJsonText(event.data, `data of event ${event.id}`);
   if (event.metadata !== undefined) toJsonText(event.metadata, `metadata of event ${event.id}`);
+  if (event.metadata !== undefined && GIVEN_TIME_KEY in event.metadata) {
+    throw new TypeError(`metadata of event ${event.id} may not use the adapter's key ${GIVEN_TIME_KEY}`);
+  }
+  const metadata =
+    event.createdAt === undefined
+      ? event.metadata
+      : { ...event.metadata, [GIVEN_TIME_KEY]: recordedTimeOf(event, event.createdAt) };
   return jsonEvent({
     id: event.id,
     type: event.type,
     data: event.data as JSONType,
-    ...(event.metadata === undefined ? {} : { metadata: { ...event.metadata } }),
+    ...(metadata === undefined ? {} : { metadata: { ...metadata } }),
   });
 }
 

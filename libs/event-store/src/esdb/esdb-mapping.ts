@@ -110,6 +110,14 @@ export function metadataRecordOf(value: unknown): Readonly<Record<string, unknow
     : {};
 }
 
+/**
+ * Where the adapter keeps the time an event was appended with (`EventToAppend.createdAt`): the
+ * server stamps every event with its own `created`, so the given time travels in the event's
+ * metadata under this key, and is taken out again when the event is read (reported as its
+ * `createdAt`; its metadata is what the caller appended).
+ */
+export const GIVEN_TIME_KEY = '$createdAt';
+
 /** The port's view of a JSON event read through the client (undefined for anything else). */
 export function toRecordedEvent(resolved: ResolvedEvent): RecordedEvent | undefined {
   const event = resolved.event;
@@ -117,15 +125,16 @@ export function toRecordedEvent(resolved: ResolvedEvent): RecordedEvent | undefi
   if (event.position === undefined) {
     throw new Error(`Event ${event.id} of ${event.streamId} came without a position (servers before 22.6)`);
   }
+  const { [GIVEN_TIME_KEY]: given, ...metadata } = metadataRecordOf(event.metadata);
   return {
     streamId: event.streamId,
     id: event.id,
     type: event.type,
     data: event.data,
-    metadata: metadataRecordOf(event.metadata),
+    metadata,
     revision: event.revision,
     position: fromEsdbPosition(event.position, `Event ${event.id} of ${event.streamId}`),
-    createdAt: event.created.toISOString(),
+    createdAt: typeof given === 'string' ? given : event.created.toISOString(),
   };
 }
 

@@ -31,6 +31,7 @@ import {
   assertExpectation,
   asyncIterableOf,
   inReadRange,
+  recordedTimeOf,
   resolveRepeatedAppend,
   settle,
 } from '../shared/append-rules';
@@ -230,6 +231,7 @@ export class InMemoryEventStore implements EventStore {
         type: event.type,
         data: deepFreeze(fromJsonText(dataText)),
         metadata: toJsonRecord(deepFreeze(fromJsonText(metadataText))),
+        createdAt: recordedTimeOf(event, createdAt),
         bytes: dataText.length + metadataText.length,
       };
     });
@@ -242,7 +244,6 @@ export class InMemoryEventStore implements EventStore {
         ...event,
         revision,
         position: this.nextPosition,
-        createdAt,
       });
       this.eventBytes.set(recorded, bytes);
       this.nextPosition += 1n;

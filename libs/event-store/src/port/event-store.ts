@@ -18,6 +18,12 @@ export interface EventToAppend {
   /** JSON-serialisable. */
   readonly data: unknown;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The time to record the event at (ISO 8601 in UTC, as `Date.toISOString` writes it), when the
+   * caller fixes it, as the integrity seal does with the time it seals; the store's clock
+   * otherwise. The store reports it as the event's `createdAt`.
+   */
+  readonly createdAt?: string;
 }
 
 /** An event as the store recorded it. */
@@ -31,7 +37,7 @@ export interface RecordedEvent {
   readonly revision: bigint;
   /** Global position, strictly increasing in commit order. */
   readonly position: bigint;
-  /** ISO timestamp given by the store. */
+  /** ISO timestamp: the one the event was appended with, else given by the store's clock. */
   readonly createdAt: string;
 }
 

@@ -9,6 +9,8 @@ export interface EncodedEvent {
   readonly type: string;
   readonly data: string;
   readonly metadata: string;
+  /** As `EventToAppend.createdAt`. */
+  readonly createdAt?: string;
 }
 
 /**

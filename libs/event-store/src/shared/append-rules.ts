@@ -15,6 +15,23 @@ export function assertExpectation(streamId: string, expected: ExpectedRevision, 
   if (!expectationHolds(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
 }
 
+/**
+ * The time an event is recorded at: the one it was appended with (which must be an ISO 8601 UTC
+ * time as `Date.toISOString` writes it, so that every adapter stores and reports it unchanged),
+ * else `storeTime`.
+ */
+export function recordedTimeOf(event: { readonly id: string; readonly createdAt?: string }, storeTime: string): string {
+  const given = event.createdAt;
+  if (given === undefined) return storeTime;
+  const parsed = typeof given === 'string' ? Date.parse(given) : Number.NaN;
+  if (Number.isNaN(parsed) || new Date(parsed).toISOString() !== given) {
+    throw new TypeError(
+      `createdAt of event ${event.id} must be an ISO 8601 UTC time such as 2026-12-06T08:00:00.000Z, not ${JSON.stringify(given)}`,
+    );
+  }
+  return given;
+}
+
 /** Where an already recorded event of the batch lives. */
 export interface RecordedLocation {
   readonly streamId: string;

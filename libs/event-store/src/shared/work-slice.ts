@@ -70,3 +70,15 @@ export class WorkSlice {
 
 /** The slice every catch-up loop of this process shares (one event loop, one budget). */
 export const eventLoopSlice = new WorkSlice();
+
+/**
+ * Text or bytes from this length on make a step of a request long enough (tens of milliseconds
+ * for megabytes: a UTF-8 decode, a JSON parse, a canonical text, an encoding) that the event loop
+ * is given its turn after it, so a large write is cut into steps that other requests run between.
+ */
+export const LARGE_STEP_LENGTH = 1024 * 1024;
+
+/** Resolves once the event loop has had its turn when the step just done was over `length` long, at once otherwise. */
+export async function afterLargeStep(length: number): Promise<void> {
+  if (length >= LARGE_STEP_LENGTH) await eventLoopSlice.yield();
+}

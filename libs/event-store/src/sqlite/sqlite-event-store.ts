@@ -27,7 +27,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../port';
-import { assertDistinctIds, asyncIterableOf, settle } from '../shared/append-rules';
+import { assertDistinctIds, asyncIterableOf, recordedTimeOf, settle } from '../shared/append-rules';
 import { fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
 import { pageLimitsOf } from '../shared/page-limits';
 import { CatchUpSubscription } from '../subscription/catch-up-subscription';
@@ -96,7 +96,7 @@ function writtenRows(
     type: event.type,
     data: event.data,
     metadata: event.metadata,
-    created_at: createdAt,
+    created_at: event.createdAt ?? createdAt,
   }));
 }
 
@@ -153,6 +153,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         type: event.type,
         data: toJsonText(event.data, `data of event ${event.id}`),
         metadata: toJsonText(event.metadata ?? {}, `metadata of event ${event.id}`),
+        ...(event.createdAt === undefined ? {} : { createdAt: event.createdAt }),
       })),
     );
     return this.appendEncoded(streamId, encoded, options);
@@ -164,13 +165,14 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     events: readonly EncodedEvent[],
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    await settle(() =>
+    const createdAt = this.clock().toISOString();
+    await settle(() => {
       assertDistinctIds(
         streamId,
         events.map((event) => event.id),
-      ),
-    );
-    const createdAt = this.clock().toISOString();
+      );
+      for (const event of events) recordedTimeOf(event, createdAt);
+    });
     const { written, ...result } = await this.writer.write<AppendWritten>(
       sqliteEventWrites.appendEvents,
       {
@@ -191,7 +193,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
           position: last.global_position,
           eventId: last.event_id,
           metadata: last.metadata,
-          createdAt,
+          createdAt: last.created_at,
         });
       }
       this.watch.announceLocalAppend(result.position);

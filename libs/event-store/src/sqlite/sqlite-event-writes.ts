@@ -96,7 +96,7 @@ function insertEvent(
       event.type,
       event.data,
       event.metadata,
-      createdAt,
+      event.createdAt ?? createdAt,
     );
     return BigInt(result.lastInsertRowid);
   } catch (error) {

@@ -26,15 +26,17 @@ export interface LoggedAnchor {
 
 export interface AnchorQuery {
   readonly streamId?: string;
-  /** Only anchors signed at or after this time (ISO 8601). */
+  /** Only anchors signed at or after this time (ISO 8601), as the signing engine's clock said. */
   readonly since?: string;
+  /** Only anchors logged after this position of the log (`Anchor.position`): what clocks say does not matter. */
+  readonly after?: bigint;
   readonly tenant?: string;
 }
 
 export interface AnchorLog {
   /** Appends the anchors in one write. */
   append(anchors: readonly LoggedAnchor[]): Promise<void>;
-  /** The anchors the query selects, in the order they were logged. */
+  /** The anchors the query selects, in the order they were logged, each with its `position`. */
   read(query?: AnchorQuery): AsyncIterable<Anchor>;
 }
 
@@ -63,7 +65,12 @@ export class InMemoryAnchorLog implements AnchorLog {
 
   async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
     await Promise.resolve();
-    for (const logged of this.entries) if (selected(logged, query)) yield logged.anchor;
+    const after = query.after ?? 0n;
+    for (const [index, logged] of this.entries.entries()) {
+      const position = BigInt(index + 1);
+      if (position > after && selected(logged, query))
+        yield { ...logged.anchor, position: position.toString() };
+    }
   }
 }
 
@@ -125,7 +132,7 @@ export class SqliteAnchorLog implements AnchorLog {
       `SELECT * FROM anchors WHERE ${conditions.join(' AND ')} ORDER BY anchor_id LIMIT ${PAGE_SIZE}`,
     );
     const since = query.since === undefined ? undefined : Date.parse(query.since);
-    let after = 0n;
+    let after = query.after ?? 0n;
     for (;;) {
       await Promise.resolve();
       const rows = statement.all(after, ...parameters);
@@ -137,6 +144,7 @@ export class SqliteAnchorLog implements AnchorLog {
           time: row.signed_at,
           keyId: row.key_id,
           signature: row.signature,
+          position: row.anchor_id.toString(),
         };
         if (since === undefined || Date.parse(anchor.time) >= since) yield anchor;
       }
@@ -169,7 +177,8 @@ export class EsdbAnchorLog implements AnchorLog {
   }
 
   async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
-    let from = 0n;
+    // positions are the stream's revisions plus one, so that every log's first anchor is at 1
+    let from = query.after ?? 0n;
     for (;;) {
       const page = await this.readPage(from);
       for (const logged of page.anchors) if (selected(logged, query)) yield logged.anchor;
@@ -199,7 +208,8 @@ export class EsdbAnchorLog implements AnchorLog {
         if (!parsed.success) continue;
         const metadata = event.metadata as { readonly tenant?: unknown } | undefined;
         const tenant = typeof metadata?.tenant === 'string' ? metadata.tenant : undefined;
-        anchors.push({ anchor: parsed.data, ...(tenant !== undefined ? { tenant } : {}) });
+        const anchor = { ...parsed.data, position: (event.revision + 1n).toString() };
+        anchors.push({ anchor, ...(tenant !== undefined ? { tenant } : {}) });
       }
     } catch (error) {
       if (!(error instanceof StreamNotFoundError)) throw error;

@@ -21,6 +21,12 @@ export interface Anchor {
   readonly keyId: string;
   /** Ed25519 signature, base64. */
   readonly signature: string;
+  /**
+   * Where the anchor sits in its store's anchor log (a decimal number that grows with every
+   * anchor logged; not signed): export with `after` set to the last one kept to get everything
+   * logged since, whatever the clocks said.
+   */
+  readonly position?: string;
 }
 
 /** Prefixed to what is signed, so that no other Strata signature can pass for an anchor. */
@@ -42,6 +48,7 @@ export const anchorSchema = z
     time: z.iso.datetime({ offset: true }),
     keyId: z.string().regex(KEY_ID_PATTERN, '16 lower-case hex digits'),
     signature: z.string().min(1).max(200),
+    position: z.string().regex(REVISION_PATTERN, 'a decimal position').optional(),
   })
   .strict();
 
@@ -107,8 +114,17 @@ export function checkAnchorSignature(
   return verify(null, signedText(anchor), key.publicKey, signature) ? 'valid' : 'bad_signature';
 }
 
-/** The anchor as one JSON line (fields in a fixed order), with its line break. */
+/** The anchor as one JSON line (fields in a fixed order, its log position last when known), with its line break. */
 export function anchorLine(anchor: Anchor): string {
-  const { stream, revision, headHash, time, keyId, signature } = anchor;
-  return `${JSON.stringify({ stream, revision, headHash, time, keyId, signature })}\n`;
+  const { stream, revision, headHash, time, keyId, signature, position } = anchor;
+  const line = {
+    stream,
+    revision,
+    headHash,
+    time,
+    keyId,
+    signature,
+    ...(position !== undefined ? { position } : {}),
+  };
+  return `${JSON.stringify(line)}\n`;
 }

@@ -21,6 +21,22 @@ export interface SealingAppendRequest {
   readonly lastEvent: RecordedEvent | undefined;
 }
 
+/** A batch sealed at the previous event's time because the clock stood behind it. */
+export interface ClockStep {
+  readonly streamId: string;
+  /** How far the clock stood behind the stream's last event. */
+  readonly stepMs: number;
+  /** The time the batch was sealed at (the last event's). */
+  readonly recordedAt: string;
+}
+
+export interface SealingAppenderOptions {
+  /** The clock the seal reads; the system clock by default. */
+  readonly now?: () => Date;
+  /** Told when a batch is sealed at the previous event's time (the engine logs a warning). */
+  readonly onClockStep?: (step: ClockStep) => void;
+}
+
 /**
  * An appender for callers that already read the stream (the generic command handler): seals
  * the events after `lastEvent` and appends at exactly its revision. Conflicts are thrown for
@@ -28,6 +44,7 @@ export interface SealingAppendRequest {
  */
 export function createSealingAppender(
   context: AuditContext | ((request: SealingAppendRequest) => AuditContext) = {},
+  options: SealingAppenderOptions = {},
 ): (request: SealingAppendRequest) => Promise<AppendResult> {
   return async (request) => {
     const { store, streamId, events, lastEvent } = request;
@@ -40,7 +57,12 @@ export function createSealingAppender(
       throw new ConcurrencyError(streamId, expected, null);
     }
     const audit = typeof context === 'function' ? context(request) : context;
-    const sealed = await sealEventsOffLoop(streamId, events, lastEvent, audit);
+    const now = options.now?.() ?? new Date();
+    const sealed = await sealEventsOffLoop(streamId, events, lastEvent, audit, now);
+    const step = sealed[0]?.metadata?.['clockStepMs'];
+    if (typeof step === 'number' && options.onClockStep !== undefined) {
+      options.onClockStep({ streamId, stepMs: step, recordedAt: sealed[0]?.createdAt ?? now.toISOString() });
+    }
     return await store.appendToStream(streamId, sealed, { expectedRevision: exact });
   };
 }

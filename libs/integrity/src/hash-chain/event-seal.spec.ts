@@ -1,5 +1,17 @@
-import { OFF_LOOP_HASH_LENGTH, eventHash, sealEvents, sealEventsOffLoop } from './event-seal';
-import type { RecordedEvent } from '@strata/event-store';
+import {
+  OFF_LOOP_HASH_LENGTH,
+  SEAL_VERSION,
+  eventHash,
+  sealEvents,
+  sealEventsOffLoop,
+  sealTimeAfter,
+} from './event-seal';
+import {
+  LARGE_STEP_LENGTH,
+  eventLoopSlice,
+  type EventToAppend,
+  type RecordedEvent,
+} from '@strata/event-store';
 
 describe('sealEventsOffLoop', () => {
   const events = [
@@ -8,10 +20,11 @@ describe('sealEventsOffLoop', () => {
     { id: 'small-2', type: 'EntryAppended', data: { text: 'bye' }, metadata: { origin: 'test' } },
   ];
   const context = { tenant: 'acme', actor: 'alice' };
+  const now = new Date('2026-12-06T08:00:00.000Z');
 
   it('seals exactly as sealEvents does, large events hashed on the thread pool included', async () => {
-    const expected = sealEvents('session-s', events, undefined, context);
-    expect(await sealEventsOffLoop('session-s', events, undefined, context)).toEqual(expected);
+    const expected = sealEvents('session-s', events, undefined, context, now);
+    expect(await sealEventsOffLoop('session-s', events, undefined, context, now)).toEqual(expected);
     // each hash covers its event and chains onto the previous one
     expected.forEach((sealed, index) => {
       const { hash, ...rest } = sealed.metadata!;
@@ -22,8 +35,18 @@ describe('sealEventsOffLoop', () => {
     });
   });
 
+  it('gives the event loop its turn between the canonical text of a large event and its encoding, not for small ones', async () => {
+    const small = events.filter((event) => event.id !== 'large');
+    const before = eventLoopSlice.yields;
+    await sealEventsOffLoop('session-s', small, undefined, context);
+    expect(eventLoopSlice.yields).toBe(before);
+    const huge = [{ id: 'huge', type: 'EntryAppended', data: { text: 'a'.repeat(LARGE_STEP_LENGTH) } }];
+    await sealEventsOffLoop('session-s', huge, undefined, context);
+    expect(eventLoopSlice.yields).toBe(before + 1);
+  });
+
   it('chains onto the last stored event, and refuses one without a hash', async () => {
-    const [first] = sealEvents('session-s', events.slice(0, 1), undefined, context);
+    const [first] = sealEvents('session-s', events.slice(0, 1), undefined, context, now);
     const last = {
       ...first!,
       streamId: 'session-s',
@@ -31,11 +54,86 @@ describe('sealEventsOffLoop', () => {
       position: 0n,
       createdAt: '',
     } as RecordedEvent;
-    const rest = await sealEventsOffLoop('session-s', events.slice(1), last, context);
-    expect(rest).toEqual(sealEvents('session-s', events.slice(1), last, context));
+    const rest = await sealEventsOffLoop('session-s', events.slice(1), last, context, now);
+    expect(rest).toEqual(sealEvents('session-s', events.slice(1), last, context, now));
     expect(rest[0]!.metadata!['previousHash']).toBe(first!.metadata!['hash']);
     await expect(sealEventsOffLoop('session-s', events, { ...last, metadata: {} }, context)).rejects.toThrow(
       /carries no integrity hash/,
     );
+  });
+});
+
+describe('the time a seal records (seal version 2)', () => {
+  const event = { id: 'e-1', type: 'EntryAppended', data: { text: 'hello' } };
+  const recordedAfter = (sealed: EventToAppend, revision: bigint): RecordedEvent => ({
+    streamId: 'session-t',
+    id: sealed.id,
+    type: sealed.type,
+    data: sealed.data,
+    metadata: sealed.metadata ?? {},
+    revision,
+    position: revision,
+    createdAt: sealed.createdAt ?? '',
+  });
+
+  it('seals the time in the metadata, inside the hash, and gives it to the store as the event’s time', () => {
+    const now = new Date('2026-12-06T08:00:00.000Z');
+    const [sealed] = sealEvents('session-t', [event], undefined, {}, now);
+    expect(sealed!.metadata).toMatchObject({ sealVersion: SEAL_VERSION, recordedAt: now.toISOString() });
+    expect(sealed!.metadata).not.toHaveProperty('clockStepMs');
+    expect(sealed!.createdAt).toBe(now.toISOString());
+    const [later] = sealEvents('session-t', [event], undefined, {}, new Date(now.getTime() + 1));
+    expect(later!.metadata!['hash']).not.toBe(sealed!.metadata!['hash']);
+  });
+
+  it('never records a time earlier than the previous event’s: a clock behind it seals at that time and records the step', () => {
+    const first = sealEvents('session-t', [event], undefined, {}, new Date('2026-12-06T09:00:00.000Z'));
+    const behind = new Date('2026-12-06T08:00:00.000Z');
+    const next = sealEvents(
+      'session-t',
+      [
+        { ...event, id: 'e-2' },
+        { ...event, id: 'e-3' },
+      ],
+      recordedAfter(first[0]!, 0n),
+      {},
+      behind,
+    );
+    for (const sealed of next) {
+      expect(sealed.createdAt).toBe('2026-12-06T09:00:00.000Z');
+      expect(sealed.metadata).toMatchObject({
+        recordedAt: '2026-12-06T09:00:00.000Z',
+        clockStepMs: 3_600_000,
+      });
+    }
+    expect(sealTimeAfter(recordedAfter(first[0]!, 0n), new Date('2026-12-06T09:00:00.001Z'))).toEqual({
+      recordedAt: '2026-12-06T09:00:00.001Z',
+      clockStepMs: 0,
+    });
+  });
+
+  it('takes the stored time of an event sealed before the time was (version 1) as the floor', () => {
+    const previous = {
+      ...recordedAfter(sealEvents('session-t', [event], undefined)[0]!, 0n),
+      metadata: {},
+      createdAt: '2030-01-01T00:00:00.000Z',
+    };
+    expect(sealTimeAfter(previous, new Date('2029-12-31T23:59:59.000Z'))).toEqual({
+      recordedAt: '2030-01-01T00:00:00.000Z',
+      clockStepMs: 1_000,
+    });
+  });
+
+  it('replaces a time or a step the caller put in the metadata', () => {
+    const now = new Date('2026-12-06T08:00:00.000Z');
+    const [sealed] = sealEvents(
+      'session-t',
+      [{ ...event, metadata: { recordedAt: '1999-01-01T00:00:00.000Z', clockStepMs: 5, sealVersion: 1 } }],
+      undefined,
+      {},
+      now,
+    );
+    expect(sealed!.metadata).toMatchObject({ recordedAt: now.toISOString(), sealVersion: SEAL_VERSION });
+    expect(sealed!.metadata).not.toHaveProperty('clockStepMs');
   });
 });

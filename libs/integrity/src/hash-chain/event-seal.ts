@@ -1,12 +1,19 @@
 // The integrity seal of one event (DESIGN.md decision 4): audit fields in its metadata and a
 // SHA-256 hash chained to the previous event of its stream, so any change to a stored event,
 // or a removed or reordered one, breaks the chain at a point an auditor can name.
-import type { EventToAppend, RecordedEvent } from '@strata/event-store';
+import { afterLargeStep, type EventToAppend, type RecordedEvent } from '@strata/event-store';
 import { webcrypto } from 'node:crypto';
 import { canonicalJson, sha256Hex } from './canonical-json';
 
 /** The `previousHash` of a stream's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
+
+/**
+ * The seal's version, in each event's metadata as `sealVersion` (none on the events of version 1,
+ * written before it). Version 2 seals the event's time: `recordedAt`, which the store records as
+ * the event's `createdAt`, never earlier than the `recordedAt` of the event before it.
+ */
+export const SEAL_VERSION = 2;
 
 /** Metadata keys the seal writes (they replace caller values of the same name). */
 export const INTEGRITY_METADATA_KEYS = [
@@ -15,6 +22,9 @@ export const INTEGRITY_METADATA_KEYS = [
   'correlationId',
   'causationId',
   'schemaVersion',
+  'sealVersion',
+  'recordedAt',
+  'clockStepMs',
   'previousHash',
   'hash',
 ] as const;
@@ -25,6 +35,12 @@ export interface IntegrityMetadata {
   readonly correlationId: string;
   readonly causationId: string;
   readonly schemaVersion: number;
+  /** 2 from the seal that covers the time on; absent before. */
+  readonly sealVersion?: number;
+  /** The time the event was sealed and recorded at (version 2). */
+  readonly recordedAt?: string;
+  /** How far the clock stood behind the stream's previous event when this one was sealed. */
+  readonly clockStepMs?: number;
   readonly previousHash: string;
   readonly hash: string;
 }
@@ -42,7 +58,11 @@ export interface AuditContext {
   readonly schemaVersion?: number;
 }
 
-/** The fields a hash covers: everything stored of the event except `createdAt`, position and the hash itself. */
+/**
+ * The fields a hash covers: everything stored of the event except `createdAt`, position and the
+ * hash itself. From seal version 2 on, `createdAt` is covered through `metadata.recordedAt`,
+ * which it must equal.
+ */
 export interface HashedEventFields {
   readonly streamId: string;
   readonly revision: bigint;
@@ -110,7 +130,9 @@ function* sealSteps(
   events: readonly EventToAppend[],
   lastEvent: RecordedEvent | undefined,
   context: AuditContext,
+  now: Date,
 ): Generator<HashedEventFields, EventToAppend[], string> {
+  const { recordedAt, clockStepMs } = sealTimeAfter(lastEvent, now);
   let previousHash = GENESIS_HASH;
   if (lastEvent !== undefined) {
     const lastHash = lastEvent.metadata['hash'];
@@ -132,9 +154,13 @@ function* sealSteps(
       correlationId,
       causationId: stringField(context, own, 'causationId') ?? correlationId,
       schemaVersion: context.schemaVersion ?? (typeof ownVersion === 'number' ? ownVersion : 1),
+      sealVersion: SEAL_VERSION,
+      recordedAt,
       previousHash,
     };
     delete metadata['hash'];
+    delete metadata['clockStepMs'];
+    if (clockStepMs > 0) metadata['clockStepMs'] = clockStepMs;
     const hash: string = yield {
       streamId,
       revision,
@@ -144,23 +170,52 @@ function* sealSteps(
       metadata,
     };
     previousHash = hash;
-    sealed.push({ id: event.id, type: event.type, data: event.data, metadata: { ...metadata, hash } });
+    sealed.push({
+      id: event.id,
+      type: event.type,
+      data: event.data,
+      metadata: { ...metadata, hash },
+      createdAt: recordedAt,
+    });
   }
   return sealed;
 }
 
+/** The time an event records: sealed (version 2) or, before, the store's. */
+export function sealedTimeOf(event: RecordedEvent): string {
+  const sealed = event.metadata['recordedAt'];
+  return typeof sealed === 'string' ? sealed : event.createdAt;
+}
+
 /**
- * Seals a batch that will be written right after `lastEvent` (undefined: a new stream).
- * Pure apart from hashing; the caller must append with the expected revision
- * `lastEvent?.revision ?? 'no_stream'` for the chain to hold.
+ * The time a batch sealed at `now` after `lastEvent` records: `now`, or the previous event's
+ * time when the clock stands behind it (a step back of the system clock, another engine's clock
+ * ahead of this one's), with how far behind it stood.
+ */
+export function sealTimeAfter(
+  lastEvent: RecordedEvent | undefined,
+  now: Date,
+): { readonly recordedAt: string; readonly clockStepMs: number } {
+  const nowMs = now.getTime();
+  const floor = lastEvent === undefined ? Number.NaN : Date.parse(sealedTimeOf(lastEvent));
+  if (Number.isNaN(floor) || floor <= nowMs) return { recordedAt: now.toISOString(), clockStepMs: 0 };
+  return { recordedAt: new Date(floor).toISOString(), clockStepMs: floor - nowMs };
+}
+
+/**
+ * Seals a batch that will be written right after `lastEvent` (undefined: a new stream), at the
+ * time `now` (or the previous event's time, when the clock stands behind it). Pure apart from
+ * hashing; the caller must append with the expected revision `lastEvent?.revision ?? 'no_stream'`
+ * for the chain to hold, and the events as sealed (their `createdAt` is the sealed time).
  */
 export function sealEvents(
   streamId: string,
   events: readonly EventToAppend[],
   lastEvent: RecordedEvent | undefined,
   context: AuditContext = {},
+  now: Date = new Date(),
 ): EventToAppend[] {
-  const steps = sealSteps(streamId, events, lastEvent, context);
+  const steps = sealSteps(streamId, events, lastEvent, context, now);
   for (let step = steps.next(); ;) {
     if (step.done) return step.value;
     step = steps.next(eventHash(step.value));
@@ -173,22 +228,27 @@ export const OFF_LOOP_HASH_LENGTH = 256 * 1024;
 /**
  * `sealEvents` for the engine's appends: the same seal, but an event whose canonical text is
  * large is hashed by WebCrypto on libuv's thread pool, so megabytes of content are not hashed on
- * the event loop that answers requests (its canonical text is still written here).
+ * the event loop that answers requests (its canonical text is still written here, and the event
+ * loop has its turn between writing a large text and encoding it).
  */
 export async function sealEventsOffLoop(
   streamId: string,
   events: readonly EventToAppend[],
   lastEvent: RecordedEvent | undefined,
   context: AuditContext = {},
+  now: Date = new Date(),
 ): Promise<EventToAppend[]> {
-  const steps = sealSteps(streamId, events, lastEvent, context);
+  const steps = sealSteps(streamId, events, lastEvent, context, now);
   for (let step = steps.next(); ;) {
     if (step.done) return step.value;
     const text = canonicalHashInput(step.value);
-    const hash =
-      text.length < OFF_LOOP_HASH_LENGTH
-        ? sha256Hex(text)
-        : Buffer.from(await webcrypto.subtle.digest('SHA-256', Buffer.from(text, 'utf8'))).toString('hex');
+    let hash: string;
+    if (text.length < OFF_LOOP_HASH_LENGTH) hash = sha256Hex(text);
+    else {
+      await afterLargeStep(text.length);
+      const bytes = Buffer.from(text, 'utf8');
+      hash = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
+    }
     step = steps.next(hash);
   }
 }

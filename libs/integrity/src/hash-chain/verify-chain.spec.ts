@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryEventStore, SqliteEventStore } from '@strata/event-store';
+import { InMemoryEventStore, SqliteEventStore, type RecordedEvent } from '@strata/event-store';
 import { appendChained } from '../testing/append-chained';
-import { eventHash } from './event-seal';
+import { eventHash, sealEvents } from './event-seal';
 import { verifyAll, verifyStream } from './verify-chain';
 
 const context = { tenant: 'acme', actor: 'ana', correlationId: 'corr-1' };
@@ -72,6 +72,56 @@ describe('verifying hash chains in a SQLite store', () => {
         { streamId: 'session-a', revision: 1n, eventId: 'a-world', reason: 'hash_mismatch' },
       ]);
       expect(await verifyStream(store, 'session-b')).toMatchObject({ ok: true, events: 2 });
+    });
+  });
+
+  describe('given the stored time of an event changed in the file', () => {
+    it('names the event: its stored time is not the time sealed in it', async () => {
+      tamper(`UPDATE events SET created_at = '2001-01-01T00:00:00.000Z' WHERE event_id = ?`, 'a-again');
+      expect(await verifyStream(store, 'session-a')).toMatchObject({
+        ok: false,
+        brokenAt: { revision: 2n, eventId: 'a-again', reason: 'time_mismatch' },
+      });
+      expect((await verifyAll(store)).broken).toEqual([
+        { streamId: 'session-a', revision: 2n, eventId: 'a-again', reason: 'time_mismatch' },
+      ]);
+    });
+
+    it('names the event whose stored and sealed times were both changed (its hash no longer holds)', async () => {
+      tamper(
+        `UPDATE events SET created_at = '2001-01-01T00:00:00.000Z',
+           metadata = json_set(metadata, '$.recordedAt', '2001-01-01T00:00:00.000Z') WHERE event_id = ?`,
+        'a-again',
+      );
+      expect(await verifyStream(store, 'session-a')).toMatchObject({
+        ok: false,
+        brokenAt: { revision: 2n, eventId: 'a-again', reason: 'hash_mismatch' },
+      });
+    });
+  });
+
+  describe('given an event sealed, by a writer that forged the floor, earlier than the one before it', () => {
+    it('names the stream whose times go backwards', async () => {
+      let last: RecordedEvent | undefined;
+      for await (const event of store.readStream('session-a', { direction: 'backwards', maxCount: 1 }))
+        last = event;
+      const forgedFloor = {
+        ...last!,
+        metadata: { ...last!.metadata, recordedAt: '2000-01-01T00:00:00.000Z' },
+      };
+      const sealed = sealEvents(
+        'session-a',
+        [{ id: 'a-back', type: 'message', data: { text: 'back' } }],
+        forgedFloor,
+        context,
+        new Date('2000-01-02T00:00:00.000Z'),
+      );
+      await store.appendToStream('session-a', sealed, { expectedRevision: last!.revision });
+      expect(await verifyStream(store, 'session-a')).toMatchObject({
+        ok: false,
+        brokenAt: { revision: 4n, eventId: 'a-back', reason: 'time_backwards' },
+        verifiedEvents: 4,
+      });
     });
   });
 

@@ -11,7 +11,11 @@ export type ChainBreakReason =
   /** `previousHash` is not the hash of the stream's previous event. */
   | 'previous_hash_mismatch'
   /** The stored content no longer gives the stored hash. */
-  | 'hash_mismatch';
+  | 'hash_mismatch'
+  /** The time the store reports differs from the time sealed with the event (seal version 2). */
+  | 'time_mismatch'
+  /** The sealed time is earlier than the sealed time of the stream's previous event. */
+  | 'time_backwards';
 
 export interface ChainBreak {
   readonly revision: bigint;
@@ -27,10 +31,14 @@ export type StreamVerification =
 export class ChainChecker {
   private expectedRevision = 0n;
   private previousHash = GENESIS_HASH;
+  private previousSealedTime = Number.NEGATIVE_INFINITY;
   verified = 0;
 
-  /** The break this event shows, or undefined when it extends the chain. */
-  check(event: HashedEventFields): ChainBreak | undefined {
+  /**
+   * The break this event shows, or undefined when it extends the chain. With the time the store
+   * reports (`createdAt`), an event sealed with its time (version 2) must report that time.
+   */
+  check(event: HashedEventFields & { readonly createdAt?: string }): ChainBreak | undefined {
     const breakOf = (reason: ChainBreakReason): ChainBreak => ({
       revision: event.revision,
       eventId: event.id,
@@ -41,6 +49,13 @@ export class ChainChecker {
     if (event.revision !== this.expectedRevision) return breakOf('revision_gap');
     if (previousHash !== this.previousHash) return breakOf('previous_hash_mismatch');
     if (!hashHolds(event, hash)) return breakOf('hash_mismatch');
+    const sealedTime = event.metadata['recordedAt'];
+    if (typeof sealedTime === 'string') {
+      if (event.createdAt !== undefined && event.createdAt !== sealedTime) return breakOf('time_mismatch');
+      const sealedMs = Date.parse(sealedTime);
+      if (!(sealedMs >= this.previousSealedTime)) return breakOf('time_backwards');
+      this.previousSealedTime = sealedMs;
+    }
     this.expectedRevision += 1n;
     this.previousHash = hash;
     this.verified += 1;
@@ -77,6 +92,10 @@ export function explainChainBreak(reason: ChainBreakReason): string {
       return 'its previousHash is not the hash of the event before it';
     case 'hash_mismatch':
       return 'its stored content no longer gives its hash (it was altered)';
+    case 'time_mismatch':
+      return 'the time stored with it is not the time sealed in it (its stored time was altered)';
+    case 'time_backwards':
+      return 'its sealed time is earlier than that of the event before it';
     default: {
       const unhandled: never = reason;
       return String(unhandled);

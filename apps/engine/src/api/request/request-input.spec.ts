@@ -4,9 +4,12 @@ import {
   EARLY_ANSWER_DRAIN_BYTES,
   declaredBodyBytes,
   earlyAnswerHeaders,
+  readJsonBody,
   readJsonLinesBody,
   readRequestBytes,
 } from './request-input';
+import { LARGE_STEP_LENGTH, eventLoopSlice } from '@strata/event-store';
+import { z } from 'zod';
 
 const requestWith = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 
@@ -60,6 +63,7 @@ describe('reading a body off a real connection', () => {
   function send(
     parts: readonly string[],
     chunked = false,
+    contentType = 'application/x-ndjson',
   ): Promise<{ status: number; body: Record<string, unknown> }> {
     const length = parts.reduce((total, part) => total + Buffer.byteLength(part), 0);
     return new Promise((resolve, reject) => {
@@ -68,8 +72,8 @@ describe('reading a body off a real connection', () => {
         {
           method: 'POST',
           headers: chunked
-            ? { 'transfer-encoding': 'chunked', 'content-type': 'application/x-ndjson' }
-            : { 'content-length': String(length), 'content-type': 'application/x-ndjson' },
+            ? { 'transfer-encoding': 'chunked', 'content-type': contentType }
+            : { 'content-length': String(length), 'content-type': contentType },
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -100,6 +104,26 @@ describe('reading a body off a real connection', () => {
     expect(await send(parts)).toEqual({ status: 200, body: { text: parts.join(''), shared: false } });
     read = (request) => readJsonLinesBody(request, 1_000_000);
     expect(await send(parts, true)).toEqual({ status: 200, body: { text: parts.join(''), shared: false } });
+  });
+
+  it('gives the event loop its turn once a large JSON body is parsed, and not after a small one', async () => {
+    const schema = z.object({ text: z.string() });
+    let yields = 0;
+    read = async (request) => {
+      const before = eventLoopSlice.yields;
+      const body = await readJsonBody(request, schema, 4 * LARGE_STEP_LENGTH);
+      yields = eventLoopSlice.yields - before;
+      return Buffer.from(String(body.text.length));
+    };
+    const small = JSON.stringify({ text: 'short' });
+    expect((await send([small], false, 'application/json')).status).toBe(200);
+    expect(yields).toBe(0);
+    const large = JSON.stringify({ text: 'b'.repeat(LARGE_STEP_LENGTH) });
+    expect(await send([large], false, 'application/json')).toEqual({
+      status: 200,
+      body: { text: String(LARGE_STEP_LENGTH), shared: false },
+    });
+    expect(yields).toBe(1);
   });
 
   it('still refuses a body over its limit, declared or not', async () => {

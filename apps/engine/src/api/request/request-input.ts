@@ -2,6 +2,7 @@
 // (STYLE.md habit 15). Bodies are read by the API itself (no framework body parser), so the
 // size limit is enforced while reading and a JSON body is never used before it is validated.
 import type { IncomingMessage } from 'node:http';
+import { afterLargeStep } from '@strata/event-store';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@strata/session';
 import type { z } from 'zod';
 import { invalidInput, payloadTooLarge, type InputProblem } from '../problem/api-errors';
@@ -177,6 +178,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
       throw invalidInput(`the body is not JSON: ${(error as Error).message}`);
     }
     if (exceedsJsonDepth(value)) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    await afterLargeStep(text.length);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw invalidInput('the body is not valid', inputProblems('body', parsed.error));

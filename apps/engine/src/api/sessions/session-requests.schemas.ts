@@ -259,7 +259,15 @@ export const anchorsQuery = z.strictObject({
   since: z.iso
     .datetime({ offset: true })
     .optional()
-    .describe('only anchors signed at or after this date-time'),
+    .describe("only anchors signed at or after this date-time (as the signing engine's clock said)"),
+  after: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,18})$/, 'a decimal position')
+    .optional()
+    .describe(
+      'only anchors logged after this position of the anchor log (the `position` of the last anchor ' +
+        'kept): everything since, whatever the clocks said',
+    ),
 });
 
 export const attemptsQuery = z.strictObject({

@@ -285,7 +285,14 @@ export const importResponse = responseSchema(
 const chainBreak = z.object({
   revision: decimalString,
   eventId: z.string(),
-  reason: z.enum(['missing_seal', 'revision_gap', 'previous_hash_mismatch', 'hash_mismatch']),
+  reason: z.enum([
+    'missing_seal',
+    'revision_gap',
+    'previous_hash_mismatch',
+    'hash_mismatch',
+    'time_mismatch',
+    'time_backwards',
+  ]),
 });
 
 const integrityFinding = z.object({

@@ -53,8 +53,12 @@ export class AnchorsController {
     @Req() request: IncomingMessage,
     @Res() response: ServerResponse,
   ): Promise<void> {
-    const { since } = parseQuery(request, anchorsQuery);
-    const query = { tenant: principal.tenant, ...(since !== undefined ? { since } : {}) };
+    const { since, after } = parseQuery(request, anchorsQuery);
+    const query = {
+      tenant: principal.tenant,
+      ...(since !== undefined ? { since } : {}),
+      ...(after !== undefined ? { after: BigInt(after) } : {}),
+    };
     await writeJsonLines(response, this.lines(query), 'anchors.jsonl');
   }
 
@@ -67,9 +71,10 @@ export class AnchorsController {
 const anchorLines = z
   .string()
   .describe(
-    'JSON Lines, one anchor a line: `{stream, revision, headHash, time, keyId, signature}` — the head of a ' +
+    'JSON Lines, one anchor a line: `{stream, revision, headHash, time, keyId, signature, position}` — the head of a ' +
       "session stream (the revision of its last event and that event's hash) signed with Ed25519 over " +
-      '`strata-anchor/1\\n` followed by the canonical JSON of the other fields',
+      '`strata-anchor/1\\n` followed by the canonical JSON of `stream`, `revision`, `headHash`, `time` and `keyId`; ' +
+      '`position` (not signed) is where the anchor sits in the anchor log, to pass as `after` next time',
   );
 
 export const anchorOperations: readonly ApiOperation[] = [
