@@ -33,6 +33,7 @@ import {
   type ContextSizes,
   type RawEventsPage,
   type SearchResults,
+  type SessionLease,
 } from '@strata/client';
 import type { z } from 'zod';
 import { publicEventNames } from '../../apps/engine/src/events-stream/public-event-names';
@@ -43,7 +44,9 @@ import type {
   appendEntriesBody,
   compactBody,
   navigateBody,
+  setLabelBody,
   startSessionBody,
+  takeLeaseBody,
 } from '../../apps/engine/src/api/sessions/session-requests.schemas';
 import type {
   abortResponse,
@@ -62,6 +65,7 @@ import type {
   treeResponse,
   verifySessionResponse,
   verifyTenantResponse,
+  leaseResponse,
 } from '../../apps/engine/src/api/sessions/session-responses.schemas';
 import type {
   attemptsQuery,
@@ -93,6 +97,7 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof contextSizesResponse>, ContextSizes>,
   true satisfies Fits<z.output<typeof sessionSearchResponse>, SearchResults>,
   true satisfies Fits<z.output<typeof sessionEventsResponse>, RawEventsPage>,
+  true satisfies Fits<z.output<typeof leaseResponse>, SessionLease>,
 ];
 const requestsFit: readonly true[] = [
   true satisfies Fits<StartSessionRequest, z.input<typeof startSessionBody>>,
@@ -103,6 +108,12 @@ const requestsFit: readonly true[] = [
   true satisfies Fits<ContextQuery, Partial<z.output<typeof contextQuery>>>,
   true satisfies Fits<ListSessionsQuery, Partial<z.output<typeof listSessionsQuery>>>,
   true satisfies Fits<AttemptsQuery, Partial<z.output<typeof attemptsQuery>>>,
+  true satisfies Fits<{ holder: string; ttlMs: number }, z.input<typeof takeLeaseBody>>,
+  true satisfies Fits<{ token: string; ttlMs: number }, z.input<typeof takeLeaseBody>>,
+  true satisfies Fits<
+    { targetId: string; label: string | null; leaseToken?: string },
+    z.input<typeof setLabelBody>
+  >,
 ];
 
 interface Recorded {
@@ -149,6 +160,9 @@ async function everyCall(): Promise<Recorded[]> {
   await client.verifyAll();
   await client.attempts(id);
   await client.attempts(undefined);
+  await client.takeLease(id, 'host', 5_000);
+  await client.renewLease(id, '1.token', 5_000);
+  await client.releaseLease(id, '1.token');
   const stream = client.events({ maxReconnects: 0 });
   await (async () => {
     for await (const _event of stream) break;
@@ -170,13 +184,13 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(27);
+    expect(answersFit.length + requestsFit.length).toBe(31);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
     const calls = await everyCall();
-    expect(calls).toHaveLength(19);
+    expect(calls).toHaveLength(22);
     for (const call of calls) {
       const matches = templates.filter(({ pattern }) => pattern.test(call.url.pathname));
       // A literal path (/sessions/import) wins over a template (/sessions/{sessionId}).

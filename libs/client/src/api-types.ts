@@ -58,6 +58,8 @@ export interface AppendOptions {
   readonly expectedLeafId?: string | null;
   /** The same key writes the batch once; with it, the client may resend the append safely. */
   readonly idempotencyKey?: string;
+  /** The token of the session's writer lease; required while a lease is in force. */
+  readonly leaseToken?: string;
 }
 
 export interface AppendResult {
@@ -336,4 +338,17 @@ export interface SessionEntryView {
   readonly leafId: string | null;
   readonly revision: string;
   readonly position: string;
+}
+
+/** `POST /sessions/{id}/lease`: the writer lease in force, held by the caller. */
+export interface SessionLease {
+  readonly sessionId: string;
+  /** `<sequence>.<nonce>`: sent as `leaseToken` on every write while the lease is in force. */
+  readonly token: string;
+  /** The lease's number in the session: a later lease has a higher one (fencing). */
+  readonly sequence: number;
+  readonly holder: string;
+  /** ISO 8601: renew before then. */
+  readonly expiresAt: string;
+  readonly revision: string | null;
 }

@@ -43,6 +43,7 @@ import { CompactSessionController } from '../sessions/compact-session/compact-se
 import { NavigateSessionController } from '../sessions/navigate-session/navigate-session.controller';
 import { AbortCompactionController } from '../sessions/abort-compaction/abort-compaction.controller';
 import { SetLabelController } from '../sessions/set-label/set-label.controller';
+import { SessionLeaseController } from '../sessions/session-lease/session-lease.controller';
 import { SessionEventsController } from '../sessions/read-sessions/session-events.controller';
 import { SessionFilesController } from '../sessions/session-files/session-files.controller';
 import { SessionQueriesController } from '../sessions/read-sessions/session-queries.controller';
@@ -113,6 +114,7 @@ export class StrataHttpModule {
         NavigateSessionController,
         AbortCompactionController,
         SetLabelController,
+        SessionLeaseController,
         SessionQueriesController,
         SessionEntryController,
         SessionFilesController,

@@ -227,6 +227,10 @@ export function evolveAuditAttempt(
     case 'EntryAppended':
     case 'LeafMoved':
     case 'ToolOutputsPruned':
+    case 'LeaseTaken':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return attempt;
     default: {
       const unhandled: never = event;
@@ -260,6 +264,10 @@ export function auditDocumentId(projected: ProjectedEvent): string {
     case 'EntryAppended':
     case 'LeafMoved':
     case 'ToolOutputsPruned':
+    case 'LeaseTaken':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return `${projected.sessionId}/`;
     default: {
       const unhandled: never = event;

@@ -386,3 +386,19 @@ export const attemptListResponse = responseSchema(
     nextCursor: z.string().nullable(),
   }),
 );
+
+export const leaseResponse = responseSchema(
+  'SessionLease',
+  z.object({
+    sessionId: z.string(),
+    token: z
+      .string()
+      .describe(
+        '`<sequence>.<nonce>`: carry it as `leaseToken` on every write; a later lease has a higher sequence',
+      ),
+    sequence: z.number().int().describe('the number of this lease in the session (fencing order)'),
+    holder: z.string(),
+    expiresAt: z.string().describe('ISO 8601; renew before then'),
+    revision: decimalString,
+  }),
+);
