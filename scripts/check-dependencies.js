@@ -36,6 +36,7 @@ const ENGINE_FLOORS = [
   [
     'sessions/start-session',
     'sessions/set-label',
+    'sessions/session-lease',
     'sessions/compact-session',
     'sessions/navigate-session',
     'sessions/abort-compaction',

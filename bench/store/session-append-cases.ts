@@ -12,6 +12,7 @@ import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';
 import { AppendEntriesHandler } from '../../apps/engine/src/sessions/append-entries/append-entries.handler';
 import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
+import { systemClock } from '../../apps/engine/src/shared/clock';
 import { generateSession } from '../context/generate-session';
 import { userTurnEntry } from '../projection/session-streams';
 import type { BenchCase } from '../harness';
@@ -89,7 +90,7 @@ export async function sessionAppendFixture(
   const cached = await LongSession.write(new SessionStreams(store), 'with-cache', entries);
   const keyedStreams = new SessionStreams(store);
   const keyed = await LongSession.write(keyedStreams, 'with-key', entries);
-  const handler = new AppendEntriesHandler(keyedStreams, createPreparedTokenCounter('chars4'));
+  const handler = new AppendEntriesHandler(keyedStreams, createPreparedTokenCounter('chars4'), systemClock);
   const group = `append one entry to a session of ${entries.length.toLocaleString('en-US')} entries (SQLite, one command)`;
   const details = { sessionEntries: entries.length };
   const cases: BenchCase<unknown>[] = [

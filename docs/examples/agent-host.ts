@@ -92,8 +92,9 @@ export class StrataSession {
 
   /**
    * Appends entries made by `make(parentId)` under the leaf the context shows, with
-   * `expectedLeafId`; on 409 (another write moved the leaf first) reads the context again and
-   * makes them again under the new leaf. Waits for the compaction the append asked for, if any.
+   * `expectedLeafId`; on 409 `leaf_conflict` (another write moved the leaf first) reads the context
+   * again and makes them again under the new leaf (tool results are taken there only while their
+   * call is still pending on the new leaf's path). Waits for the compaction the append asked for, if any.
    */
   async append(
     leafId: string | null,
@@ -111,8 +112,10 @@ export class StrataSession {
         // Read the context the next step works from; it waits when a compaction is under way.
         return { context: await this.context(), compaction: answer.compaction?.attemptId };
       } catch (error) {
+        // A result whose call is no longer pending under the new leaf (`tool_result_unpaired`)
+        // cannot be moved there: the other writer broke the tool loop, and trying again is no use.
         const moved =
-          error instanceof StrataApiError && error.status === 409 && error.reason !== 'idempotency_mismatch';
+          error instanceof StrataApiError && error.status === 409 && error.reason === 'leaf_conflict';
         if (!moved || attempt >= MAX_APPEND_ATTEMPTS) throw error;
         parentId = (await this.context()).leafId;
       }

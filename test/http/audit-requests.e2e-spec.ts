@@ -2,7 +2,8 @@
 // compaction and of a summarised navigation are stored on the attempt's start event and shown in
 // the audit (`GET /sessions/{id}/attempts`) with who asked; a navigation that asked for a summary
 // and got none (`summaryDeclined`) records why, and the instructions given, on its `LeafMoved`,
-// which the event stream's `session_tree` carries.
+// which the event stream's `session_tree` carries. Whether a compaction was forced is in the
+// audit too (issue 25).
 import { MAX_CUSTOM_INSTRUCTIONS_LENGTH } from '@strata/session';
 import { session } from '@strata/testing';
 import { problemOf, startHttpEngine, storedEventsOf, type HttpHarness } from './http-harness';
@@ -99,6 +100,21 @@ describe('given an engine with branch summaries on', () => {
       summaryDeclined: 'nothing_to_summarize',
       customInstructions: 'Anything.',
     });
+  });
+
+  it('shows in the audit whether a compaction was forced (issue 25)', async () => {
+    const small = session({ sessionId: 'asked-forced' }).editTurns(2);
+    await engine.seed(small.header, small.entries, HOST_KEY);
+    for (const body of [{ attemptId: 'plain-1' }, { attemptId: 'forced-1', force: true }]) {
+      await engine.request('POST', '/sessions/asked-forced/compact', { body, key: HOST_KEY });
+    }
+    const audit = await engine.request('GET', '/sessions/asked-forced/attempts', { key: HOST_KEY });
+    const items = (audit.body as { items: { attemptId: string; force: boolean }[] }).items;
+    // Newest first.
+    expect(items.map(({ attemptId, force }) => ({ attemptId, force }))).toEqual([
+      { attemptId: 'forced-1', force: true },
+      { attemptId: 'plain-1', force: false },
+    ]);
   });
 
   it(`answers 400 to instructions longer than ${MAX_CUSTOM_INSTRUCTIONS_LENGTH} characters, and writes nothing`, async () => {

@@ -16,6 +16,7 @@ import {
   type SessionContext,
   type SessionDetail,
   type SessionEntries,
+  type SessionEntryView,
   type SessionList,
   type SessionTree,
   type SessionVerification,
@@ -32,6 +33,7 @@ import {
   type ContextSizes,
   type RawEventsPage,
   type SearchResults,
+  type SessionLease,
 } from '@strata/client';
 import type { z } from 'zod';
 import { publicEventNames } from '../../apps/engine/src/events-stream/public-event-names';
@@ -42,7 +44,9 @@ import type {
   appendEntriesBody,
   compactBody,
   navigateBody,
+  setLabelBody,
   startSessionBody,
+  takeLeaseBody,
 } from '../../apps/engine/src/api/sessions/session-requests.schemas';
 import type {
   abortResponse,
@@ -61,12 +65,14 @@ import type {
   treeResponse,
   verifySessionResponse,
   verifyTenantResponse,
+  leaseResponse,
 } from '../../apps/engine/src/api/sessions/session-responses.schemas';
 import type {
   attemptsQuery,
   contextQuery,
   listSessionsQuery,
 } from '../../apps/engine/src/api/sessions/session-requests.schemas';
+import type { sessionEntryResponse } from '../../apps/engine/src/api/sessions/session-visibility.schemas';
 import { startHttpEngine, type HttpHarness } from './http-harness';
 
 /** Compiles only when `Engine` is assignable to `Client`. */
@@ -80,6 +86,7 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof contextResponse>, SessionContext>,
   true satisfies Fits<z.output<typeof treeResponse>, SessionTree>,
   true satisfies Fits<z.output<typeof entriesResponse>, SessionEntries>,
+  true satisfies Fits<z.output<typeof sessionEntryResponse>, SessionEntryView>,
   true satisfies Fits<z.output<typeof compactionResponse>, CompactionResult>,
   true satisfies Fits<z.output<typeof navigationResponse>, NavigationResult>,
   true satisfies Fits<z.output<typeof abortResponse>, AbortResult>,
@@ -90,6 +97,7 @@ const answersFit: readonly true[] = [
   true satisfies Fits<z.output<typeof contextSizesResponse>, ContextSizes>,
   true satisfies Fits<z.output<typeof sessionSearchResponse>, SearchResults>,
   true satisfies Fits<z.output<typeof sessionEventsResponse>, RawEventsPage>,
+  true satisfies Fits<z.output<typeof leaseResponse>, SessionLease>,
 ];
 const requestsFit: readonly true[] = [
   true satisfies Fits<StartSessionRequest, z.input<typeof startSessionBody>>,
@@ -100,6 +108,12 @@ const requestsFit: readonly true[] = [
   true satisfies Fits<ContextQuery, Partial<z.output<typeof contextQuery>>>,
   true satisfies Fits<ListSessionsQuery, Partial<z.output<typeof listSessionsQuery>>>,
   true satisfies Fits<AttemptsQuery, Partial<z.output<typeof attemptsQuery>>>,
+  true satisfies Fits<{ holder: string; ttlMs: number }, z.input<typeof takeLeaseBody>>,
+  true satisfies Fits<{ token: string; ttlMs: number }, z.input<typeof takeLeaseBody>>,
+  true satisfies Fits<
+    { targetId: string; label: string | null; leaseToken?: string },
+    z.input<typeof setLabelBody>
+  >,
 ];
 
 interface Recorded {
@@ -136,6 +150,7 @@ async function everyCall(): Promise<Recorded[]> {
   await client.context(id, { format: 'llm' });
   await client.tree(id);
   await client.entries(id, { limit: 1 });
+  await client.getEntry(id, 'a');
   await client.compact(id);
   await client.navigate(id, 'a');
   await client.abort(id);
@@ -145,6 +160,9 @@ async function everyCall(): Promise<Recorded[]> {
   await client.verifyAll();
   await client.attempts(id);
   await client.attempts(undefined);
+  await client.takeLease(id, 'host', 5_000);
+  await client.renewLease(id, '1.token', 5_000);
+  await client.releaseLease(id, '1.token');
   const stream = client.events({ maxReconnects: 0 });
   await (async () => {
     for await (const _event of stream) break;
@@ -166,13 +184,13 @@ describe('given the OpenAPI document the engine serves', () => {
   afterAll(() => engine.close());
 
   it('holds every path and method the client calls, with the media type it sends', async () => {
-    expect(answersFit.length + requestsFit.length).toBe(26);
+    expect(answersFit.length + requestsFit.length).toBe(31);
     const templates = Object.keys(document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
     const calls = await everyCall();
-    expect(calls).toHaveLength(18);
+    expect(calls).toHaveLength(22);
     for (const call of calls) {
       const matches = templates.filter(({ pattern }) => pattern.test(call.url.pathname));
       // A literal path (/sessions/import) wins over a template (/sessions/{sessionId}).

@@ -13,11 +13,13 @@ const settings = {
   compaction: { keepRecentTokens: 250, reserveTokens: 2000, autoContinue: false },
   models: { defaultContextWindow: 10000 },
 };
+/** How the append's answer names an attempt that has not ended (issue 25). */
+const STILL_OPEN = { outcome: null, reason: null, willRetry: false, entryId: null };
 const usage = (tokens: number) => ({ input: tokens - 100, output: 100, cacheRead: 0, cacheWrite: 0 });
 
 interface AppendAnswer {
   readonly leafId: string;
-  readonly compaction: { attemptId: string; trigger: string } | null;
+  readonly compaction: { attemptId: string; trigger: string; outcome: string | null } | null;
 }
 
 interface ContextAnswer {
@@ -78,7 +80,11 @@ describe('given an engine whose summariser the test holds', () => {
     // The summariser serves every test of the file: wait for this test's own call.
     const callsBefore = summarizer.calls.length;
     const appended = await appendSince(builder, from);
-    expect(appended.compaction).toEqual({ attemptId: expect.any(String), trigger: 'threshold' });
+    expect(appended.compaction).toEqual({
+      attemptId: expect.any(String),
+      trigger: 'threshold',
+      ...STILL_OPEN,
+    });
     await summarizer.whenCalled(callsBefore + 1);
 
     const early = await contextOf('wait-threshold', '?waitForCompaction=150');
@@ -143,7 +149,11 @@ describe('given an engine whose summariser the test holds', () => {
     const next = builder.entries.length;
     builder.user('Forget the tests; write the docs');
     const prompted = await appendSince(builder, next);
-    expect(prompted.compaction).toEqual({ attemptId: expect.any(String), trigger: 'threshold' });
+    expect(prompted.compaction).toEqual({
+      attemptId: expect.any(String),
+      trigger: 'threshold',
+      ...STILL_OPEN,
+    });
 
     const context = await contextOf('wait-prompt', '?waitForCompaction=20000');
     expect(context.compactionWait).toMatchObject({ outcome: 'settled' });
@@ -162,8 +172,13 @@ describe('given an engine whose summariser the test holds', () => {
     await engine.app.get(SagaRunner).drain();
     const again = (await send()).body as AppendAnswer & { alreadyAppended: boolean };
     expect(again.alreadyAppended).toBe(true);
-    expect(again.compaction).toEqual(first.compaction);
     expect(first.compaction).not.toBeNull();
+    // Sent again once the attempt has ended, the answer also says how it ended (issue 25).
+    expect(again.compaction).toEqual({
+      ...first.compaction,
+      outcome: 'completed',
+      entryId: expect.any(String),
+    });
   });
 
   it('waits for a manual compaction in flight too', async () => {

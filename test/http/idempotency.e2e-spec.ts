@@ -1,9 +1,10 @@
 // End to end over real HTTP, two tenants: idempotency keys and caller-chosen ids (issue 11,
 // findings 2 and 3). A key reused with other content answers 409 `idempotency_mismatch` and
 // writes nothing; the same key with the same content answers the first outcome; concurrent first
-// requests with one key and different content leave exactly one written. Every id the engine
-// derives is scoped by session, so one tenant can neither collide with nor claim in advance the
-// ids of another's appends, labels or attempts. Writes made the way the engine made them before
+// requests with one key and different content leave exactly one written, and with the same
+// content exactly one of them says it wrote (the others, `alreadyAppended: true`). Every id the
+// engine derives is scoped by session, so one tenant can neither collide with nor claim in
+// advance the ids of another's appends, labels or attempts. Writes made the way the engine made them before
 // the change (seeds without a session scope) keep their idempotency.
 import fc from 'fast-check';
 import type { EventStore } from '@strata/event-store';
@@ -154,6 +155,28 @@ describe('idempotency keys and chosen ids, two tenants over HTTP', () => {
       }
       expect(await storedEntryIds(builder.header.id)).toEqual(['e0001', 'e0002']);
       counts.record('concurrent requests, one key, same content', ['append']);
+    });
+
+    it('answers alreadyAppended: false to exactly one of concurrent first requests with one key and the same entries (issue 25)', async () => {
+      const rounds = 10;
+      const writers = 6;
+      for (let round = 0; round < rounds; round += 1) {
+        const builder = session({ sessionId: `idem-race-same-${round}` });
+        await start(builder.header.id, ALPHA_KEY);
+        builder.user('A').assistant('B');
+        const answers = await Promise.all(
+          Array.from({ length: writers }, () =>
+            append(builder.header.id, builder.entries, ALPHA_KEY, 'same'),
+          ),
+        );
+        for (const answer of answers) expect(answer.status).toBe(200);
+        const repeated = answers.filter(
+          (answer) => (answer.body as { alreadyAppended: boolean }).alreadyAppended,
+        );
+        expect(answers.length - repeated.length).toBe(1);
+        expect(await storedEntryIds(builder.header.id)).toEqual(['e0001', 'e0002']);
+        counts.record('concurrent first requests, one key, same content: one writer', ['append']);
+      }
     });
   });
 

@@ -227,7 +227,7 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
         (value) => expect(value).toBe('live'),
       );
       const compacted = await engine.request('POST', `/sessions/${sessionId}/compact`, {
-        body: { customInstructions: COMPACTION_INSTRUCTIONS },
+        body: { customInstructions: COMPACTION_INSTRUCTIONS, force: true },
         key: ALPHA_KEY,
         headers: { 'x-strata-actor': 'reviewer@example.com' },
       });
@@ -237,6 +237,8 @@ describeWithFixture('before-compaction.jsonl', 'the audit viewer on a seeded eng
       const fresh = page.locator(`.timeline-item.is-fresh[data-entry-id="${result.entry.id}"]`);
       await fresh.waitFor();
       expect(await fresh.getAttribute('data-outcome')).toBe('completed');
+      expect(await fresh.locator('[data-field="force"]').textContent()).toBe('forced');
+      expect(await page.locator('.timeline-item [data-field="force"]').count()).toBe(1);
       expect(await fresh.locator('[data-figure="model"] .figure-value').textContent()).toBe(
         OFFLINE_SUMMARIZER_NAME,
       );

@@ -56,7 +56,7 @@ describe('strata', () => {
     expect(await runCli(['compact'], io, commands)).toBe(2);
     expect(io.err()).toBe(
       'strata compact: expected exactly one session id\n' +
-        'usage: strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--json]\n' +
+        'usage: strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--actor <name>] [--json]\n' +
         "Run 'strata help compact' for its options and examples.\n",
     );
   });

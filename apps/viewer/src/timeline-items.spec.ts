@@ -30,6 +30,7 @@ function attempt(attemptId: string, entryId: string | null, startedAt: string): 
     newLeafId: null,
     continuation: null,
     customInstructions: null,
+    force: false,
     actor: null,
     onBehalfOf: null,
     summaryCalls: [],

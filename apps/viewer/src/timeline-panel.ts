@@ -1,5 +1,5 @@
 // The compaction and branch-summary timeline: every attempt the audit recorded (trigger,
-// outcome, tokens before and after, model, duration, usage, who asked and the instructions
+// outcome, whether it was forced, tokens before and after, model, duration, usage, who asked and the instructions
 // given, every summary call with its candidate, model, usage and duration or error, reason or
 // error) joined with the
 // entry it wrote (the summary and the file lists), and the compaction and branch-summary entries
@@ -210,6 +210,12 @@ export class TimelinePanel {
           element('h3', { text: title }),
           element('span', { className: `outcome-badge outcome-${outcome}`, text: outcome }),
           attempt?.trigger != null && element('span', { className: 'trigger-badge', text: attempt.trigger }),
+          attempt?.force === true &&
+            element('span', {
+              className: 'trigger-badge force-badge',
+              dataset: { field: 'force' },
+              text: 'forced',
+            }),
           element('span', { className: 'muted', text: formatTime(item.timestamp) }),
         ]),
         element('div', { className: 'figures' }, [

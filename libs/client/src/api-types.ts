@@ -58,6 +58,8 @@ export interface AppendOptions {
   readonly expectedLeafId?: string | null;
   /** The same key writes the batch once; with it, the client may resend the append safely. */
   readonly idempotencyKey?: string;
+  /** The token of the session's writer lease; required while a lease is in force. */
+  readonly leaseToken?: string;
 }
 
 export interface AppendResult {
@@ -66,8 +68,42 @@ export interface AppendResult {
   readonly leafId: string | null;
   readonly revision: string | null;
   readonly alreadyAppended: boolean;
-  /** The automatic compaction this append asked for: read the context with `waitForCompaction` next. */
-  readonly compaction: { readonly attemptId: string; readonly trigger: 'threshold' | 'overflow' } | null;
+  /**
+   * The automatic compaction this append asked for, and how it has ended so far (usually still
+   * open: `outcome: null`): read the context with `waitForCompaction` next.
+   */
+  readonly compaction:
+    (CompactionEnding & { readonly attemptId: string; readonly trigger: 'threshold' | 'overflow' }) | null;
+}
+
+/** How a compaction attempt ended, as an append's answer and a context read's wait tell it. */
+export interface CompactionEnding {
+  /** Null while the attempt is open (or not started yet). */
+  readonly outcome: 'completed' | 'skipped' | 'cancelled' | 'failed' | null;
+  /** Why a skipped or cancelled attempt did not compact (`nothing_to_summarize`, `stale`, …); a failed one's error code. */
+  readonly reason: string | null;
+  /** True when an overflow recovery completed: send the failed request again on the compacted context. */
+  readonly willRetry: boolean;
+  /** The compaction entry a completed attempt appended (`getEntry` reads it). */
+  readonly entryId: string | null;
+}
+
+/** One compaction attempt of a context read's `compactionWait`. */
+export interface CompactionReport extends CompactionEnding {
+  readonly attemptId: string;
+  readonly trigger: 'threshold' | 'overflow' | 'manual';
+}
+
+/** What the context differs in from the entries on the path (so that the model gets a valid request). */
+export interface ContextRepairs {
+  /** Tool call ids answered with a synthetic error result (its `entryIds` item is null). */
+  readonly synthesizedResults: readonly string[];
+  /** Entry ids of tool results left out: no open call of the answer before them matches. */
+  readonly droppedOrphanResults: readonly string[];
+  /** Entry ids of answers left out because they failed before the model said anything. */
+  readonly omittedFailedAnswers: readonly string[];
+  /** The latest compaction's first kept entry is not on the path before it: nothing was kept. */
+  readonly missingFirstKeptEntry: { readonly compactionId: string; readonly firstKeptEntryId: string } | null;
 }
 
 export interface FileProblem {
@@ -211,10 +247,13 @@ export interface SessionContext {
   readonly revision: string;
   readonly position: string;
   readonly asOf: string | null;
+  readonly repairs: ContextRepairs;
   readonly compactionWait?: {
     readonly outcome: 'settled' | 'timed_out';
     readonly waitedMs: number;
     readonly attemptIds: readonly string[];
+    /** How the attempts seen while waiting, and those of the session's newest message, ended. */
+    readonly attempts: readonly CompactionReport[];
   };
 }
 
@@ -286,4 +325,30 @@ export interface SessionEntries {
   readonly offset: number;
   readonly limit: number;
   readonly leafId: string | null;
+}
+
+/** One entry of a session (`GET /sessions/{id}/entries/{entryId}`) and where it sits in the tree. */
+export interface SessionEntryView {
+  readonly sessionId: string;
+  readonly entry: SessionEntry;
+  readonly label: string | null;
+  readonly childIds: readonly string[];
+  /** Whether the entry is on the path from the root to the current leaf. */
+  readonly onCurrentPath: boolean;
+  readonly leafId: string | null;
+  readonly revision: string;
+  readonly position: string;
+}
+
+/** `POST /sessions/{id}/lease`: the writer lease in force, held by the caller. */
+export interface SessionLease {
+  readonly sessionId: string;
+  /** `<sequence>.<nonce>`: sent as `leaseToken` on every write while the lease is in force. */
+  readonly token: string;
+  /** The lease's number in the session: a later lease has a higher one (fencing). */
+  readonly sequence: number;
+  readonly holder: string;
+  /** ISO 8601: renew before then. */
+  readonly expiresAt: string;
+  readonly revision: string | null;
 }

@@ -11,6 +11,8 @@ export interface CompactRequest {
   readonly force?: boolean;
   /** Names the attempt: a repeated id answers its recorded outcome, so the call may be resent. */
   readonly attemptId?: string;
+  /** The token of the session's writer lease; required while a lease is in force. */
+  readonly leaseToken?: string;
 }
 
 export interface AttemptError {
@@ -46,6 +48,8 @@ export interface NavigateOptions {
   readonly customInstructions?: string;
   /** Names the branch-summary attempt: a repeated id answers its recorded outcome. */
   readonly attemptId?: string;
+  /** The token of the session's writer lease; required while a lease is in force. */
+  readonly leaseToken?: string;
 }
 
 interface NavigationBase {
@@ -189,6 +193,8 @@ export interface AuditAttempt {
   readonly onBehalfOf: string | null;
   /** What the request asked the summary to focus on. */
   readonly customInstructions: string | null;
+  /** Compactions: asked with `force: true` (it keeps less when the keep budget would keep all). */
+  readonly force: boolean;
   /** Every summary request, in order (the latest 64); `summaryCallsOmitted` counts the others. */
   readonly summaryCalls: readonly SummaryCall[];
   readonly summaryCallsOmitted: number;

@@ -12,6 +12,16 @@ export interface ProblemDocument {
   readonly code: string;
   /** The finer reason some problems carry (`idempotency_mismatch`, `revision_conflict`, …). */
   readonly reason?: string;
+  /** `leaf_conflict`: the leaf the session holds now (null when it is empty). */
+  readonly currentLeafId?: string | null;
+  /** `leaf_conflict`: the revision of the session's last event, read with `currentLeafId`. */
+  readonly currentRevision?: string | null;
+  /** `tool_result_unpaired`: the call id the refused tool result names. */
+  readonly toolCallId?: string;
+  /** `lease_held`: who holds the session's writer lease. */
+  readonly holder?: string;
+  /** `lease_held`: when that lease expires unless renewed (ISO 8601). */
+  readonly expiresAt?: string;
   readonly [extension: string]: unknown;
 }
 
@@ -27,6 +37,15 @@ export class StrataApiError extends StrataClientError {
   readonly code: string;
   readonly reason: string | undefined;
   readonly detail: string;
+  /** `leaf_conflict`: the leaf the session holds now; undefined for other problems. */
+  readonly currentLeafId: string | null | undefined;
+  /** `leaf_conflict`: the revision read with that leaf; undefined for other problems. */
+  readonly currentRevision: string | null | undefined;
+  /** `tool_result_unpaired`: the call id of the refused result. */
+  readonly toolCallId: string | undefined;
+  /** `lease_held`: who holds the lease, and until when (ISO 8601). */
+  readonly holder: string | undefined;
+  readonly expiresAt: string | undefined;
 
   constructor(
     readonly method: string,
@@ -41,6 +60,11 @@ export class StrataApiError extends StrataClientError {
     this.code = problem.code;
     this.reason = problem.reason;
     this.detail = problem.detail;
+    this.currentLeafId = problem.currentLeafId;
+    this.currentRevision = problem.currentRevision;
+    this.toolCallId = problem.toolCallId;
+    this.holder = problem.holder;
+    this.expiresAt = problem.expiresAt;
   }
 }
 

@@ -19,6 +19,10 @@ export const eventNames = [
   'branch_summary_cancelled',
   'branch_summary_failed',
   'continuation_requested',
+  'lease_taken',
+  'lease_renewed',
+  'lease_released',
+  'lease_expired',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

@@ -13,3 +13,5 @@ export {
 } from './event-subscription';
 export { SESSION_FILE_MEDIA_TYPE, StrataClient, type StrataClientOptions } from './strata-client';
 export { type CallOptions, type RetryPolicy, type TransportOptions } from './transport';
+export * from './entry-builders';
+export { SessionHost, type AppendTurnOptions, type SessionHostOptions, type TurnBatch } from './session-host';

@@ -15,6 +15,8 @@ import type {
   SessionDetail,
   SessionEntries,
   SessionEntry,
+  SessionEntryView,
+  SessionLease,
   SessionList,
   SessionTree,
   StartSessionRequest,
@@ -164,6 +166,11 @@ export class StrataClient {
     return this.get(`/sessions/${segment(sessionId)}/entries${queryString({ ...query })}`, call);
   }
 
+  /** `GET /sessions/{id}/entries/{entryId}`: one entry, its label and children, whether it is on the current path. */
+  getEntry(sessionId: string, entryId: string, call?: CallOptions): Promise<SessionEntryView> {
+    return this.get(`/sessions/${segment(sessionId)}/entries/${segment(entryId)}`, call);
+  }
+
   /** `POST /sessions/{id}/compact`: runs one compaction attempt and answers its outcome. */
   compact(sessionId: string, request: CompactRequest = {}, call?: CallOptions): Promise<CompactionResult> {
     return this.json(
@@ -208,7 +215,7 @@ export class StrataClient {
     sessionId: string,
     targetId: string,
     label: string | null,
-    options: { readonly idempotencyKey?: string } = {},
+    options: { readonly idempotencyKey?: string; readonly leaseToken?: string } = {},
     call?: CallOptions,
   ): Promise<SetLabelResult> {
     return this.json(
@@ -217,6 +224,47 @@ export class StrataClient {
         path: `/sessions/${segment(sessionId)}/labels`,
         json: { targetId, label, ...options },
         retryable: options.idempotencyKey !== undefined,
+      },
+      call,
+    );
+  }
+
+  /**
+   * `POST /sessions/{id}/lease`: takes the session's writer lease for `ttlMs` (1,000 to 600,000);
+   * 409 `lease_held` (with `holder`, `expiresAt`) while another writer's lease is in force.
+   */
+  takeLease(sessionId: string, holder: string, ttlMs: number, call?: CallOptions): Promise<SessionLease> {
+    return this.json(
+      {
+        method: 'POST',
+        path: `/sessions/${segment(sessionId)}/lease`,
+        json: { holder, ttlMs },
+        retryable: false,
+      },
+      call,
+    );
+  }
+
+  /** `POST /sessions/{id}/lease` with the token: renews the lease in force for `ttlMs` from now. */
+  renewLease(sessionId: string, token: string, ttlMs: number, call?: CallOptions): Promise<SessionLease> {
+    return this.json(
+      {
+        method: 'POST',
+        path: `/sessions/${segment(sessionId)}/lease`,
+        json: { token, ttlMs },
+        retryable: true,
+      },
+      call,
+    );
+  }
+
+  /** `DELETE /sessions/{id}/lease?token=`: releases the lease (again is harmless). */
+  async releaseLease(sessionId: string, token: string, call?: CallOptions): Promise<void> {
+    await this.transport.send(
+      {
+        method: 'DELETE',
+        path: `/sessions/${segment(sessionId)}/lease${queryString({ token })}`,
+        retryable: true,
       },
       call,
     );

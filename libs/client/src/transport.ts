@@ -46,7 +46,7 @@ export interface CallOptions {
 
 /** @internal */
 export interface Exchange {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** The path and query, e.g. `/sessions/abc/context?format=llm`. */
   readonly path: string;
   readonly json?: unknown;

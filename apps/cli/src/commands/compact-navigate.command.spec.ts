@@ -1,12 +1,12 @@
 // `strata compact` and `strata navigate` in-process: the engine's commands on a SQLite store
 // named by --store, with the embedded offline summariser.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@strata/event-store';
 import { importSessionFile, loadSession } from '@strata/session-files';
 import { OFFLINE_SUMMARIZER_NAME } from '@strata/summarizer';
-import { serializeSessionFile } from '@strata/session';
+import { serializeSessionFile, sessionStreamName } from '@strata/session';
 import { session } from '@strata/testing';
 import { runCli } from '../run-cli';
 import { recordingIo } from '../testing-io';
@@ -126,6 +126,61 @@ describe('strata compact and strata navigate', () => {
     const result = JSON.parse(io.out()) as { outcome: string; entry: { firstKeptEntryId: string } };
     expect(result).toMatchObject({ outcome: 'completed' });
     expect(result.entry.firstKeptEntryId).toBe(branchUser.id);
+  });
+
+  /** The actor recorded on each event of one of the given types, in stream order. */
+  async function actorsOf(...types: string[]): Promise<unknown[]> {
+    const store = new SqliteEventStore({ filename: join(directory, 'store.db') });
+    try {
+      const actors: unknown[] = [];
+      for await (const event of store.readStream(sessionStreamName(sessionId))) {
+        if (types.includes(event.type)) actors.push(event.metadata['actor']);
+      }
+      return actors;
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('compact and navigate record the user running the CLI as the actor (issue 25)', async () => {
+    const user = `strata-cli:${userInfo().username}`;
+    const navigated = await runCli(
+      ['navigate', sessionId, leafBeforeBranch, '--store', storeUrl],
+      recordingIo(),
+      commands,
+    );
+    expect(navigated).toBe(0);
+    const compacted = await runCli(
+      ['compact', sessionId, '--force', '--store', storeUrl],
+      recordingIo(),
+      commands,
+    );
+    expect(compacted).toBe(0);
+    expect(await actorsOf('LeafMoved', 'CompactionStarted', 'CompactionCompleted')).toEqual([
+      user,
+      user,
+      user,
+    ]);
+  });
+
+  it('compact --actor and navigate --actor record the actor given', async () => {
+    const navigated = await runCli(
+      ['navigate', sessionId, leafBeforeBranch, '--store', storeUrl, '--actor', 'ops@example.com'],
+      recordingIo(),
+      commands,
+    );
+    expect(navigated).toBe(0);
+    const compacted = await runCli(
+      ['compact', sessionId, '--force', '--store', storeUrl, '--actor', 'night-job'],
+      recordingIo(),
+      commands,
+    );
+    expect(compacted).toBe(0);
+    expect(await actorsOf('LeafMoved', 'CompactionStarted', 'CompactionCompleted')).toEqual([
+      'ops@example.com',
+      'night-job',
+      'night-job',
+    ]);
   });
 
   it('navigate without a target is a usage error', async () => {

@@ -4,6 +4,7 @@ import { CompactSessionCommand, type CompactionResult } from '@strata/engine';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { storeOptionHelp } from '../shared/event-store-option';
+import { actorOptionHelp, cliActor } from '../shared/cli-actor';
 import { parseCommandLine } from '../shared/options';
 
 function printResult(io: CliIo, result: CompactionResult, json: boolean): void {
@@ -38,10 +39,11 @@ export const compactCommand: CliCommand = {
   name: 'compact',
   summary: 'compact a stored session now and print the compaction entry',
   usage:
-    'strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--json]\n' +
+    'strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--actor <name>] [--json]\n' +
     "  --instructions: what the summary should focus on, added to the summariser's prompt\n" +
     '  --force: compact even when the context is under the budget that keeps recent tokens (its last turn is kept)\n' +
     `  ${storeOptionHelp}\n` +
+    `  ${actorOptionHelp}\n` +
     '  --settings: the engine settings file (summariser, compaction budgets); STRATA_SETTINGS otherwise\n' +
     '  --json: print the whole result (outcome, entry, token counts) as one JSON object\n' +
     '  Exits 0 when compacted or when there was nothing to compact, 1 when cancelled or failed.\n' +
@@ -56,6 +58,7 @@ export const compactCommand: CliCommand = {
         force: { type: 'boolean', default: false },
         store: { type: 'string' },
         settings: { type: 'string' },
+        actor: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       true,
@@ -70,10 +73,14 @@ export const compactCommand: CliCommand = {
       },
       (commands) =>
         commands.execute(
-          new CompactSessionCommand(sessionId, {
-            ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
-            ...(values.force ? { force: true } : {}),
-          }),
+          new CompactSessionCommand(
+            sessionId,
+            {
+              ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+              ...(values.force ? { force: true } : {}),
+            },
+            { actor: cliActor(values.actor) },
+          ),
         ),
     );
     printResult(io, result, values.json);

@@ -2,22 +2,13 @@
 // events are removed from the store (SQLite rows; an EventStoreDB tombstone) and an erasure record
 // (who, when, why, how many events, the last head) is left in the store's erasure log, from which
 // every engine on the store forgets the session. The record goes to stdout.
-import { userInfo } from 'node:os';
 import { type ErasureRecord } from '@strata/event-store';
 import { SessionNotFoundError } from '@strata/session-files';
 import { eraseSession, erasureReasonProblem, SessionErasedError } from '@strata/engine';
 import { CliError, type CliCommand } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
+import { cliActor } from '../shared/cli-actor';
 import { parseCommandLine } from '../shared/options';
-
-/** Who erases when `--actor` is not given: the operating-system user running the CLI. */
-function defaultActor(): string {
-  try {
-    return `strata-cli:${userInfo().username}`;
-  } catch {
-    return 'strata-cli';
-  }
-}
 
 /** One line of an erasure record, as `strata verify` prints an erased stream. */
 export function describeErasureRecord(record: ErasureRecord): string {
@@ -57,7 +48,7 @@ export const eraseCommand: CliCommand = {
     if (extra.length > 0) throw new CliError(`erase takes one session id, not ${positionals.length}`, 2);
     const problem = erasureReasonProblem(values.reason);
     if (problem !== undefined) throw new CliError(`--reason: ${problem}`, 2);
-    const actor = values.actor?.trim() || defaultActor();
+    const actor = cliActor(values.actor);
     const record = await withEventStore(values.store, io, async (store) => {
       try {
         return await eraseSession(store, sessionId, { actor, reason: values.reason! });

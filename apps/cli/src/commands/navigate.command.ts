@@ -5,6 +5,7 @@ import { SessionDomainError } from '@strata/session';
 import { CliError, type CliCommand, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { storeOptionHelp } from '../shared/event-store-option';
+import { actorOptionHelp, cliActor } from '../shared/cli-actor';
 import { parseCommandLine } from '../shared/options';
 
 function printResult(io: CliIo, result: NavigationResult, json: boolean): void {
@@ -50,11 +51,12 @@ export const navigateCommand: CliCommand = {
   name: 'navigate',
   summary: "move a stored session's leaf, optionally summarising the branch left behind",
   usage:
-    'strata navigate <sessionId> <targetId> [--summarize] [--instructions "…"] [--store <url>] [--settings <file.json>] [--json]\n' +
+    'strata navigate <sessionId> <targetId> [--summarize] [--instructions "…"] [--store <url>] [--settings <file.json>] [--actor <name>] [--json]\n' +
     '  <targetId>: the entry that becomes the leaf\n' +
     '  --summarize: summarise the branch left behind and attach the summary at the new leaf\n' +
     '  --instructions: what that summary should focus on (with --summarize)\n' +
     `  ${storeOptionHelp}\n` +
+    `  ${actorOptionHelp}\n` +
     '  --settings: the engine settings file (summariser, branch summaries); STRATA_SETTINGS otherwise\n' +
     '  --json: print the whole result (outcome, leaves, summary) as one JSON object\n' +
     '  Exits 0 when the leaf moved or was already there, 1 when cancelled, skipped or failed.\n' +
@@ -69,6 +71,7 @@ export const navigateCommand: CliCommand = {
         instructions: { type: 'string' },
         store: { type: 'string' },
         settings: { type: 'string' },
+        actor: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       true,
@@ -86,10 +89,15 @@ export const navigateCommand: CliCommand = {
       async (commands) => {
         try {
           return await commands.execute(
-            new NavigateSessionCommand(sessionId, targetId, {
-              summarize: values.summarize,
-              ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
-            }),
+            new NavigateSessionCommand(
+              sessionId,
+              targetId,
+              {
+                summarize: values.summarize,
+                ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
+              },
+              { actor: cliActor(values.actor) },
+            ),
           );
         } catch (error) {
           if (error instanceof SessionDomainError && error.code === 'not_found')

@@ -47,6 +47,14 @@ describe('strata prepare-compaction --file', () => {
     expect(JSON.parse(io.out())).toMatchObject({ skipped: true, reason: 'nothing_to_summarize' });
   });
 
+  it('with --force prepares a context that fits in the keep budget, keeping its last turn (issue 25)', async () => {
+    const io = recordingIo();
+    expect(await runCli(['prepare-compaction', '--file', file, '--force', '--json'], io, commands)).toBe(0);
+    const lastTurn = builder.entries[builder.entries.length - 4];
+    expect(lastTurn?.type === 'message' && lastTurn.message.role).toBe('user');
+    expect(JSON.parse(io.out())).toMatchObject({ skipped: false, firstKeptEntryId: lastTurn?.id });
+  });
+
   it('rejects a keep budget that is not a positive integer', async () => {
     const io = recordingIo();
     expect(

@@ -35,20 +35,23 @@ export const prepareCompactionCommand: CliCommand = {
   name: 'prepare-compaction',
   summary: 'show what the next compaction of a session file would summarise and keep',
   usage:
-    'strata prepare-compaction --file <session.jsonl> [--leaf <entryId>] [--keep-recent-tokens N] [--tokenizer o200k|chars4] [--json]\n' +
+    'strata prepare-compaction --file <session.jsonl> [--leaf <entryId>] [--keep-recent-tokens N] [--force] [--tokenizer o200k|chars4] [--json]\n' +
     '  --file: the pi session file (required)\n' +
     '  --leaf: the entry the compaction would start from (default: the last entry)\n' +
     `  --keep-recent-tokens: how many tokens of recent context are kept as they are (default ${DEFAULT_COMPACTION_SETTINGS.keepRecentTokens})\n` +
+    '  --force: prepare a compaction even when the context fits in the keep budget, keeping its last turn (as `strata compact --force`)\n' +
     '  --tokenizer: how tokens are counted: o200k (default) or chars4 (4 characters a token)\n' +
     '  --json: print the preparation as one JSON object instead of key: value lines\n' +
     'examples:\n' +
     '  strata prepare-compaction --file session.jsonl\n' +
-    '  strata prepare-compaction --file session.jsonl --keep-recent-tokens 8000 --json',
+    '  strata prepare-compaction --file session.jsonl --keep-recent-tokens 8000 --json\n' +
+    '  strata prepare-compaction --file session.jsonl --force',
   run(argv, io) {
     const { values } = parseCommandLine(argv, {
       file: { type: 'string' },
       leaf: { type: 'string' },
       'keep-recent-tokens': { type: 'string' },
+      force: { type: 'boolean', default: false },
       tokenizer: { type: 'string' },
       json: { type: 'boolean', default: false },
     });
@@ -62,7 +65,12 @@ export const prepareCompactionCommand: CliCommand = {
     const leafId = values.leaf ?? tree.lastEntryId;
     if (leafId === null) throw new CliError(`${values.file} has no entries`);
     if (!tree.byId.has(leafId)) throw new CliError(`entry '${leafId}' is not in ${values.file}`);
-    const preparation = prepareCompaction(pathToEntry(tree.byId, leafId), { keepRecentTokens }, counter);
+    const preparation = prepareCompaction(
+      pathToEntry(tree.byId, leafId),
+      { keepRecentTokens },
+      counter,
+      values.force ? { force: true } : {},
+    );
     const report = { leafId, tokenizer: counter.name, ...preparationReport(preparation) };
     if (values.json) {
       io.stdout(`${JSON.stringify(report)}\n`);

@@ -23,6 +23,10 @@ export const publicEventNames = [
   'branch_summary_cancelled',
   'branch_summary_failed',
   'continuation_requested',
+  'lease_taken',
+  'lease_renewed',
+  'lease_released',
+  'lease_expired',
 ] as const;
 
 export type PublicEventName = (typeof publicEventNames)[number];
@@ -50,6 +54,10 @@ export const publicNamesOfStoreEvent: Readonly<
   BranchSummaryCancelled: { primary: 'branch_summary_cancelled' },
   BranchSummaryFailed: { primary: 'branch_summary_failed' },
   ContinuationRequested: { primary: 'continuation_requested' },
+  LeaseTaken: { primary: 'lease_taken' },
+  LeaseRenewed: { primary: 'lease_renewed' },
+  LeaseReleased: { primary: 'lease_released' },
+  LeaseExpired: { primary: 'lease_expired' },
 };
 
 /** The store event types that can give one of `names` (for the subscription's filter). */

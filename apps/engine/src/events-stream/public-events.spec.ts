@@ -243,3 +243,35 @@ describe('the name mapping', () => {
     ]);
   });
 });
+
+describe('given the writer lease taken, then expired', () => {
+  const taken: SessionEvent = {
+    type: 'LeaseTaken',
+    data: {
+      sequence: 1,
+      token: '1.secret-nonce',
+      holder: 'host-a',
+      ttlMs: 5_000,
+      takenAt: 10,
+      expiresAt: 5_010,
+    },
+  };
+
+  it('gives lease_taken with who holds it until when, never the token', async () => {
+    const [event] = await publicEventsOf(projected(taken), everything, lookups());
+    expect(event).toMatchObject({
+      name: 'lease_taken',
+      data: { sequence: 1, holder: 'host-a', ttlMs: 5_000, takenAt: 10, expiresAt: 5_010 },
+    });
+    expect(JSON.stringify(event)).not.toContain('secret-nonce');
+  });
+
+  it('gives lease_expired with the event data', async () => {
+    const expired: SessionEvent = {
+      type: 'LeaseExpired',
+      data: { sequence: 1, holder: 'host-a', expiresAt: 5_010, recordedAt: 9_000 },
+    };
+    const events = await publicEventsOf(projected(expired), everything, lookups());
+    expect(events).toEqual([expect.objectContaining({ name: 'lease_expired', data: expired.data })]);
+  });
+});

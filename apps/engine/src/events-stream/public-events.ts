@@ -226,7 +226,15 @@ async function draftsOf(
     case 'BranchSummaryCancelled':
     case 'BranchSummaryFailed':
     case 'ContinuationRequested':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return [primary(() => ({ ...event.data }))];
+    case 'LeaseTaken': {
+      // The token is the holder's to write with: subscribers see who holds the lease, not its token.
+      const { token: _token, ...taken } = event.data;
+      return [primary(() => taken)];
+    }
     case 'BranchSummaryCompleted': {
       const { data } = event;
       return [

@@ -12,10 +12,12 @@ import { compactSessionOperations } from '../sessions/compact-session/compact-se
 import { navigateSessionOperations } from '../sessions/navigate-session/navigate-session.controller';
 import { abortCompactionOperations } from '../sessions/abort-compaction/abort-compaction.controller';
 import { setLabelOperations } from '../sessions/set-label/set-label.controller';
+import { sessionLeaseOperations } from '../sessions/session-lease/session-lease.controller';
 import { sessionEventOperations } from '../sessions/read-sessions/session-events.controller';
 import { sessionFileOperations } from '../sessions/session-files/session-files.controller';
 import { sessionErasureOperations } from '../sessions/erase-session/session-erasures.controller';
 import { sessionQueryOperations } from '../sessions/read-sessions/session-queries.controller';
+import { sessionEntryOperations } from '../sessions/read-sessions/session-entry.controller';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const packageVersion = (require('../../../../package.json') as { version: string }).version;
@@ -50,7 +52,9 @@ export const apiOperations: readonly ApiOperation[] = [
   ...navigateSessionOperations,
   ...abortCompactionOperations,
   ...setLabelOperations,
+  ...sessionLeaseOperations,
   ...sessionQueryOperations,
+  ...sessionEntryOperations,
   ...sessionFileOperations,
   ...sessionErasureOperations,
   ...anchorOperations,

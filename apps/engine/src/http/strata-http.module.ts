@@ -44,9 +44,11 @@ import { CompactSessionController } from '../sessions/compact-session/compact-se
 import { NavigateSessionController } from '../sessions/navigate-session/navigate-session.controller';
 import { AbortCompactionController } from '../sessions/abort-compaction/abort-compaction.controller';
 import { SetLabelController } from '../sessions/set-label/set-label.controller';
+import { SessionLeaseController } from '../sessions/session-lease/session-lease.controller';
 import { SessionEventsController } from '../sessions/read-sessions/session-events.controller';
 import { SessionFilesController } from '../sessions/session-files/session-files.controller';
 import { SessionQueriesController } from '../sessions/read-sessions/session-queries.controller';
+import { SessionEntryController } from '../sessions/read-sessions/session-entry.controller';
 import { TenantSessions } from '../api/tenant-sessions.service';
 import { SessionCommandInputs } from '../api/sessions/session-command-input.service';
 import { SessionImportWork } from '../sessions/session-files/session-import-work';
@@ -113,7 +115,9 @@ export class StrataHttpModule {
         NavigateSessionController,
         AbortCompactionController,
         SetLabelController,
+        SessionLeaseController,
         SessionQueriesController,
+        SessionEntryController,
         SessionFilesController,
         SessionErasuresController,
         AnchorsController,

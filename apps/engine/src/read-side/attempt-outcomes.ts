@@ -81,6 +81,10 @@ export function endedAttemptOf(projected: ProjectedEvent): EndedAttemptFacts | u
     case 'CompactionStarted':
     case 'BranchSummaryStarted':
     case 'ContinuationRequested':
+    case 'LeaseTaken':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return undefined;
     default: {
       const unhandled: never = event;

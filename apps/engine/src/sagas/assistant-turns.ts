@@ -122,13 +122,15 @@ export function isFromCurrentModel(message: AssistantMessage, view: SagaSessionV
 }
 
 /**
- * Whether the answer is a context overflow that overflow recovery handles: not aborted, from
- * the current model, and detected as in reference §9 (an overflow error, or input plus cache
- * reads above the window whatever the stop reason).
+ * Whether the answer failed because the context overflowed, so that the request is worth retrying
+ * once the context is compacted (issue 25): it stopped with `error`, comes from the current
+ * model, and the overflow is detected as in reference §9 (an overflow error, or input plus cache
+ * reads above the window). An answer that succeeded with usage above the window is not one: it
+ * is measured against the threshold like any other answer, and nothing asks the model again.
  */
-export function isRecoverableOverflow(message: AssistantMessage, view: SagaSessionView): boolean {
+export function isFailedOverflow(message: AssistantMessage, view: SagaSessionView): boolean {
   return (
-    message.stopReason !== 'aborted' &&
+    message.stopReason === 'error' &&
     isFromCurrentModel(message, view) &&
     isContextOverflow(message, view.contextWindow)
   );

@@ -7,6 +7,9 @@
 // of its path. `waitUntilSettled` waits, up to a bound, until the sagas have reacted to every
 // event of the session (their compactions run to the end inside that reaction) and no
 // compaction attempt of the session — automatic or manual, of this engine or another — is open.
+// Both say how each attempt ended (compaction-reports.ts): an append's answer when its attempt
+// already ended, a wait for every attempt it saw open or starting and for those of the session's
+// latest message, which may have ended before the wait began.
 import { Inject, Injectable } from '@nestjs/common';
 import type { ActiveSessionState, TokenCounter } from '@strata/session';
 import { ELSEWHERE_POLL_MS } from '../attempts/attempts-elsewhere';
@@ -15,6 +18,12 @@ import { SessionStreams } from '../session-streams/session-streams.service';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import { ENGINE_SETTINGS, TOKEN_COUNTER } from '../shared/injection-tokens';
 import { compactionAskedBy, type AppendedEntry, type AskedCompaction } from './compaction-forecast';
+import {
+  compactionReportById,
+  compactionReportOf,
+  latestMessageCompactionIds,
+  type CompactionReport,
+} from './compaction-reports';
 import { autoCompactionAttemptId } from './saga-ids';
 import { SagaRunner } from './saga-runner.service';
 import { sagaViewOf } from './saga-view';
@@ -26,6 +35,36 @@ export interface CompactionWait {
   readonly waitedMs: number;
   /** The compaction attempts seen open while waiting; when timed out, those still open. */
   readonly attemptIds: readonly string[];
+  /**
+   * How the session's recent compaction attempts ended, in start order: every attempt seen open
+   * or started while waiting, and those of the session's latest message.
+   */
+  readonly attempts: readonly CompactionReport[];
+}
+
+/** The automatic compaction an append asked for, and how it has ended so far. */
+export type AskedCompactionReport = AskedCompaction &
+  Pick<CompactionReport, 'outcome' | 'reason' | 'willRetry' | 'entryId'>;
+
+const NOT_STARTED = { outcome: null, reason: null, willRetry: false, entryId: null } as const;
+
+function compactionIds(state: ActiveSessionState): string[] {
+  return state
+    .attempts()
+    .filter((attempt) => attempt.kind === 'compaction')
+    .map((attempt) => attempt.attemptId);
+}
+
+/** The reports of the attempts the wait saw or that belong to the session's latest message. */
+function reportsOf(state: ActiveSessionState, seen: ReadonlySet<string>): CompactionReport[] {
+  const latest = new Set(latestMessageCompactionIds(state));
+  return state
+    .attempts()
+    .flatMap((attempt) =>
+      attempt.kind === 'compaction' && (seen.has(attempt.attemptId) || latest.has(attempt.attemptId))
+        ? [compactionReportOf(attempt)]
+        : [],
+    );
 }
 
 const AUTOMATIC_TRIGGERS = ['threshold', 'overflow'] as const;
@@ -88,17 +127,22 @@ export class CompactionWaits {
     sessionId: string,
     tenant: string,
     appended: readonly AppendedEntry[],
-  ): Promise<AskedCompaction | undefined> {
+  ): Promise<AskedCompactionReport | undefined> {
     if (!appended.some(isMessage)) return undefined;
     const state = await this.streams.state(sessionId);
     for (const { eventId } of [...appended].reverse()) {
       for (const trigger of AUTOMATIC_TRIGGERS) {
         const attemptId = autoCompactionAttemptId(eventId, trigger);
-        if (state.getAttempt(attemptId)?.kind === 'compaction') return { attemptId, trigger };
+        const report = compactionReportById(state, attemptId);
+        if (report !== undefined) {
+          const { outcome, reason, willRetry, entryId } = report;
+          return { attemptId, trigger, outcome, reason, willRetry, entryId };
+        }
       }
     }
     const view = sagaViewOf(state, this.settings, this.tokenCounter);
-    return compactionAskedBy({ sessionId, tenant }, appended, view);
+    const asked = compactionAskedBy({ sessionId, tenant }, appended, view);
+    return asked === undefined ? undefined : { ...asked, ...NOT_STARTED };
   }
 
   /**
@@ -113,13 +157,26 @@ export class CompactionWaits {
     const startedAt = Date.now();
     const deadline = startedAt + timeoutMs;
     const seen = new Set<string>();
-    const ended = (outcome: CompactionWait['outcome'], open: readonly string[]): CompactionWait => ({
-      outcome,
-      waitedMs: Date.now() - startedAt,
-      attemptIds: outcome === 'settled' ? [...seen] : [...open],
-    });
+    const knownAtStart = new Set(compactionIds(await this.streams.state(sessionId)));
+    let latestState: ActiveSessionState | undefined;
+    const ended = (outcome: CompactionWait['outcome'], open: readonly string[]): CompactionWait => {
+      // An attempt that started and ended between two looks was never seen open: it is reported too.
+      const reported = new Set(seen);
+      const state = latestState;
+      if (state !== undefined) {
+        for (const attemptId of compactionIds(state))
+          if (!knownAtStart.has(attemptId)) reported.add(attemptId);
+      }
+      return {
+        outcome,
+        waitedMs: Date.now() - startedAt,
+        attemptIds: outcome === 'settled' ? [...seen] : [...open],
+        attempts: state === undefined ? [] : reportsOf(state, reported),
+      };
+    };
     const openNow = async (): Promise<string[]> => {
-      const open = openCompactionIds(await this.streams.state(sessionId));
+      latestState = await this.streams.state(sessionId);
+      const open = openCompactionIds(latestState);
       for (const attemptId of open) seen.add(attemptId);
       return open;
     };

@@ -88,12 +88,26 @@ describe('overflow recovery', () => {
     });
   });
 
-  describe('given a completed answer whose input exceeded the window (a silent overflow)', () => {
+  describe('given an answer that succeeded although its input exceeded the window (issue 25)', () => {
     const builder = session()
       .user('Hello')
       .assistant('Cut short', { usage: { input: 200001, output: 5 } });
 
-    it('recovers as from an overflow error', () => {
+    it('asks for nothing: the answer stands, the threshold check compacts without a retry', () => {
+      spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();
+    });
+  });
+
+  describe('given an answer that failed for another reason with an input above the window', () => {
+    const builder = session()
+      .user('Hello')
+      .assistant('', {
+        stopReason: 'error',
+        errorMessage: '500 internal error',
+        usage: { input: 200001, output: 0 },
+      });
+
+    it('recovers: the usage shows that the request overflowed', () => {
       spec
         .given(builder.entries)
         .when(appendedTrigger(builder.entries, builder.lastId))

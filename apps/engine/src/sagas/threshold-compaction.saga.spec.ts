@@ -239,10 +239,27 @@ describe('threshold compaction', () => {
     });
   });
 
-  describe('given an answer whose input alone overflows the current model', () => {
+  describe('given an answer that succeeded although its input alone overflows the current model (issue 25)', () => {
     const builder = session()
       .user('Go on')
       .assistant('Partial', { usage: { input: 210000, output: 10 } });
+
+    it('asks for a threshold compaction: the answer is above the threshold, and nothing is retried', () => {
+      spec
+        .given(builder.entries)
+        .when(appendedTrigger(builder.entries, builder.lastId))
+        .then([compactionFor(builder.lastId)]);
+    });
+  });
+
+  describe('given an answer that failed with a context overflow', () => {
+    const builder = session()
+      .user('Go on')
+      .assistant('', {
+        stopReason: 'error',
+        errorMessage: 'prompt is too long: 213000 tokens > 200000 maximum',
+        usage: { input: 210000, output: 0 },
+      });
 
     it('leaves it to overflow recovery', () => {
       spec.given(builder.entries).when(appendedTrigger(builder.entries, builder.lastId)).thenNothing();

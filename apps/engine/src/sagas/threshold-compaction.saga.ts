@@ -6,15 +6,15 @@
 // pruning since the measurement saved, is above the window minus the reserve. The measurement is
 // the turn's own answer, or before a prompt the newest answer with usage. Only the newest
 // measurement counts: an answer made stale by a later compaction (defect 8), superseded by a
-// newer entry, or without usage triggers nothing; an overflowing answer is left to overflow
-// recovery. The compaction is asked for at the leaf the check point saw: if the session has
+// newer entry, or without usage triggers nothing; an answer that failed with an overflow is
+// left to overflow recovery, while one that succeeded with usage above the window is simply
+// above the threshold here (issue 25: compacted without a retry). The compaction is asked for at the leaf the check point saw: if the session has
 // moved on by the time it runs, or while it is summarised, it ends `skipped: stale`, and the
 // newer entry's own check point decides again.
 import { calculateContextTokens, isAboveThreshold } from '@strata/session';
 import {
   appendsCheckPointCandidate,
   checkPointOf,
-  isRecoverableOverflow,
   pruningSavedSinceMeasured,
   pruningStep,
   type CheckPoint,
@@ -22,13 +22,14 @@ import {
 import { autoCompactionAttemptId } from './saga-ids';
 import type { SagaCommand, SagaSessionView, SagaTrigger, SessionSaga } from './saga-messages';
 
-/** The check point of the trigger that this saga acts on (an overflowing answer is not one). */
+/**
+ * The check point of the trigger that this saga acts on. A failed answer is never one (it has no
+ * usage to measure: `checkPointOf` measures answers that did not fail), so an overflow error is
+ * left to overflow recovery.
+ */
 function thresholdCheckPoint(trigger: SagaTrigger, view: SagaSessionView): CheckPoint | undefined {
   if (!view.settings.compaction.enabled) return undefined;
-  const point = checkPointOf(trigger, view);
-  if (point === undefined) return undefined;
-  if (point.kind === 'turn_end' && isRecoverableOverflow(point.measured.message, view)) return undefined;
-  return point;
+  return checkPointOf(trigger, view);
 }
 
 /** The measured context of the check point, less the pruning recorded since the measurement. */

@@ -24,6 +24,7 @@ import {
 import { createSealingAppender } from '@strata/integrity';
 import { SessionNotFoundError, parseStoredSessionEvent } from '@strata/session-files';
 import {
+  SessionDomainError,
   conflict,
   decide,
   evolve,
@@ -220,9 +221,48 @@ export class SessionStreams {
 
   /**
    * Decides `plan` on the session's current state and appends the events. Throws what the
-   * decider throws (`SessionDomainError`), and `ConcurrencyError` when every retry met a writer.
+   * decider throws (`SessionDomainError`; a leaf conflict with the session's current leaf and
+   * revision), and `ConcurrencyError` when every retry met a writer.
    */
-  execute(sessionId: string, plan: SessionPlan, options: SessionWriteOptions = {}): Promise<SessionWrite> {
+  async execute(
+    sessionId: string,
+    plan: SessionPlan,
+    options: SessionWriteOptions = {},
+  ): Promise<SessionWrite> {
+    try {
+      return await this.handle(sessionId, plan, options);
+    } catch (error) {
+      if (!(error instanceof SessionDomainError) || error.details.reason !== 'leaf_conflict') throw error;
+      throw await this.withCurrentRevision(sessionId, error);
+    }
+  }
+
+  /**
+   * The leaf conflict with the leaf and revision the stream holds now, read together (from the
+   * cached fold forward), so a writer can retry from exactly that point.
+   */
+  private async withCurrentRevision(
+    sessionId: string,
+    error: SessionDomainError,
+  ): Promise<SessionDomainError> {
+    const { state, lastEvent } = await foldStream({
+      store: this.store,
+      streamId: sessionStreamName(sessionId),
+      decider: sessionPlanDecider,
+      parseEvent: parseStoredSessionEvent,
+      lookFor: [],
+      cache: this.folded,
+    });
+    const currentLeafId = state.status === 'active' ? state.leafId : null;
+    const currentRevision = lastEvent === undefined ? null : lastEvent.revision.toString();
+    return new SessionDomainError(error.code, error.message, {
+      ...error.details,
+      currentLeafId,
+      currentRevision,
+    });
+  }
+
+  private handle(sessionId: string, plan: SessionPlan, options: SessionWriteOptions): Promise<SessionWrite> {
     return handleCommand(this.store, sessionStreamName(sessionId), plan, sessionPlanDecider, {
       parseEvent: parseStoredSessionEvent,
       ...(options.idSeed !== undefined ? { idSeed: options.idSeed } : {}),

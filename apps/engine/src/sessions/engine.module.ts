@@ -43,6 +43,7 @@ import {
   type SessionFoldBounds,
 } from '../session-streams/session-streams.service';
 import { SetLabelHandler } from './set-label/set-label.handler';
+import { ReleaseLeaseHandler, TakeLeaseHandler } from './session-lease/session-lease.handler';
 import { StartSessionHandler } from './start-session/start-session.handler';
 import { loadEngineSettings, parseEngineSettings } from '../settings/engine-settings';
 import type { EngineSettings, EngineSettingsInput } from '../settings/engine-settings.schema';
@@ -128,6 +129,8 @@ const commandHandlers = [
   CompactSessionHandler,
   AbortCompactionHandler,
   SetLabelHandler,
+  TakeLeaseHandler,
+  ReleaseLeaseHandler,
 ];
 
 @Module({})

@@ -93,6 +93,9 @@ async function runSteps(
 ): Promise<Outcome[]> {
   let rivals = 0;
   const rival = rivalBeforeNextAppend(store, STREAM, () => `rival-${(rivals += 1)}`);
+  // The same write ids in both runs, so that the stores hold the same events (and hashes).
+  let writes = 0;
+  const newWriteId = (): string => `write-${(writes += 1)}`;
   const outcomes: Outcome[] = [];
   for (const step of steps) {
     switch (step.kind) {
@@ -104,6 +107,7 @@ async function runSteps(
               parseEvent: parseShelfEvent,
               appender: sealingAppender,
               idSeed: step.seed,
+              newWriteId,
               ...(cache !== undefined ? { cache } : {}),
             }),
           ),
@@ -116,6 +120,7 @@ async function runSteps(
               parseEvent: parseShelfEvent,
               appender: sealingAppender,
               idSeed: step.seed,
+              newWriteId,
             }),
           ),
         );

@@ -176,6 +176,49 @@ describe('handleCommand', () => {
       expect(items).toEqual(['rival']);
     });
 
+    it('reports a race lost to another handling of the same request, which the store took for a retry (issue 25)', async () => {
+      const inner = new InMemoryEventStore();
+      let rivals = 0;
+      const store = Object.create(inner) as EventStore;
+      store.appendToStream = async (streamId, events, appendOptions) => {
+        if (rivals === 0) {
+          rivals += 1;
+          // The same request (same seed, same content, same digest), written by another handling.
+          await appendSealed(inner, streamId, [
+            {
+              id: derivedEventId('command-7', 0),
+              type: 'ItemAdded',
+              data: { item: 'milk', position: 0 },
+              metadata: { requestDigest: 'digest-a', writeId: 'the-other-handling' },
+            },
+          ]);
+        }
+        return inner.appendToStream(streamId, events, appendOptions);
+      };
+      const handled = await handleCommand(store, 'list-1', add('milk'), listDecider, {
+        ...seeded('digest-a'),
+        newWriteId: () => 'this-handling',
+      });
+      expect(handled).toMatchObject({ alreadyHandled: true, events: [], state: { items: ['milk'] } });
+      expect(handled.earlier).toEqual({ idSeed: 'command-7', revision: 0n, requestDigest: 'digest-a' });
+      expect((await readAllOf(inner, 'list-1')).map((event) => event.metadata['writeId'])).toEqual([
+        'the-other-handling',
+      ]);
+    });
+
+    it('records its write id on the first event and takes an append it wrote for its own', async () => {
+      const store = new InMemoryEventStore();
+      const handled = await handleCommand(store, 'list-1', add('milk'), listDecider, {
+        ...seeded('digest-a'),
+        newWriteId: () => 'this-handling',
+      });
+      expect(handled).toMatchObject({ alreadyHandled: false, state: { items: ['milk'] } });
+      expect((await readAllOf(store, 'list-1'))[0]?.metadata).toMatchObject({
+        requestDigest: 'digest-a',
+        writeId: 'this-handling',
+      });
+    });
+
     it('reports a seeded id that a rival recorded meanwhile in a batch of another length', async () => {
       const inner = new InMemoryEventStore();
       const store = Object.create(inner) as EventStore;

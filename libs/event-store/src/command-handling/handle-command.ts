@@ -9,7 +9,11 @@
 // first event records it, a repeat is told the digest recorded the first time (so the caller
 // can refuse a seed reused for something else), and after an append the first event is read
 // back, because a store answers an append whose ids it already holds at that place as an
-// idempotent retry even when a concurrent command with the same seed wrote other content there.
+// idempotent retry even when a concurrent command with the same seed wrote it. The first event of
+// a seeded command therefore also records a `writeId` of its own handling (issue 25): only the
+// handling whose `writeId` the store holds wrote the events; another one that asked the same
+// (same seed and digest, say two requests with one idempotency key racing through one group
+// commit) was answered as a retry and is told it was handled before, as if it had come later.
 // With a `FoldedStreamCache` a command reads only the events appended since the cached fold
 // (see folded-stream-cache.ts).
 import { newEventId } from '../ids/uuidv7';
@@ -64,6 +68,11 @@ export interface HandleCommandOptions<Event, State = never> {
    * (`requestDigest`), and returned with `earlier` when the command was handled before.
    */
   readonly requestDigest?: string;
+  /**
+   * Makes the `writeId` a seeded handling records on its first event (uuidv7 by default). Only
+   * for tests that compare the events two stores hold: it must differ between handlings.
+   */
+  readonly newWriteId?: () => string;
   /** Names each new event's id (wins over `idSeed`). */
   readonly eventIdOf?: (event: Event, index: number) => string;
   /** Metadata written with every new event; its `tenant`, `actor`, `correlationId` and `causationId` go into the seal. */
@@ -119,6 +128,9 @@ export interface EarlierHandling {
 /** The metadata key of a seeded command's request digest (on its first event). */
 export const REQUEST_DIGEST_KEY = 'requestDigest';
 
+/** The metadata key of the id of the handling that wrote a seeded command's events (on its first event). */
+export const WRITE_ID_KEY = 'writeId';
+
 /** The longest default pause after the first lost race, in milliseconds. */
 export const RETRY_JITTER_MS = 5;
 
@@ -154,20 +166,23 @@ async function earlierHandling(
 }
 
 /**
- * Whether the store holds this request's first event where the append says it wrote it. Only a
- * request with a digest can tell: without one, a same-seed batch the store took for a retry of
- * another passes for its own (as it always did).
+ * Whether the store holds this handling's first event where the append says it wrote it: the
+ * same id, the same digest when one is given, and this handling's `writeId`. Events written
+ * without a `writeId` (by earlier versions) pass as before, on their id and digest.
  */
-async function holdsRequest(
+async function holdsOwnWrite(
   store: EventStore,
   streamId: string,
   ids: readonly string[],
   result: { readonly nextExpectedRevision: bigint },
   requestDigest: string | undefined,
+  writeId: string,
 ): Promise<boolean> {
-  if (requestDigest === undefined) return true;
   const recorded = await eventAt(store, streamId, result.nextExpectedRevision - BigInt(ids.length) + 1n);
-  return recorded?.id === ids[0] && digestOf(recorded) === requestDigest;
+  if (recorded === undefined || recorded.id !== ids[0]) return false;
+  if (requestDigest !== undefined && digestOf(recorded) !== requestDigest) return false;
+  const recordedWriteId = recorded.metadata[WRITE_ID_KEY];
+  return recordedWriteId === undefined || recordedWriteId === writeId;
 }
 
 function eventIds<Event, State>(
@@ -211,6 +226,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     cache: options.cache,
   };
   let duplicate: DuplicateEventIdError | undefined;
+  const writeId = (options.newWriteId ?? newEventId)();
   for (let attempt = 1; ; attempt += 1) {
     const folded = await foldStream(foldRequest);
     const { state, lastEvent } = folded;
@@ -226,9 +242,15 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     if (events.length === 0) return { ...unchanged, alreadyHandled: false };
     const ids = eventIds(events, options);
     const toAppend = events.map((event, index) => {
-      const digest = index === 0 && seeds.length > 0 ? options.requestDigest : undefined;
-      const metadata =
-        digest !== undefined ? { ...options.metadata, [REQUEST_DIGEST_KEY]: digest } : options.metadata;
+      const seededFirst = index === 0 && seeds.length > 0;
+      const digest = seededFirst ? options.requestDigest : undefined;
+      const metadata = seededFirst
+        ? {
+            ...options.metadata,
+            ...(digest !== undefined ? { [REQUEST_DIGEST_KEY]: digest } : {}),
+            [WRITE_ID_KEY]: writeId,
+          }
+        : options.metadata;
       return { id: ids[index]!, type: event.type, data: event.data, ...(metadata ? { metadata } : {}) };
     });
     let result: { readonly nextExpectedRevision: bigint; readonly position: bigint };
@@ -250,8 +272,12 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       await (options.pauseBeforeRetry ?? jitteredPause)(attempt);
       continue;
     }
-    if (seeds.length > 0 && !(await holdsRequest(store, streamId, ids, result, options.requestDigest))) {
-      // Another command with this seed won the race: the store holds its events, not these.
+    if (
+      seeds.length > 0 &&
+      !(await holdsOwnWrite(store, streamId, ids, result, options.requestDigest, writeId))
+    ) {
+      // Another handling with this seed wrote there (the store took this append for a retry of
+      // it): the next read finds its events and answers how it was handled.
       if (attempt >= maxAttempts) {
         const message = `Append to ${streamId} kept meeting commands with the same seed`;
         throw new ConcurrencyError(streamId, revision ?? 'no_stream', null, message);

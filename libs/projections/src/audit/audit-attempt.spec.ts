@@ -56,6 +56,7 @@ describe('the audit document', () => {
           newLeafId: null,
           continuation: null,
           customInstructions: null,
+          force: false,
           actor: null,
           onBehalfOf: null,
           summaryCalls: [],
@@ -104,6 +105,21 @@ describe('the audit document', () => {
           actor: 'strata-engine',
           onBehalfOf: null,
         });
+    });
+
+    it('keeps that a compaction was forced (issue 25)', () => {
+      const forced: SessionEvent = {
+        type: 'CompactionStarted',
+        data: {
+          attemptId: 'a1',
+          trigger: 'manual',
+          preparedAtLeafId: 'e9',
+          tokensBefore: 1_000,
+          startedAt,
+          force: true,
+        },
+      };
+      spec.given().when(projected(forced, 0)).thenMatches({ force: true });
     });
 
     it('ignores an outcome whose attempt never started', () => {

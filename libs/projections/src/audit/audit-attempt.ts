@@ -83,6 +83,8 @@ export interface AuditAttempt extends ProjectionDocument {
   readonly continuation: ContinuationReason | null;
   /** What the request asked the summary to focus on, as recorded on the start; null when nothing. */
   readonly customInstructions: string | null;
+  /** Compactions: forced (`force: true`: it keeps less when the keep budget would keep all). */
+  readonly force: boolean;
   /** Who started the attempt (the start event's actor: an API key's name, `strata-engine` for a saga). */
   readonly actor: string | null;
   /** Who that caller acted for (`X-Strata-Actor`), when it said. */
@@ -141,6 +143,7 @@ export const storedAuditAttemptSchema = z.object({
   continuation: continuationReasonSchema.nullable(),
   // Documents stored before these fields existed read as null (a replay fills them in).
   customInstructions: nullableText.default(null),
+  force: z.boolean().default(false),
   actor: nullableText.default(null),
   onBehalfOf: nullableText.default(null),
   summaryCalls: z.array(storedSummaryCallSchema).default([]),

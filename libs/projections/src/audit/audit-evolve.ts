@@ -103,6 +103,7 @@ function started(projected: ProjectedEvent, fields: StartFields): AuditAttempt {
     newLeafId: null,
     continuation: null,
     customInstructions: null,
+    force: false,
     actor: projected.actor ?? null,
     onBehalfOf: projected.onBehalfOf ?? null,
     summaryCalls: [],
@@ -154,6 +155,7 @@ export function evolveAuditAttempt(
         firstKeptEntryId: data.firstKeptEntryId ?? null,
         startedAt: isoOfMillis(data.startedAt),
         customInstructions: data.customInstructions ?? null,
+        force: data.force === true,
       });
     }
     case 'BranchSummaryStarted': {
@@ -225,6 +227,10 @@ export function evolveAuditAttempt(
     case 'EntryAppended':
     case 'LeafMoved':
     case 'ToolOutputsPruned':
+    case 'LeaseTaken':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return attempt;
     default: {
       const unhandled: never = event;
@@ -258,6 +264,10 @@ export function auditDocumentId(projected: ProjectedEvent): string {
     case 'EntryAppended':
     case 'LeafMoved':
     case 'ToolOutputsPruned':
+    case 'LeaseTaken':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return `${projected.sessionId}/`;
     default: {
       const unhandled: never = event;

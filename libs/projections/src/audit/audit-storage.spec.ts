@@ -38,6 +38,7 @@ function attempt(
     newLeafId: null,
     continuation: null,
     customInstructions: null,
+    force: false,
     actor: null,
     onBehalfOf: null,
     summaryCalls: [],

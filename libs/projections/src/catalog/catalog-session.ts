@@ -199,6 +199,10 @@ export function evolveCatalogSession(
     case 'BranchSummaryCancelled':
     case 'BranchSummaryFailed':
     case 'ContinuationRequested':
+    case 'LeaseTaken':
+    case 'LeaseRenewed':
+    case 'LeaseReleased':
+    case 'LeaseExpired':
       return touched;
     default: {
       const unhandled: never = event;

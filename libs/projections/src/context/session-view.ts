@@ -174,6 +174,10 @@ export class SessionView implements MessageSource {
       case 'BranchSummaryCancelled':
       case 'BranchSummaryFailed':
       case 'ContinuationRequested':
+      case 'LeaseTaken':
+      case 'LeaseRenewed':
+      case 'LeaseReleased':
+      case 'LeaseExpired':
         break;
       default: {
         const unhandled: never = event;

@@ -113,7 +113,14 @@ describe('a session with a chain of entries', () => {
     spec
       .given(startedChain)
       .when({ type: 'AppendEntries', data: { entries: [user('u3', 'a2')], expectedLeafId: 'a2' } })
-      .thenThrows(SessionDomainError, (error) => error.code === 'conflict' && error.details.leafId === 't2');
+      .thenThrows(
+        SessionDomainError,
+        (error) =>
+          error.code === 'conflict' &&
+          error.details.reason === 'leaf_conflict' &&
+          error.details.currentLeafId === 't2' &&
+          error.details.expectedLeafId === 'a2',
+      );
   });
 
   it('accepts a batch when the leaf is the one the writer expected', () => {

@@ -12,6 +12,7 @@ import {
   type ToolOutputsPrunedEvent,
 } from './session-events';
 import type { ActiveSessionState, SessionState } from './session-state';
+import { requirePairedToolResults } from './tool-result-pairing';
 
 export function startSession(command: StartSession, state: SessionState): SessionStartedEvent[] {
   if (state.status !== 'empty') {
@@ -83,12 +84,14 @@ export function appendEntries(command: AppendEntries, state: ActiveSessionState)
   const { entries, expectedLeafId } = command.data;
   if (expectedLeafId !== undefined && expectedLeafId !== state.leafId) {
     throw conflict(`the leaf is ${state.leafId ?? 'null'}, not ${expectedLeafId ?? 'null'}`, {
+      reason: 'leaf_conflict',
       expectedLeafId,
-      leafId: state.leafId,
+      currentLeafId: state.leafId,
     });
   }
   if (entries.length === 0) throw invalid('there are no entries to append');
   checkNewEntries(state, entries);
+  if (command.data.pairToolResults === true) requirePairedToolResults(state, entries);
   return entries.map((entry) => ({ type: 'EntryAppended', data: { entry } }));
 }
 

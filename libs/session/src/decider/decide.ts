@@ -17,6 +17,7 @@ import {
   startCompaction,
 } from './decide-compaction';
 import { appendEntries, moveLeaf, recordPruning, setLabel, startSession } from './decide-entries';
+import { checkLease, releaseLease, takeLease } from './decide-lease';
 import type { SessionCommand } from './session-commands';
 import { notFound } from './session-domain-error';
 import type { SessionEvent } from './session-events';
@@ -61,6 +62,12 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
       return failBranchSummary(command, session);
     case 'RequestContinuation':
       return requestContinuation(command, session);
+    case 'TakeLease':
+      return takeLease(command, session);
+    case 'ReleaseLease':
+      return releaseLease(command, session);
+    case 'CheckLease':
+      return checkLease(command, session);
     default: {
       const unhandled: never = command;
       throw new Error(`unhandled session command ${JSON.stringify(unhandled)}`);

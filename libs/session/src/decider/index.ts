@@ -10,9 +10,12 @@ export {
   type CompactionAttempt,
   type EmptySessionState,
   type SessionAttempt,
+  type SessionLease,
   type SessionState,
 } from './session-state';
 export { decide, foldSessionEvents, sessionDecider } from './decide';
 export { EntryPaths } from './entry-paths';
 export * from './prepared-compaction';
 export * from './decide-import';
+export { MAX_LEASE_TTL_MS, MIN_LEASE_TTL_MS, leaseInForce } from './decide-lease';
+export { pendingToolCallsAt } from './tool-result-pairing';

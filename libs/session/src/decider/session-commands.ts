@@ -28,6 +28,11 @@ export type AppendEntries = CommandOf<
     entries: readonly SessionEntry[];
     /** When given, the current leaf must equal it (optimistic check of the writer's view). */
     expectedLeafId?: string | null;
+    /**
+     * A live write: each tool result must answer a call pending on the path at its parent
+     * (tool-result-pairing.ts). Imports leave it out and keep what their file holds.
+     */
+    pairToolResults?: true;
   }
 >;
 
@@ -187,7 +192,28 @@ export type SessionCommand =
   | SkipBranchSummary
   | CancelBranchSummary
   | FailBranchSummary
-  | RequestContinuation;
+  | RequestContinuation
+  | TakeLease
+  | ReleaseLease
+  | CheckLease;
+
+/**
+ * Takes the session's writer lease for `holder` until `now + ttlMs`, or renews it when `token`
+ * is the lease in force. A new lease's token is `<sequence>.<nonce>` (the shell draws the nonce).
+ */
+export type TakeLease = CommandOf<
+  'TakeLease',
+  { holder?: string; ttlMs: number; now: number; nonce: string; token?: string }
+>;
+
+/** Releases the lease whose token this is (nothing when it was released already). */
+export type ReleaseLease = CommandOf<'ReleaseLease', { token: string; now: number }>;
+
+/**
+ * Records nothing: refuses a write unless it bears the token of the lease in force, or no lease
+ * is in force and it bears no token. Decided before the write's own command, in the same batch.
+ */
+export type CheckLease = CommandOf<'CheckLease', { leaseToken?: string; now: number }>;
 
 export type SessionCommandType = SessionCommand['type'];
 

@@ -28,6 +28,10 @@ describe('the session stream', () => {
       'ContinuationRequested',
       'EntryAppended',
       'LeafMoved',
+      'LeaseExpired',
+      'LeaseReleased',
+      'LeaseRenewed',
+      'LeaseTaken',
       'SessionStarted',
       'ToolOutputsPruned',
     ]);

@@ -8,6 +8,12 @@ import { z } from 'zod';
 import { recordedSessionEntrySchema, recordedSessionHeaderSchema } from '../entries/entries';
 import { usageSchema, userMessageSchema } from '../entries/messages';
 import type { SummaryPurpose } from '../compaction/summary-request';
+import {
+  leaseExpiredSchema,
+  leaseReleasedSchema,
+  leaseRenewedSchema,
+  leaseTakenSchema,
+} from './lease-events';
 
 export const SESSION_STREAM_PREFIX = 'session-';
 
@@ -274,6 +280,10 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
   branchSummaryCancelledSchema,
   branchSummaryFailedSchema,
   continuationRequestedSchema,
+  leaseTakenSchema,
+  leaseRenewedSchema,
+  leaseReleasedSchema,
+  leaseExpiredSchema,
 ]);
 
 type Frozen<Event extends { type: string; data: object }> = Event extends unknown
@@ -299,6 +309,12 @@ export type BranchSummarySkippedEvent = SessionEventOfType<'BranchSummarySkipped
 export type BranchSummaryCancelledEvent = SessionEventOfType<'BranchSummaryCancelled'>;
 export type BranchSummaryFailedEvent = SessionEventOfType<'BranchSummaryFailed'>;
 export type ContinuationRequestedEvent = SessionEventOfType<'ContinuationRequested'>;
+export type LeaseTakenEvent = SessionEventOfType<'LeaseTaken'>;
+export type LeaseRenewedEvent = SessionEventOfType<'LeaseRenewed'>;
+export type LeaseReleasedEvent = SessionEventOfType<'LeaseReleased'>;
+export type LeaseExpiredEvent = SessionEventOfType<'LeaseExpired'>;
+/** The events of the writer lease. */
+export type LeaseEvent = LeaseTakenEvent | LeaseRenewedEvent | LeaseReleasedEvent | LeaseExpiredEvent;
 
 /** The one outcome that ends a compaction attempt. */
 export type CompactionOutcome =

@@ -12,6 +12,7 @@ import type {
   CompactionOutcome,
   CompactionStartedEvent,
   ContinuationRequestedEvent,
+  LeaseEvent,
   SessionEvent,
 } from './session-events';
 import { EntryPaths } from './entry-paths';
@@ -35,6 +36,15 @@ export interface BranchSummaryAttempt {
 
 export type SessionAttempt = CompactionAttempt | BranchSummaryAttempt;
 
+/** The session's latest writer lease as recorded (lease-events.ts); whether it is in force depends on the time. */
+export interface SessionLease {
+  readonly sequence: number;
+  readonly token: string;
+  readonly holder: string;
+  readonly expiresAt: number;
+  readonly released: boolean;
+}
+
 export interface EmptySessionState {
   readonly status: 'empty';
 }
@@ -50,6 +60,8 @@ export class ActiveSessionState {
     readonly entryCount: number,
     private readonly tick: number,
     private readonly log: SessionLog,
+    /** The latest writer lease (null before the first). */
+    readonly lease: SessionLease | null = null,
   ) {}
 
   /** What the entries this state sees weigh in memory bounds (`entryWeight`, summed). */
@@ -192,8 +204,10 @@ export class ActiveSessionState {
   /** The state after `event`; events that cannot apply (never produced by `decide`) are ignored. */
   static evolve(state: ActiveSessionState, event: SessionEvent): ActiveSessionState {
     if (event.type === 'LeafMoved') {
-      return new ActiveSessionState(state.header, event.data.leafId, state.entryCount, state.tick, state.log);
+      const { header, entryCount, tick, log, lease } = state;
+      return new ActiveSessionState(header, event.data.leafId, entryCount, tick, log, lease);
     }
+    if (isLeaseEvent(event)) return state.withLease(leaseAfter(state.lease, event));
     if (event.type === 'SessionStarted') return state;
     const log = state.log.ownedBy(state.tick, state.entryCount);
     switch (event.type) {
@@ -241,11 +255,46 @@ export class ActiveSessionState {
 
   /** A successor after writing to `log`, which this state's successor now owns. */
   private with(log: SessionLog, leafId: string | null, entryCount: number): ActiveSessionState {
-    return new ActiveSessionState(this.header, leafId, entryCount, log.tick, log);
+    return new ActiveSessionState(this.header, leafId, entryCount, log.tick, log, this.lease);
+  }
+
+  private withLease(lease: SessionLease | null): ActiveSessionState {
+    if (lease === this.lease) return this;
+    return new ActiveSessionState(this.header, this.leafId, this.entryCount, this.tick, this.log, lease);
   }
 }
 
 export type SessionState = EmptySessionState | ActiveSessionState;
+
+function isLeaseEvent(event: SessionEvent): event is LeaseEvent {
+  return (
+    event.type === 'LeaseTaken' ||
+    event.type === 'LeaseRenewed' ||
+    event.type === 'LeaseReleased' ||
+    event.type === 'LeaseExpired'
+  );
+}
+
+/** The lease after one of its events; an event of another lease than the latest changes nothing. */
+function leaseAfter(lease: SessionLease | null, event: LeaseEvent): SessionLease | null {
+  if (event.type === 'LeaseTaken') {
+    const { sequence, token, holder, expiresAt } = event.data;
+    return { sequence, token, holder, expiresAt, released: false };
+  }
+  if (lease === null || lease.sequence !== event.data.sequence) return lease;
+  switch (event.type) {
+    case 'LeaseRenewed':
+      return { ...lease, expiresAt: event.data.expiresAt };
+    case 'LeaseReleased':
+      return { ...lease, released: true };
+    case 'LeaseExpired':
+      return lease;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`unhandled lease event ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
 
 function isCompactionOutcome(outcome: AttemptOutcome): outcome is CompactionOutcome {
   return outcomeKind(outcome) === 'compaction';

@@ -44,7 +44,33 @@ describe('the OpenAPI document', () => {
       'expectedRevision',
       'expectedLeafId',
       'idempotencyKey',
+      'leaseToken',
     ]);
+  });
+
+  it('lists the writer lease: its endpoints, the token on every write, and the fields of its problems', () => {
+    expect(document.paths['/sessions/{sessionId}/lease']).toMatchObject({
+      post: { operationId: 'takeLease', responses: { '200': {}, '400': {}, '409': {} } },
+      delete: { operationId: 'releaseLease', responses: { '204': {}, '409': {} } },
+    });
+    for (const request of ['AppendEntriesRequest', 'SetLabelRequest', 'CompactRequest', 'NavigateRequest']) {
+      const schema = document.components.schemas[request] as { properties: object };
+      expect([request, Object.keys(schema.properties)]).toEqual([
+        request,
+        expect.arrayContaining(['leaseToken']),
+      ]);
+    }
+    const problem = document.components.schemas['Problem'] as { properties: object };
+    expect(Object.keys(problem.properties)).toEqual(
+      expect.arrayContaining([
+        'reason',
+        'currentLeafId',
+        'currentRevision',
+        'toolCallId',
+        'holder',
+        'expiresAt',
+      ]),
+    );
   });
 
   it('offers X-Strata-Actor on every authenticated write, and on no read', () => {

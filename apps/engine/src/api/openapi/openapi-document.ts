@@ -36,6 +36,36 @@ const problemSchema: JsonSchema = {
     detail: { type: 'string' },
     instance: { type: 'string' },
     code: { type: 'string', enum: [...problemCodes] },
+    reason: {
+      type: 'string',
+      description:
+        'The finer reason some problems carry. Conflicts (409): `leaf_conflict` (the leaf is not ' +
+        '`expectedLeafId`: with `currentLeafId` and `currentRevision`), `tool_result_unpaired` (a ' +
+        'tool result answers no call pending at its parent: with `toolCallId`, `entryId`, ' +
+        '`parentId`), `lease_held` (another writer holds the lease, or the write carries no ' +
+        '`leaseToken`: with `holder`, `expiresAt`), `lease_stale` (the `leaseToken` is not the ' +
+        "session's current lease: a later one was taken, or it was released or expired), " +
+        '`revision_conflict`, `idempotency_mismatch`, `already_exists`, `conflict`, …',
+    },
+    currentLeafId: {
+      type: ['string', 'null'],
+      description: '`leaf_conflict`: the leaf the session holds now (null: empty)',
+    },
+    currentRevision: {
+      type: ['string', 'null'],
+      description:
+        "`leaf_conflict`: the revision of the session stream's last event, as it was read with the leaf",
+    },
+    toolCallId: {
+      type: 'string',
+      description: '`tool_result_unpaired`: the call id the refused tool result names',
+    },
+    holder: { type: 'string', description: '`lease_held`: who holds the lease' },
+    expiresAt: {
+      type: 'string',
+      format: 'date-time',
+      description: '`lease_held`: when the lease expires unless renewed',
+    },
     errors: {
       type: 'array',
       items: {

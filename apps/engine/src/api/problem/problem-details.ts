@@ -64,13 +64,36 @@ function problem(
   };
 }
 
+/**
+ * The finer reasons of the domain's conflicts whose details the answer carries as fields, and
+ * which fields (only these: the details of other refusals stay internal).
+ */
+export const domainConflictFields: Readonly<Record<string, readonly string[]>> = {
+  leaf_conflict: ['expectedLeafId', 'currentLeafId', 'currentRevision'],
+  tool_result_unpaired: ['entryId', 'parentId', 'toolCallId'],
+  lease_held: ['holder', 'expiresAt'],
+  lease_stale: ['leaseToken'],
+  lease_not_held: [],
+};
+
+function conflictExtensions(error: SessionDomainError): Record<string, unknown> {
+  const { reason } = error.details;
+  const fields = typeof reason === 'string' ? domainConflictFields[reason] : undefined;
+  if (fields === undefined) return { reason: error.code };
+  const extensions: Record<string, unknown> = { reason };
+  for (const field of fields) {
+    if (error.details[field] !== undefined) extensions[field] = error.details[field];
+  }
+  return extensions;
+}
+
 function fromDomain(error: SessionDomainError): MappedProblem {
   switch (error.code) {
     case 'not_found':
       return problem('not_found', error.message);
     case 'conflict':
     case 'already_exists':
-      return problem('conflict', error.message, { reason: error.code });
+      return problem('conflict', error.message, conflictExtensions(error));
     case 'invalid':
       return problem('validation', error.message);
     default: {

@@ -1,6 +1,8 @@
 // What clients send to the sessions endpoints: bodies, query strings and path parameters.
 import {
   MAX_CUSTOM_INSTRUCTIONS_LENGTH,
+  MAX_LEASE_TTL_MS,
+  MIN_LEASE_TTL_MS,
   compactionTriggers,
   customInstructionsSchema,
   identifierSchema,
@@ -48,6 +50,14 @@ const identifier = identifierSchema;
 export const sessionIdParameter = identifier.describe('the session id');
 const entryId = identifier;
 const idempotencyKey = z.string().min(1).max(200);
+const leaseTokenText = z.string().min(3).max(200);
+/** The token of the session's writer lease: required on every write while a lease is in force. */
+const leaseToken = leaseTokenText
+  .optional()
+  .describe(
+    "the token of the session's writer lease (POST /sessions/{id}/lease): required while a lease is " +
+      'in force (409 lease_held without it), refused when it is not the lease in force (409 lease_stale)',
+  );
 
 export const startSessionBody = requestSchema(
   'StartSessionRequest',
@@ -75,6 +85,7 @@ export const appendEntriesBody = requestSchema(
     idempotencyKey: idempotencyKey
       .optional()
       .describe('the same key writes the batch once; again with other entries it answers 409'),
+    leaseToken,
   }),
 );
 
@@ -105,6 +116,7 @@ export const compactBody = requestSchema(
         'names the attempt within the session; a repeated id returns its recorded outcome, ' +
           'with another trigger, other instructions or another force it answers 409',
       ),
+    leaseToken,
   }),
 );
 
@@ -126,6 +138,7 @@ export const navigateBody = requestSchema(
         'names the branch-summary attempt within the session; a repeated id returns its recorded ' +
           'outcome, with another target, summarize or instructions it answers 409',
       ),
+    leaseToken,
   }),
 );
 
@@ -145,8 +158,32 @@ export const setLabelBody = requestSchema(
     idempotencyKey: idempotencyKey
       .optional()
       .describe('the same key writes the label once; again with another target or label it answers 409'),
+    leaseToken,
   }),
 );
+
+export const takeLeaseBody = requestSchema(
+  'TakeLeaseRequest',
+  z
+    .strictObject({
+      holder: z.string().min(1).max(200).optional().describe('who takes the lease (required without token)'),
+      ttlMs: z
+        .number()
+        .int()
+        .min(MIN_LEASE_TTL_MS)
+        .max(MAX_LEASE_TTL_MS)
+        .describe('how long the lease lasts from now unless renewed, in milliseconds'),
+      token: leaseTokenText.optional().describe('renews the lease in force with this token'),
+    })
+    .refine((body) => body.token !== undefined || body.holder !== undefined, {
+      message: 'holder is required to take a lease (token to renew one)',
+      path: ['holder'],
+    }),
+);
+
+export const releaseLeaseQuery = z.strictObject({
+  token: leaseTokenText.describe('the token of the lease to release'),
+});
 
 export const listSessionsQuery = z.strictObject({
   text: z.string().max(500).optional().describe('case-insensitive text in the title or working directory'),
@@ -242,3 +279,6 @@ export const attemptsQuery = z.strictObject({
 
 /** The path parameters of an operation on one session. */
 export const sessionPath = { sessionId: sessionIdParameter };
+
+export const entryIdParameter = entryId.describe('the entry id');
+export const sessionEntryPath = { sessionId: sessionIdParameter, entryId: entryIdParameter };

@@ -13,6 +13,7 @@ import {
 import { z } from 'zod';
 import { decimalString, responseSchema } from '../openapi/api-schemas';
 import { recordedSessionEntry, recordedSessionHeader } from './session-requests.schemas';
+import { compactionEnding, compactionReport, contextRepairs } from './session-visibility.schemas';
 
 const revision = decimalString.nullable();
 
@@ -60,11 +61,12 @@ export const appendEntriesResponse = responseSchema(
     revision,
     alreadyAppended: z.boolean(),
     compaction: z
-      .object({ attemptId: z.string(), trigger: z.enum(['threshold', 'overflow']) })
+      .object({ attemptId: z.string(), trigger: z.enum(['threshold', 'overflow']), ...compactionEnding })
       .nullable()
       .describe(
-        'the automatic compaction this append asked for (null: none); wait for it with ' +
-          '`GET /sessions/{id}/context?waitForCompaction=<ms>` before the next append',
+        'the automatic compaction this append asked for (null: none), and how it has ended so far (usually ' +
+          'still open: `outcome: null`); wait for it with `GET /sessions/{id}/context?waitForCompaction=<ms>` ' +
+          'before the next append',
       ),
   }),
 );
@@ -86,6 +88,7 @@ export const contextResponse = responseSchema(
     revision: decimalString,
     position: decimalString,
     asOf: decimalString.nullable(),
+    repairs: contextRepairs,
     compactionWait: z
       .object({
         outcome: z
@@ -98,6 +101,13 @@ export const contextResponse = responseSchema(
         attemptIds: z
           .array(z.string())
           .describe('the compaction attempts seen open while waiting; when timed out, those still open'),
+        attempts: z
+          .array(compactionReport)
+          .describe(
+            'how recent compaction attempts ended, in start order: every attempt open or started while ' +
+              "waiting, and those prepared at the session's newest message (or after it), which may have " +
+              'ended before the wait began',
+          ),
       })
       .optional()
       .describe('how the wait asked for with `waitForCompaction` ended (only then present)'),
@@ -363,7 +373,7 @@ export const auditAttemptResponse = responseSchema(
   'One compaction or branch-summary attempt: its trigger and outcome; `model`, the model the ' +
     "provider reported it answered with, and `usage`, the sum of every call; who started it (the API key's " +
     'name as `actor`, `X-Strata-Actor` as `onBehalfOf`; `strata-engine` for a saga) and the ' +
-    '`customInstructions` it was given; and `summaryCalls`, every request sent to a summariser ' +
+    '`customInstructions` it was given; `force`, a compaction asked with `force: true`; and `summaryCalls`, every request sent to a summariser ' +
     'candidate in order (purpose, candidate, retry, duration, and the reported model and usage, or ' +
     'the error of a failed try), at most 64 listed (`summaryCallsOmitted` counts the others).',
 );
@@ -374,5 +384,21 @@ export const attemptListResponse = responseSchema(
     items: z.array(auditAttemptResponse),
     total: z.number().int(),
     nextCursor: z.string().nullable(),
+  }),
+);
+
+export const leaseResponse = responseSchema(
+  'SessionLease',
+  z.object({
+    sessionId: z.string(),
+    token: z
+      .string()
+      .describe(
+        '`<sequence>.<nonce>`: carry it as `leaseToken` on every write; a later lease has a higher sequence',
+      ),
+    sequence: z.number().int().describe('the number of this lease in the session (fencing order)'),
+    holder: z.string(),
+    expiresAt: z.string().describe('ISO 8601; renew before then'),
+    revision: decimalString,
   }),
 );

@@ -10,6 +10,8 @@ export interface AppendEntriesOptions {
   readonly expectedLeafId?: string | null;
   /** The same key proposes the same event ids, so a retried batch is written once. */
   readonly idempotencyKey?: string;
+  /** The token of the session's writer lease; required while one is in force. */
+  readonly leaseToken?: string;
 }
 
 export interface AppendEntriesResult {

@@ -41,6 +41,7 @@ export class AppendEntriesController {
               : {}),
             ...(body.expectedLeafId !== undefined ? { expectedLeafId: body.expectedLeafId } : {}),
             ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
+            ...(body.leaseToken !== undefined ? { leaseToken: body.leaseToken } : {}),
           },
           context,
         ),
@@ -67,10 +68,14 @@ export const appendEntriesOperations: readonly ApiOperation[] = [
       '`expectedRevision` / `expectedLeafId` make it conditional (409 when the session moved). ' +
       'An `idempotencyKey` used before with the same entries writes nothing and answers the first ' +
       'answer (its entry ids, leaf and revision); with other entries it answers 409 ' +
-      '(`reason: idempotency_mismatch`) and writes nothing. `compaction` names the automatic ' +
+      '(`reason: idempotency_mismatch`) and writes nothing; of concurrent first requests with one key and ' +
+      'the same entries, exactly one answers `alreadyAppended: false`. `compaction` names the automatic ' +
       'compaction the append asked for (an answer over the threshold that ends the turn, a prompt ' +
-      'after one, or a context overflow): before appending again, read the context with ' +
-      '`waitForCompaction` (docs/agent-hosts.md).',
+      'after one, or an answer that failed with a context overflow) and how it has ended so far: before ' +
+      'appending again, read the context with `waitForCompaction` (docs/agent-hosts.md). A 409 names its ' +
+      '`reason`: `leaf_conflict` (with `currentLeafId` and `currentRevision`: read the context there and ' +
+      'decide again), `tool_result_unpaired` (a tool result answers no call pending at its parent; ' +
+      '`toolCallId`), `lease_held` / `lease_stale` (the writer lease, POST /sessions/{id}/lease).',
     pathParameters: sessionPath,
     body: { schema: appendEntriesBody },
     responses: {

@@ -1,10 +1,12 @@
-// Adapter: AppendEntries → the decider's AppendEntries. Settings entries (`strata.settings`)
-// are validated first, so an invalid override never reaches the log. The entries' long texts are
-// counted (in slices) before they are written, so that the sagas, which count synchronously when
-// the entries reach them, find the counts ready. With an idempotency key the batch's event ids
-// derive from the session and the key; a key used before answers the first outcome (its entry
-// ids, and the leaf and revision right after it) when the entries are the same, and is refused
-// with `IdempotencyMismatchError` when they are not.
+// Adapter: AppendEntries → the decider's AppendEntries, as a live write: each tool result must
+// answer a call pending at its parent, and the batch must bear the token of the writer lease in
+// force, checked in the same decision (imports go through session-files and keep their file).
+// Settings entries (`strata.settings`) are validated first, so an invalid override never reaches
+// the log. The entries' long texts are counted (in slices) before they are written, so that the
+// sagas, which count synchronously when the entries reach them, find the counts ready. With an
+// idempotency key the batch's event ids derive from the session and the key; a key used before
+// answers the first outcome (its entry ids, and the leaf and revision right after it) when the
+// entries are the same, and is refused with `IdempotencyMismatchError` when they are not.
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { derivedEventId, sessionIdSeed, type EarlierHandling } from '@strata/event-store';
@@ -12,7 +14,9 @@ import { entryWeight, textsToCount, type SessionCommand, type SessionEntry } fro
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import { isSessionSettingsEntry, parseSessionSettingsOverride } from '../../settings/session-settings';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
-import { TOKEN_COUNTER } from '../../shared/injection-tokens';
+import type { Clock } from '../../shared/clock';
+import { CLOCK, TOKEN_COUNTER } from '../../shared/injection-tokens';
+import { leaseCheckOf } from '../../session-streams/session-leases';
 import { requireRoomFor } from '../../shared/session-size';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { writeContextOf } from '../../shared/command-context';
@@ -36,6 +40,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
   constructor(
     private readonly streams: SessionStreams,
     @Inject(TOKEN_COUNTER) private readonly counter: PreparedTokenCounter,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({
@@ -49,7 +54,8 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
         parseSessionSettingsOverride(entry.data, entry.id);
     }
     await this.counter.countAhead(textsToCount(entries));
-    const { expectedLeafId, expectedRevision, idempotencyKey } = options;
+    const { expectedLeafId, expectedRevision, idempotencyKey, leaseToken } = options;
+    const now = this.clock.now();
     const keyed = idempotencyKey !== undefined ? keyedWrite(sessionId, idempotencyKey, entries) : {};
     const added = entries.reduce((total, entry) => total + entryWeight(entry), 0);
     const { maxSessionEntries } = this.streams;
@@ -58,9 +64,14 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
       (state): SessionCommand[] => {
         requireRoomFor(sessionId, state, added, maxSessionEntries);
         return [
+          leaseCheckOf(leaseToken, now),
           {
             type: 'AppendEntries',
-            data: { entries, ...(expectedLeafId !== undefined ? { expectedLeafId } : {}) },
+            data: {
+              entries,
+              pairToolResults: true,
+              ...(expectedLeafId !== undefined ? { expectedLeafId } : {}),
+            },
           },
         ];
       },

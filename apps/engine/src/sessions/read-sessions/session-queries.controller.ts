@@ -278,7 +278,9 @@ export const sessionQueryOperations: readonly ApiOperation[] = [
       'such as the one overflow recovery retries, is left out; it stays in the entries. ' +
       `\`waitForCompaction=<ms>\` (0 to ${MAX_COMPACTION_WAIT_MS}) first waits until no compaction attempt of the ` +
       'session is open and the engine has reacted to all its events (so a compaction an append just asked ' +
-      'for has run), at most that long; `compactionWait` says whether it settled or timed out. ' +
+      'for has run), at most that long; `compactionWait` says whether it settled or timed out, and how ' +
+      "each compaction attempt it saw, or of the session's newest message, ended. `repairs` lists where the " +
+      'context differs from the entries on the path (synthetic tool results, results and failed answers left out). ' +
       'A tenant may have `STRATA_MAX_COMPACTION_WAITS_PER_TENANT` such reads waiting at once; more answer 503.',
     pathParameters: sessionPath,
     query: contextQuery,

@@ -37,6 +37,12 @@ export function contextView(
     revision: projected.revision.toString(),
     position: projected.position.toString(),
     asOf: asOf === undefined ? null : asOf.toString(),
+    repairs: {
+      synthesizedResults: context.repairs.synthesizedResults,
+      droppedOrphanResults: context.repairs.droppedOrphanResults,
+      omittedFailedAnswers: context.repairs.omittedFailedAnswers,
+      missingFirstKeptEntry: context.repairs.missingFirstKeptEntry,
+    },
   };
 }
 

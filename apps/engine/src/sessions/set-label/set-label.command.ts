@@ -16,7 +16,7 @@ export class SetLabelCommand extends Command<SetLabelResult> {
     readonly sessionId: string,
     readonly targetId: string,
     readonly label: string | undefined,
-    readonly options: { readonly idempotencyKey?: string } = {},
+    readonly options: { readonly idempotencyKey?: string; readonly leaseToken?: string } = {},
     /** Who the command runs for (the tenant). */
     readonly context: CommandContext = {},
   ) {

@@ -34,7 +34,10 @@ export class SetLabelController {
           sessionId,
           body.targetId,
           body.label ?? undefined,
-          body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {},
+          {
+            ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
+            ...(body.leaseToken !== undefined ? { leaseToken: body.leaseToken } : {}),
+          },
           context,
         ),
     );

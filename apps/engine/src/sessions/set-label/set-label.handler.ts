@@ -6,7 +6,8 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { sessionIdSeed, type EarlierHandling } from '@strata/event-store';
 import { entryWeight, type LabelEntry, type SessionCommand, type SessionState } from '@strata/session';
-import { isoTimestamp, type Clock } from '../../shared/clock';
+import type { Clock } from '../../shared/clock';
+import { leaseCheckOf } from '../../session-streams/session-leases';
 import { newEntryId } from '../../shared/entry-ids';
 import { IdempotencyMismatchError, requestDigestOf, requireSameRequest } from '../../shared/idempotency';
 import { CLOCK } from '../../shared/injection-tokens';
@@ -30,7 +31,8 @@ export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
   async execute({ sessionId, targetId, label, options, context }: SetLabelCommand): Promise<SetLabelResult> {
     const key = options.idempotencyKey;
     const seed = key !== undefined ? sessionIdSeed(sessionId, 'label', key) : undefined;
-    const timestamp = isoTimestamp(this.clock);
+    const now = this.clock.now();
+    const timestamp = new Date(now).toISOString();
     const labelEntry = (state: SessionState): LabelEntry => ({
       type: 'label',
       id: newEntryId((entryId) => state.status === 'active' && state.hasEntry(entryId), seed),
@@ -42,7 +44,7 @@ export class SetLabelHandler implements ICommandHandler<SetLabelCommand> {
     const plan = (state: SessionState): SessionCommand[] => {
       const entry = labelEntry(state);
       requireRoomFor(sessionId, state, entryWeight(entry), this.streams.maxSessionEntries);
-      return [{ type: 'SetLabel', data: { entry } }];
+      return [leaseCheckOf(options.leaseToken, now), { type: 'SetLabel', data: { entry } }];
     };
     const keyed: SessionWriteOptions =
       key !== undefined && seed !== undefined
