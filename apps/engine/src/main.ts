@@ -13,7 +13,7 @@ import {
   type EngineConfig,
 } from './config/engine-config';
 import { EngineAnchors } from './anchors/engine-anchors';
-import { createEngineApplication } from './engine-application';
+import { createEngineApplication, nestLogLevels } from './engine-application';
 import { CannotListenError, listenFailure, stopOnSignals } from './engine-stop';
 import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
@@ -40,12 +40,16 @@ async function bootstrap(): Promise<void> {
   const settings = loadEngineSettings(process.env, config.cwd);
   await storeReachable(config);
   const app = await createEngineApplication(config, { settings });
+  // Nest logs a failed listen itself, in colour and with its prefix; the one line below says it
+  app.useLogger(false);
   try {
     await (config.host !== undefined ? app.listen(config.port, config.host) : app.listen(config.port));
   } catch (error) {
     const line = listenFailure(error, config);
     if (line === undefined) throw error;
     throw new CannotListenError(line);
+  } finally {
+    app.useLogger(nestLogLevels(config.logLevel));
   }
   stopOnSignals(app, config, (line) => process.stderr.write(`Strata engine: ${line}\n`));
   const shownHost =

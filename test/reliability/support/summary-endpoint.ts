@@ -6,7 +6,13 @@ import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
 
 export type EndpointBehaviour =
-  | { readonly kind: 'summary'; readonly summary: string; readonly delayMs?: number }
+  | {
+      readonly kind: 'summary';
+      readonly summary: string;
+      readonly delayMs?: number;
+      /** Answers only once this settles (a model as slow as the test needs). */
+      readonly until?: Promise<void>;
+    }
   /** Keeps the request open without answering (until the client gives up or the server closes). */
   | { readonly kind: 'hang' }
   | {
@@ -91,7 +97,8 @@ export class SummaryEndpoint {
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify({ summary: behaviour.summary }));
         };
-        if (behaviour.delayMs === undefined) send();
+        if (behaviour.until !== undefined) void behaviour.until.then(send);
+        else if (behaviour.delayMs === undefined) send();
         else setTimeout(send, behaviour.delayMs).unref();
         return;
       }
