@@ -8,6 +8,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
 import type { EngineConfig, EngineLogLevel } from './config/engine-config';
 import { EngineMetrics } from './observability/engine-metrics.service';
+import { accessLogMiddleware } from './observability/access-log';
+import { engineLogger } from './observability/engine-logger';
+import { requestContextMiddleware } from './observability/request-context';
 import { answerClientErrors } from './api/problem/client-error-answers';
 import { EngineDrain } from './http/health/engine-drain';
 import type { StrataApplicationOptions } from './http/strata-http.module';
@@ -47,11 +50,13 @@ export async function createEngineApplication(
 ): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config, options), {
     bodyParser: false,
-    logger: nestLogLevels(config.logLevel),
+    logger: engineLogger(nestLogLevels(config.logLevel), config.logFormat),
     abortOnError: false,
   });
   const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
   server.disable?.('x-powered-by');
+  app.use(requestContextMiddleware());
+  if (config.accessLog) app.use(accessLogMiddleware(config.logFormat));
   app.use(app.get(EngineDrain).middleware());
   app.use(responseMetrics(app.get(EngineMetrics)));
   answerClientErrors(app.getHttpServer() as Server);

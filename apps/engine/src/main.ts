@@ -14,6 +14,7 @@ import {
 } from './config/engine-config';
 import { EngineAnchors } from './anchors/engine-anchors';
 import { createEngineApplication, nestLogLevels } from './engine-application';
+import { engineLogger, engineNotices } from './observability/engine-logger';
 import { CannotListenError, listenFailure, stopOnSignals } from './engine-stop';
 import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
@@ -49,32 +50,36 @@ async function bootstrap(): Promise<void> {
     if (line === undefined) throw error;
     throw new CannotListenError(line);
   } finally {
-    app.useLogger(nestLogLevels(config.logLevel));
+    app.useLogger(engineLogger(nestLogLevels(config.logLevel), config.logFormat));
   }
-  stopOnSignals(app, config, (line) => process.stderr.write(`Strata engine: ${line}\n`));
+  const notice = engineNotices(config.logFormat);
+  stopOnSignals(app, config, (line) => notice(line));
   const shownHost =
     config.host === undefined || config.host === '0.0.0.0' || config.host === '::'
       ? 'localhost'
       : config.host;
   const port = Number(new URL(await app.getUrl()).port) || config.port;
   const anchors = app.get(EngineAnchors);
-  process.stdout.write(
-    startupMessage({
-      config,
-      url: `http://${shownHost}:${port}`,
-      settings,
-      settingsFile: settingsFilePath(process.env, config.cwd),
-      environment: process.env,
-      viewerMissing: app.get(UiAssets).missing(),
-      anchors: {
-        enabled: anchors.scheduler !== undefined,
-        keyId: anchors.key.keyId,
-        keyFile: anchors.keyFile,
-        keyCreated: anchors.keyCreated,
-        publicKeyPem: anchors.key.publicKeyPem,
-      },
-    }),
-  );
+  const message = startupMessage({
+    config,
+    url: `http://${shownHost}:${port}`,
+    settings,
+    settingsFile: settingsFilePath(process.env, config.cwd),
+    environment: process.env,
+    viewerMissing: app.get(UiAssets).missing(),
+    anchors: {
+      enabled: anchors.scheduler !== undefined,
+      keyId: anchors.key.keyId,
+      keyFile: anchors.keyFile,
+      keyCreated: anchors.keyCreated,
+      publicKeyPem: anchors.key.publicKeyPem,
+    },
+  });
+  if (config.logFormat === 'text') process.stdout.write(message);
+  else {
+    const [first = '', ...details] = message.trimEnd().split('\n');
+    notice(first, { url: `http://${shownHost}:${port}`, details: details.map((line) => line.trim()) });
+  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -69,7 +69,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
     }, STARTUP_TIMEOUT_MS);
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         resolveUrl(match[1].replace('localhost', '127.0.0.1'));

@@ -39,6 +39,9 @@ export const DEFAULT_WRITE_CONCURRENCY = 64;
 export const DEFAULT_WORKER_QUEUE = 64;
 export const logLevels = ['silent', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type EngineLogLevel = (typeof logLevels)[number];
+import { logFormats, type EngineLogFormat } from '../observability/engine-logger';
+
+export { logFormats, type EngineLogFormat };
 
 export const engineEnvironmentSchema = z.object({
   PORT: integerVariable({ min: 0, max: 65_535, default: DEFAULT_PORT }),
@@ -77,6 +80,8 @@ export const engineEnvironmentSchema = z.object({
   STRATA_WORKER_QUEUE: integerVariable({ min: 0, max: 100_000, default: DEFAULT_WORKER_QUEUE }),
   STRATA_RETENTION_INTERVAL_MS: integerVariable({ min: 1_000, max: 86_400_000, default: 60_000 }),
   STRATA_LOG_LEVEL: choiceVariable(logLevels, 'warn'),
+  STRATA_LOG_FORMAT: choiceVariable(logFormats, 'text'),
+  STRATA_ACCESS_LOG: choiceVariable(['off', 'on'] as const, 'off'),
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
   STRATA_SAGA_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
@@ -146,6 +151,10 @@ export interface EngineConfig {
     readonly maxSessionEntries: number;
   };
   readonly logLevel: EngineLogLevel;
+  /** How log lines are written (`STRATA_LOG_FORMAT`). */
+  readonly logFormat: EngineLogFormat;
+  /** Whether every answered request is logged (`STRATA_ACCESS_LOG=on`), at level `log`. */
+  readonly accessLog: boolean;
   /** This engine's id among several on one store (`STRATA_ENGINE_ID`); undefined: alone. */
   readonly engineId: string | undefined;
   /** Sessions the sagas handle at once, in all and for one tenant. */
@@ -274,6 +283,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       maxSessionEntries: values.STRATA_MAX_SESSION_ENTRIES,
     },
     logLevel: values.STRATA_LOG_LEVEL,
+    logFormat: values.STRATA_LOG_FORMAT,
+    accessLog: values.STRATA_ACCESS_LOG === 'on',
     engineId: values.STRATA_ENGINE_ID,
     sagas: {
       concurrency: values.STRATA_SAGA_CONCURRENCY,
