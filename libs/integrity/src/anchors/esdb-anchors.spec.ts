@@ -58,9 +58,13 @@ describe('anchors on the EventStoreDB adapter', () => {
     const log = anchorLogOf(store);
     const anchor = await anchorStreamHead(store, 'session-a', key, log);
     expect(anchor).toMatchObject({ stream: 'session-a', revision: '1' });
-    expect(await collect(log.read({ streamId: 'session-a' }))).toEqual([anchor]);
+    // read back with its position in the log: the stream's first event, position 1
+    const logged = { ...anchor, position: '1' };
+    expect(await collect(log.read({ streamId: 'session-a' }))).toEqual([logged]);
     expect(await collect(log.read({ tenant: 'other' }))).toEqual([]);
-    expect(await collect(log.read({ tenant: 'acme' }))).toEqual([anchor]);
+    expect(await collect(log.read({ tenant: 'acme' }))).toEqual([logged]);
+    expect(await collect(log.read({ after: 1n }))).toEqual([]);
+    expect(await collect(log.read({ after: 0n }))).toEqual([logged]);
     expect((await store.streamRevision(ANCHOR_STREAM)) ?? -1n).toBe(0n);
     expect((await collect(store.readAll())).map((event) => event.streamId)).toEqual([
       'session-a',
