@@ -55,7 +55,7 @@ export async function createEngineApplication(
   });
   const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
   server.disable?.('x-powered-by');
-  app.use(requestContextMiddleware());
+  app.use(requestContextMiddleware({ keepContext: config.logFormat === 'json' || config.accessLog }));
   if (config.accessLog) app.use(accessLogMiddleware(config.logFormat));
   app.use(app.get(EngineDrain).middleware());
   app.use(responseMetrics(app.get(EngineMetrics)));

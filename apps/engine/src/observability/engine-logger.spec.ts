@@ -19,7 +19,7 @@ function captureStdout(work: () => void): string[] {
 function insideRequest(headers: Record<string, string>, work: () => void): Record<string, unknown> {
   const answered: Record<string, unknown> = {};
   const response = { setHeader: (name: string, value: unknown) => (answered[name] = value) };
-  requestContextMiddleware()(
+  requestContextMiddleware({ keepContext: true })(
     { headers } as unknown as IncomingMessage,
     response as unknown as ServerResponse,
     work,

@@ -42,12 +42,21 @@ export function traceOf(
 
 type Middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
 
-/** Gives each request its context and runs the rest of its handling inside it. */
-export function requestContextMiddleware(): Middleware {
+/**
+ * Gives each request its id (answered in `X-Request-Id`), and with `keepContext` runs the rest of
+ * its handling inside its context, for the log lines that carry it. Only then: on Node 20 the
+ * first `run` of an AsyncLocalStorage turns on promise hooks for the whole process, which every
+ * promise then pays (Node 24 keeps the context without them).
+ */
+export function requestContextMiddleware(options: { readonly keepContext: boolean }): Middleware {
   return (request, response, next) => {
     const given = request.headers[REQUEST_ID_HEADER];
     const requestId = typeof given === 'string' && CALLER_REQUEST_ID.test(given) ? given : newRequestId();
     response.setHeader(REQUEST_ID_HEADER, requestId);
+    if (!options.keepContext) {
+      next();
+      return;
+    }
     const trace = traceOf(request.headers['traceparent']);
     storage.run({ requestId, ...trace }, next);
   };
