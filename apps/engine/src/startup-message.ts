@@ -5,6 +5,7 @@ import { describeStore, type EngineConfig } from './config/engine-config';
 import type { EngineSettings } from './settings/engine-settings.schema';
 import { describeSummarizerCandidates, type Environment } from './summarizers/summarizer-candidates';
 import { TenantDirectory } from './tenancy/tenant-directory';
+import { LOOPBACK_WITHOUT_KEYS } from './config/engine-config';
 
 export interface StartupFacts {
   readonly config: EngineConfig;
@@ -52,8 +53,12 @@ function anchorLines(anchors: StartupFacts['anchors'], url: string): string[] {
 export function startupMessage(facts: StartupFacts): string {
   const { config, url, settings } = facts;
   const directory = new TenantDirectory(config.apiKeys);
+  const loopbackOnly =
+    directory.isSingleTenant && (facts.environment['STRATA_HOST'] ?? '').trim() === ''
+      ? `; listening on ${LOOPBACK_WITHOUT_KEYS} only, since anyone who reaches it may write (STRATA_HOST=0.0.0.0 listens on every interface)`
+      : '';
   const tenancy = directory.isSingleTenant
-    ? 'single-tenant (no API keys configured: every request is tenant "default"; set STRATA_API_KEYS to require keys)'
+    ? `single-tenant (no API keys configured: every request is tenant "default"; set STRATA_API_KEYS to require keys${loopbackOnly})`
     : `${directory.tenants().length} tenant(s) by API key: ${directory.tenants().join(', ')}`;
   const settingsFile =
     facts.settingsFile === undefined

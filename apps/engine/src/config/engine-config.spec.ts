@@ -20,7 +20,8 @@ describe('given an empty environment', () => {
     const config = loadEngineConfig({}, '/srv/strata');
     expect(config).toMatchObject({
       port: 3000,
-      host: undefined,
+      // no API keys: only this machine may reach it (issue 26, safer defaults)
+      host: '127.0.0.1',
       storeUrl: 'sqlite:./data/strata.db',
       storeLocation: { kind: 'sqlite', filename: '/srv/strata/data/strata.db' },
       apiKeys: [],
@@ -33,6 +34,16 @@ describe('given an empty environment', () => {
       foldCache: { maxSessions: 1_000, maxEntries: 250_000 },
       logLevel: 'warn',
     });
+  });
+});
+
+describe('where the engine listens', () => {
+  it('listens on every interface with API keys, on the loopback only without, and where STRATA_HOST says in both cases', () => {
+    const keys = { STRATA_API_KEYS: 'acme:key-0123456789abcdef' };
+    expect(loadEngineConfig(keys, '/srv').host).toBeUndefined();
+    expect(loadEngineConfig({}, '/srv').host).toBe('127.0.0.1');
+    expect(loadEngineConfig({ STRATA_HOST: '0.0.0.0' }, '/srv').host).toBe('0.0.0.0');
+    expect(loadEngineConfig({ ...keys, STRATA_HOST: '10.0.0.5' }, '/srv').host).toBe('10.0.0.5');
   });
 });
 

@@ -92,7 +92,11 @@ export const engineEnvironmentSchema = z.object({
 
 export interface EngineConfig {
   readonly port: number;
-  /** The interface to listen on; every interface when undefined. */
+  /**
+   * The interface to listen on (`STRATA_HOST`); every interface when undefined. Without API keys,
+   * and without `STRATA_HOST`, the loopback interface only (`127.0.0.1`): an engine that anyone on
+   * the network could write to is never the default.
+   */
   readonly host: string | undefined;
   readonly storeUrl: string;
   /** How SQLite files are written (`STRATA_SQLITE_SYNCHRONOUS`, `STRATA_SQLITE_BUSY_TIMEOUT_MS`). */
@@ -176,6 +180,9 @@ export interface EngineConfig {
 }
 
 /** The configuration is unusable; `problems` names each variable and what is wrong. */
+/** Where an engine without API keys listens unless `STRATA_HOST` says otherwise. */
+export const LOOPBACK_WITHOUT_KEYS = '127.0.0.1';
+
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
   readonly code = 'validation';
@@ -234,7 +241,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
   }
   return {
     port: values.PORT,
-    host: values.STRATA_HOST,
+    host: values.STRATA_HOST ?? (apiKeys.length === 0 ? LOOPBACK_WITHOUT_KEYS : undefined),
     storeUrl,
     sqlite: sqlite.settings,
     storeLocation,

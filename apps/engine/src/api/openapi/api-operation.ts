@@ -10,6 +10,8 @@ export interface ApiBody {
   /** `application/json` by default. */
   readonly mediaTypes?: readonly string[];
   readonly description?: string;
+  /** Whether a request must have a body; true by default. */
+  readonly required?: boolean;
 }
 
 export interface ApiResponse {
@@ -32,7 +34,11 @@ export interface ApiOperation {
   readonly headers?: Readonly<Record<string, { readonly schema: z.ZodType; readonly description: string }>>;
   readonly body?: ApiBody;
   readonly responses: Readonly<Record<number, ApiResponse>>;
-  /** Problems besides `internal`. Authenticated operations add `unauthorized` themselves. */
+  /**
+   * Problems besides `internal`. Authenticated operations add `unauthorized` themselves, and
+   * operations on one session (a `{sessionId}` path that may answer `not_found`) add `gone`: an
+   * erased session answers 410 `session_erased` with its erasure record.
+   */
   readonly problems: readonly ProblemCode[];
   /** True for operations that need no API key (health, docs, metrics). */
   readonly public?: boolean;

@@ -24,6 +24,44 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it('names its licence and its server', () => {
+    expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it('lists 410 for every operation on one session an erasure can answer, and an erasure body as optional', () => {
+    const operation = (path: string, method: string) =>
+      (document.paths[path]?.[method] ?? {}) as {
+        responses?: Record<string, unknown>;
+        requestBody?: unknown;
+      };
+    const erasable = [
+      ['/sessions/{sessionId}', 'get'],
+      ['/sessions/{sessionId}/context', 'get'],
+      ['/sessions/{sessionId}/tree', 'get'],
+      ['/sessions/{sessionId}/entries', 'get'],
+      ['/sessions/{sessionId}/export', 'get'],
+      ['/sessions/{sessionId}/anchors', 'get'],
+      ['/sessions/{sessionId}/events', 'get'],
+      ['/sessions/{sessionId}/attempts', 'get'],
+      ['/sessions/{sessionId}/entries', 'post'],
+      ['/sessions/{sessionId}/labels', 'post'],
+      ['/sessions/{sessionId}/compact', 'post'],
+      ['/sessions/{sessionId}/navigate', 'post'],
+      ['/sessions/{sessionId}/abort', 'post'],
+      ['/events', 'get'],
+    ] as const;
+    for (const [path, method] of erasable) {
+      expect([path, method, Object.keys(operation(path, method).responses ?? {})]).toEqual([
+        path,
+        method,
+        expect.arrayContaining(['410']),
+      ]);
+    }
+    expect(operation('/sessions/{sessionId}', 'delete').requestBody).toMatchObject({ required: false });
+    expect(operation('/sessions/{sessionId}/entries', 'post').requestBody).toMatchObject({ required: true });
+  });
+
   it('resolves every reference to a component schema', () => {
     const refs = references(document);
     expect(refs.length).toBeGreaterThan(20);

@@ -13,7 +13,13 @@ type JsonSchema = Record<string, unknown>;
 
 export interface OpenApiDocument {
   readonly openapi: '3.1.0';
-  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+  readonly info: {
+    readonly title: string;
+    readonly version: string;
+    readonly description: string;
+    readonly license: { readonly name: string; readonly identifier: string };
+  };
+  readonly servers: readonly { readonly url: string; readonly description: string }[];
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components: {
     readonly schemas: Readonly<Record<string, JsonSchema>>;
@@ -193,6 +199,7 @@ function operationObject(operation: ApiOperation): JsonSchema {
   }
   const problems = new Set<ProblemCode>([...operation.problems, 'internal']);
   if (operation.public !== true) problems.add('unauthorized');
+  if (operation.path.includes('{sessionId}') && problems.has('not_found')) problems.add('gone');
   const writes = writesOnBehalf(operation);
   if (writes) for (const code of Object.keys(writeAdmissionProblems)) problems.add(code as ProblemCode);
   for (const code of [...problems].sort((left, right) => problemStatuses[left] - problemStatuses[right])) {
@@ -209,7 +216,7 @@ function operationObject(operation: ApiOperation): JsonSchema {
     ...(body !== undefined
       ? {
           requestBody: {
-            required: true,
+            required: body.required ?? true,
             ...(body.description !== undefined ? { description: body.description } : {}),
             content: Object.fromEntries(
               (body.mediaTypes ?? ['application/json']).map((mediaType) => [
@@ -251,7 +258,9 @@ export function buildOpenApiDocument(
         'Every session belongs to the tenant of the API key that started or imported it; another ' +
         "tenant's session answers 404. Every event a request writes records the API key's name as " +
         '`actor` (and `X-Strata-Actor` as `onBehalfOf`) in its sealed metadata.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: '/', description: 'this engine (the document is served by the engine it describes)' }],
     paths,
     components: {
       schemas: componentSchemas(),

@@ -120,6 +120,6 @@ export const eventStreamOperations: readonly ApiOperation[] = [
     responses: {
       200: { description: 'The event stream', schema: z.string(), mediaType: SSE_CONTENT_TYPE },
     },
-    problems: ['validation', 'not_found', 'unavailable'],
+    problems: ['validation', 'not_found', 'gone', 'unavailable'],
   },
 ];

@@ -102,7 +102,7 @@ export const sessionErasureOperations: readonly ApiOperation[] = [
       "Removes every event of the session from the store (SQLite rows; an EventStoreDB tombstone) and makes every read model of every engine on the store forget it; leaves an erasure record (who, when, why, event count, the last head hash and revision), which the answer is. `reason` (required) in the JSON body or the query. Only a key with the admin role of the session's tenant may (403 otherwise, also without keys); another tenant's session is not found (404); a session erased already answers 410 with its record.",
     pathParameters: sessionPath,
     query: eraseQuery,
-    body: { schema: eraseBody },
+    body: { schema: eraseBody, required: false },
     responses: { 200: { description: 'The erasure record', schema: erasureRecordResponse } },
     problems: ['validation', 'forbidden', 'not_found', 'gone', 'payload_too_large'],
   },
