@@ -2,7 +2,7 @@
 // an auditor to keep outside the store (or to have timestamped); `--since` keeps those signed at
 // or after a time. Read page by page, so a long log is never held in memory.
 import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/integrity';
-import { CliError, type CliCommand } from '../cli-io';
+import { CliError, type CommandImplementation } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
@@ -14,9 +14,8 @@ function sinceOption(value: string | undefined): string | undefined {
   return new Date(time).toISOString();
 }
 
-export const anchorsCommand: CliCommand = {
+export const anchorsCommand: CommandImplementation = {
   name: 'anchors',
-  summary: "print the store's signed anchors (session heads) as JSON Lines",
   usage:
     `strata anchors export ${storeOptionUsage} [--since <time>]\n  ${storeOptionHelp}\n` +
     '  --since: only anchors signed at or after this date-time (2026-01-31T12:00:00Z)\n' +

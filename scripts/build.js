@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run build` (run by `prepare` on every npm install and npm ci): compiles the engine, the CLI
+// and the libraries (scripts/build-sources.js says which files) with swc into dist/, one CommonJS
+// file per source at the same path (dist/apps/cli/src/main.js for apps/cli/src/main.ts), with
+// its source map. The @strata/<lib> aliases of tsconfig.json are rewritten into relative paths,
+// and a relative require of a file that is not compiled (package.json) is pointed back at the
+// file in the repository, so dist/ runs without a resolver. A require of anything else that is
+// neither compiled nor present (a test helper) fails the build. Each file is written beside its
+// place and renamed into it, and dist/build-info.json last, so that two builds at once (test
+// workers starting the CLI) leave a whole build. bin/ rebuilds when the sources are newer.
+//   node scripts/build.js [--quiet]
+const fs = require('node:fs');
+const path = require('node:path');
+const swc = require('@swc/core');
+const { root, distDirectory, buildInfoFile, listSources, outputPathOf } = require('./build-sources.js');
+
+// The options of scripts/register.js and jest.config.js: legacy decorators with metadata for Nest.
+const swcOptions = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: true,
+};
+
+const requirePattern = /\brequire\((["'])([^"']+)\1\)/g;
+const aliasPattern = /^@strata\/([a-z-]+)$/;
+
+/** The source file a relative specifier of `fromSource` names, if it is one of the build's. */
+function compiledTarget(fromSource, specifier, sources) {
+  const base = path.posix.join(path.posix.dirname(fromSource), specifier);
+  return [`${base}.ts`, `${base}/index.ts`].find((candidate) => sources.has(candidate));
+}
+
+function relativeRequire(fromOutput, toFile) {
+  const relativePath = path.relative(path.dirname(fromOutput), toFile).split(path.sep).join('/');
+  return relativePath.startsWith('.') ? relativePath : `./${relativePath}`;
+}
+
+/** The compiled code with every @strata alias and every require leaving the build rewritten. */
+function rewriteRequires(code, source, sources) {
+  const output = outputPathOf(source);
+  return code.replace(requirePattern, (whole, quote, specifier) => {
+    const alias = aliasPattern.exec(specifier);
+    if (alias) {
+      const entry = alias[1] === 'engine' ? 'apps/engine/src/index.ts' : `libs/${alias[1]}/src/index.ts`;
+      if (!sources.has(entry)) throw new Error(`${source}: ${specifier} is not part of the build`);
+      return `require(${quote}${relativeRequire(output, outputPathOf(entry))}${quote})`;
+    }
+    if (specifier.startsWith('@strata/')) throw new Error(`${source}: no such alias ${specifier}`);
+    if (!specifier.startsWith('.')) return whole;
+    if (compiledTarget(source, specifier, sources) !== undefined) return whole;
+    const inRepository = path.join(root, path.dirname(source), specifier);
+    if (!fs.existsSync(inRepository)) {
+      throw new Error(`${source}: requires ${specifier}, which is neither built nor in the repository`);
+    }
+    return `require(${quote}${relativeRequire(output, inRepository)}${quote})`;
+  });
+}
+
+function writeAtomically(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, contents);
+  fs.renameSync(temporary, file);
+}
+
+/** Compiles every source into dist/; returns how many files and how long it took. */
+function build() {
+  const startedAtMs = Date.now();
+  const started = process.hrtime.bigint();
+  const sourceList = listSources();
+  const sources = new Set(sourceList);
+  for (const source of sourceList) {
+    const file = path.join(root, source);
+    const output = outputPathOf(source);
+    const { code, map } = swc.transformSync(fs.readFileSync(file, 'utf8'), {
+      ...swcOptions,
+      filename: file,
+      sourceFileName: path.relative(path.dirname(output), file).split(path.sep).join('/'),
+    });
+    fs.mkdirSync(path.dirname(output), { recursive: true });
+    const mapName = `${path.basename(output)}.map`;
+    writeAtomically(output, `${rewriteRequires(code, source, sources)}\n//# sourceMappingURL=${mapName}\n`);
+    if (map !== undefined) writeAtomically(`${output}.map`, map);
+  }
+  fs.mkdirSync(distDirectory, { recursive: true });
+  writeAtomically(buildInfoFile, `${JSON.stringify({ startedAtMs, sources: sourceList }, null, 2)}\n`);
+  return { files: sourceList.length, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+if (require.main === module) {
+  try {
+    const { files, seconds } = build();
+    if (!process.argv.includes('--quiet')) {
+      process.stdout.write(`built ${files} files into dist/ in ${seconds.toFixed(1)} s\n`);
+    }
+  } catch (error) {
+    process.stderr.write(`build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+module.exports = { build };
