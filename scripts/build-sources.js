@@ -3,22 +3,25 @@
 // dependency so that bin/engine.js and bin/strata.js can check the build before loading anything:
 // the sources are every TypeScript file of apps/engine/src, apps/cli/src and libs/<lib>/src
 // (libs/testing, testing folders and specs left out); dist/build-info.json records them and the
-// time the build started reading them.
+// time the build started reading them. `root` is the repository (another one in tests).
 const fs = require('node:fs');
 const path = require('node:path');
 
-const root = path.resolve(__dirname, '..');
-const distDirectory = path.join(root, 'dist');
-const buildInfoFile = path.join(distDirectory, 'build-info.json');
+const repositoryRoot = path.resolve(__dirname, '..');
 /** Files whose change makes every built file out of date. */
-const buildInputs = ['scripts/build.js', 'scripts/build-sources.js'];
+const buildInputs = [path.join(__dirname, 'build.js'), __filename];
 
-function sourceDirectories() {
-  const libraries = fs
-    .readdirSync(path.join(root, 'libs'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== 'testing')
-    .map((entry) => path.join('libs', entry.name, 'src'));
-  return [path.join('apps', 'engine', 'src'), path.join('apps', 'cli', 'src'), ...libraries];
+function sourceDirectories(root) {
+  const libs = path.join(root, 'libs');
+  const libraries = fs.existsSync(libs)
+    ? fs
+        .readdirSync(libs, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && entry.name !== 'testing')
+        .map((entry) => `libs/${entry.name}/src`)
+    : [];
+  return ['apps/engine/src', 'apps/cli/src', ...libraries].filter((directory) =>
+    fs.existsSync(path.join(root, directory)),
+  );
 }
 
 function isBuiltSource(name) {
@@ -28,7 +31,7 @@ function isBuiltSource(name) {
 }
 
 /** Every source file of the build, relative to the repository root with `/`, sorted. */
-function listSources() {
+function listSources(root = repositoryRoot) {
   const found = [];
   const walk = (relativeDirectory) => {
     for (const entry of fs.readdirSync(path.join(root, relativeDirectory), { withFileTypes: true })) {
@@ -40,18 +43,26 @@ function listSources() {
       }
     }
   };
-  for (const directory of sourceDirectories()) walk(directory.split(path.sep).join('/'));
+  for (const directory of sourceDirectories(root)) walk(directory);
   return found.sort();
 }
 
-/** dist/<source path> with `.js` for `.ts`. */
-function outputPathOf(source) {
-  return path.join(distDirectory, source.replace(/\.ts$/, '.js'));
+function distDirectoryOf(root = repositoryRoot) {
+  return path.join(root, 'dist');
 }
 
-function readBuildInfo() {
+function buildInfoFileOf(root = repositoryRoot) {
+  return path.join(distDirectoryOf(root), 'build-info.json');
+}
+
+/** dist/<source path> with `.js` for `.ts`. */
+function outputPathOf(source, root = repositoryRoot) {
+  return path.join(distDirectoryOf(root), source.replace(/\.ts$/, '.js'));
+}
+
+function readBuildInfo(root) {
   try {
-    const info = JSON.parse(fs.readFileSync(buildInfoFile, 'utf8'));
+    const info = JSON.parse(fs.readFileSync(buildInfoFileOf(root), 'utf8'));
     if (typeof info.startedAtMs === 'number' && Array.isArray(info.sources)) return info;
   } catch {
     // no build, or one cut short: treated as missing
@@ -63,13 +74,19 @@ function readBuildInfo() {
  * Why dist/ cannot be run as it is (one line), or undefined when it is up to date: missing, a
  * source or the build script changed after the build started, or a source added or removed.
  */
-function staleReason() {
-  const info = readBuildInfo();
+function staleReason(root = repositoryRoot) {
+  const info = readBuildInfo(root);
   if (info === undefined) return 'dist/ has no complete build';
-  const sources = listSources();
-  for (const file of [...buildInputs, ...sources]) {
-    if (fs.statSync(path.join(root, file)).mtimeMs > info.startedAtMs)
-      return `${file} changed after the last build`;
+  for (const file of buildInputs) {
+    if (fs.statSync(file).mtimeMs > info.startedAtMs) {
+      return `${path.relative(repositoryRoot, file)} changed after the last build`;
+    }
+  }
+  const sources = listSources(root);
+  for (const source of sources) {
+    if (fs.statSync(path.join(root, source)).mtimeMs > info.startedAtMs) {
+      return `${source} changed after the last build`;
+    }
   }
   const built = new Set(info.sources);
   const added = sources.find((source) => !built.has(source));
@@ -81,4 +98,4 @@ function staleReason() {
   return undefined;
 }
 
-module.exports = { root, distDirectory, buildInfoFile, buildInputs, listSources, outputPathOf, staleReason };
+module.exports = { repositoryRoot, distDirectoryOf, buildInfoFileOf, listSources, outputPathOf, staleReason };

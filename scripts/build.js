@@ -13,7 +13,13 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const swc = require('@swc/core');
-const { root, distDirectory, buildInfoFile, listSources, outputPathOf } = require('./build-sources.js');
+const {
+  repositoryRoot,
+  distDirectoryOf,
+  buildInfoFileOf,
+  listSources,
+  outputPathOf,
+} = require('./build-sources.js');
 
 // The options of scripts/register.js and jest.config.js: legacy decorators with metadata for Nest.
 const swcOptions = {
@@ -42,14 +48,14 @@ function relativeRequire(fromOutput, toFile) {
 }
 
 /** The compiled code with every @strata alias and every require leaving the build rewritten. */
-function rewriteRequires(code, source, sources) {
-  const output = outputPathOf(source);
+function rewriteRequires(code, source, sources, root) {
+  const output = outputPathOf(source, root);
   return code.replace(requirePattern, (whole, quote, specifier) => {
     const alias = aliasPattern.exec(specifier);
     if (alias) {
       const entry = alias[1] === 'engine' ? 'apps/engine/src/index.ts' : `libs/${alias[1]}/src/index.ts`;
       if (!sources.has(entry)) throw new Error(`${source}: ${specifier} is not part of the build`);
-      return `require(${quote}${relativeRequire(output, outputPathOf(entry))}${quote})`;
+      return `require(${quote}${relativeRequire(output, outputPathOf(entry, root))}${quote})`;
     }
     if (specifier.startsWith('@strata/')) throw new Error(`${source}: no such alias ${specifier}`);
     if (!specifier.startsWith('.')) return whole;
@@ -68,15 +74,21 @@ function writeAtomically(file, contents) {
   fs.renameSync(temporary, file);
 }
 
-/** Compiles every source into dist/; returns how many files and how long it took. */
-function build() {
-  const startedAtMs = Date.now();
+/** Compiles every source of `root` into its dist/; returns how many files and how long it took. */
+function build(root = repositoryRoot) {
   const started = process.hrtime.bigint();
-  const sourceList = listSources();
+  // The start is the modification time of a file written now: the clock the sources' times come
+  // from (the file system's, coarser than Date.now()), so a source saved before it is never newer.
+  fs.mkdirSync(distDirectoryOf(root), { recursive: true });
+  const marker = path.join(distDirectoryOf(root), `.build-started-${process.pid}`);
+  fs.writeFileSync(marker, '');
+  const startedAtMs = fs.statSync(marker).mtimeMs;
+  fs.rmSync(marker);
+  const sourceList = listSources(root);
   const sources = new Set(sourceList);
   for (const source of sourceList) {
     const file = path.join(root, source);
-    const output = outputPathOf(source);
+    const output = outputPathOf(source, root);
     const { code, map } = swc.transformSync(fs.readFileSync(file, 'utf8'), {
       ...swcOptions,
       filename: file,
@@ -84,11 +96,17 @@ function build() {
     });
     fs.mkdirSync(path.dirname(output), { recursive: true });
     const mapName = `${path.basename(output)}.map`;
-    writeAtomically(output, `${rewriteRequires(code, source, sources)}\n//# sourceMappingURL=${mapName}\n`);
+    writeAtomically(
+      output,
+      `${rewriteRequires(code, source, sources, root)}\n//# sourceMappingURL=${mapName}\n`,
+    );
     if (map !== undefined) writeAtomically(`${output}.map`, map);
   }
-  fs.mkdirSync(distDirectory, { recursive: true });
-  writeAtomically(buildInfoFile, `${JSON.stringify({ startedAtMs, sources: sourceList }, null, 2)}\n`);
+  fs.mkdirSync(distDirectoryOf(root), { recursive: true });
+  writeAtomically(
+    buildInfoFileOf(root),
+    `${JSON.stringify({ startedAtMs, sources: sourceList }, null, 2)}\n`,
+  );
   return { files: sourceList.length, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 

@@ -4,15 +4,18 @@
 // or removed), it is rebuilt first, with one line on stderr saying why; a rebuild that fails is one
 // line and exit code 1. The sources are what the tests and bin/run-ts.js run (scripts/register.js).
 const path = require('node:path');
-const { root, staleReason } = require('./build-sources.js');
+const { repositoryRoot, distDirectoryOf, staleReason } = require('./build-sources.js');
 
-/** Requires dist/<entry>.js (`entry` is the source path without `.ts`), rebuilt first if stale. */
-function runBuilt(entry, command) {
-  const reason = staleReason();
+/**
+ * Requires dist/<entry>.js of `root` (`entry` is the source path without `.ts`), rebuilt first if
+ * stale; `command` names the program in its messages.
+ */
+function runBuilt(entry, command, root = repositoryRoot) {
+  const reason = staleReason(root);
   if (reason !== undefined) {
     process.stderr.write(`${command}: ${reason}; building dist/ again (npm run build)\n`);
     try {
-      require('./build.js').build();
+      require('./build.js').build(root);
     } catch (error) {
       process.stderr.write(
         `${command}: the build failed, nothing was run: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -20,7 +23,7 @@ function runBuilt(entry, command) {
       process.exit(1);
     }
   }
-  require(path.join(root, 'dist', `${entry}.js`));
+  require(path.join(distDirectoryOf(root), `${entry}.js`));
 }
 
 module.exports = { runBuilt };
