@@ -29,7 +29,7 @@ const swcOptions = {
     target: 'es2022',
     keepClassNames: true,
   },
-  module: { type: 'commonjs' },
+  module: { type: 'commonjs', lazy: true },
   sourceMaps: true,
 };
 
