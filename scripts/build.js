@@ -68,6 +68,21 @@ function rewriteRequires(code, source, sources, root) {
   });
 }
 
+/** swc's output for one source; a source swc cannot read fails with one line naming it. */
+function compile(file, source, output) {
+  try {
+    return swc.transformSync(fs.readFileSync(file, 'utf8'), {
+      ...swcOptions,
+      filename: file,
+      sourceFileName: path.relative(path.dirname(output), file).split(path.sep).join('/'),
+    });
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    const problem = /^\s*x\s+(.+)$/m.exec(text)?.[1] ?? text.split('\n').find((line) => line.trim() !== '');
+    throw new Error(`${source}: ${problem?.trim() ?? 'swc could not compile it'}`);
+  }
+}
+
 function writeAtomically(file, contents) {
   const temporary = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, contents);
@@ -89,11 +104,7 @@ function build(root = repositoryRoot) {
   for (const source of sourceList) {
     const file = path.join(root, source);
     const output = outputPathOf(source, root);
-    const { code, map } = swc.transformSync(fs.readFileSync(file, 'utf8'), {
-      ...swcOptions,
-      filename: file,
-      sourceFileName: path.relative(path.dirname(output), file).split(path.sep).join('/'),
-    });
+    const { code, map } = compile(file, source, output);
     fs.mkdirSync(path.dirname(output), { recursive: true });
     const mapName = `${path.basename(output)}.map`;
     writeAtomically(

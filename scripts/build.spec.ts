@@ -171,4 +171,15 @@ describe('a repository just built', () => {
       '',
     ]);
   });
+
+  it('names the source swc cannot read, in one line', () => {
+    write('apps/cli/src/main.ts', 'const broken = ;\n');
+    touchNow('apps/cli/src/main.ts');
+    const result = runDemo();
+    expect(result.status).toBe(1);
+    expect(result.stderr.split('\n').slice(1)).toEqual([
+      'demo: the build failed, nothing was run: apps/cli/src/main.ts: Expression expected',
+      '',
+    ]);
+  });
 });
