@@ -21,7 +21,11 @@ const {
   outputPathOf,
 } = require('./build-sources.js');
 
-// The options of scripts/register.js and jest.config.js: legacy decorators with metadata for Nest.
+/** Packages only some configurations use (EventStoreDB, the Anthropic and OpenAI summarisers). */
+const lazyPackages = ['@eventstore/db-client', '@anthropic-ai/sdk', 'openai'];
+
+// The options of scripts/register.js and jest.config.js (legacy decorators with metadata for
+// Nest), but for the lazy packages.
 const swcOptions = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -29,7 +33,9 @@ const swcOptions = {
     target: 'es2022',
     keepClassNames: true,
   },
-  module: { type: 'commonjs', lazy: true },
+  // The clients of the optional store and summariser providers are required when first used, so an
+  // engine on SQLite with the offline summariser never loads them; everything else as the sources.
+  module: { type: 'commonjs', lazy: lazyPackages },
   sourceMaps: true,
 };
 

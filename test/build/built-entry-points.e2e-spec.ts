@@ -120,6 +120,10 @@ describe('the engine, built', () => {
       const loaded = loadedFiles();
       expect(loaded).toContain(join(repositoryRoot, 'dist', 'apps', 'engine', 'src', 'main.js'));
       expect(loaded).toContain(join(repositoryRoot, 'dist', 'libs', 'event-store', 'src', 'index.js'));
+      // On SQLite with the offline summariser, the optional providers' clients stay unloaded.
+      expect(
+        loaded.filter((file) => /node_modules\/(@eventstore|@anthropic-ai|openai)\//.test(file)),
+      ).toEqual([]);
       expect(engine.stderr()).not.toContain('building dist/ again');
     } finally {
       await engine.kill('SIGTERM');
