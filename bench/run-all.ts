@@ -27,6 +27,7 @@ import { importSuite } from './import/import-suite';
 import { isolationSuite } from './isolation/isolation-suite';
 import { projectionSuite } from './projection/projection-suite';
 import { sagasSuite } from './sagas/sagas-suite';
+import { startupSuite } from './startup/startup-suite';
 import { storeSuite } from './store/store-suite';
 import { summariesSuite } from './summaries/summaries-suite';
 import { tokenizerSuite } from './tokenizer/tokenizer-suite';
@@ -44,6 +45,7 @@ const suites: readonly BenchSuite[] = [
   summariesSuite,
   isolationSuite,
   watchSuite,
+  startupSuite,
 ];
 
 const defaultSettings: MeasureSettings = {

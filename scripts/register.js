@@ -1,8 +1,9 @@
 'use strict';
 // Runs the TypeScript sources directly: compiles each .ts file with swc when it is first
 // required (decorator metadata kept for Nest) and maps the @strata/<lib> aliases of
-// tsconfig.json onto libs/<lib>/src, and @strata/engine onto apps/engine/src. Used by bin/ and
-// the benchmarks; Jest uses @swc/jest.
+// tsconfig.json onto libs/<lib>/src, and @strata/engine onto apps/engine/src. Used by
+// bin/run-ts.js, worker threads started on a .ts module and the benchmarks; Jest uses @swc/jest.
+// `npm start` and `strata` run the build in dist/ instead (scripts/build.js, decision 0015).
 const Module = require('node:module');
 const path = require('node:path');
 const fs = require('node:fs');

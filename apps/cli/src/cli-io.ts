@@ -24,6 +24,9 @@ export interface CliCommand {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
+/** What a command's module exports: its summary is in the list of commands (commands/index.ts). */
+export type CommandImplementation = Omit<CliCommand, 'summary'>;
+
 /** Ends quietly when stdout is closed early (`strata export … | head`). */
 function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);

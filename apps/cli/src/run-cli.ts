@@ -1,8 +1,10 @@
 // Dispatches `strata <command> [options]` to its command; answers `--version`, `help` and
-// `help <command>`; prints usage and errors.
+// `help <command>`; prints usage and errors. It loads only what the command asked for needs
+// (commands/index.ts), so that `--help` and `--version` answer at once.
+/* eslint-disable @typescript-eslint/no-require-imports -- modules only some paths need are required there */
 import { CliError, type CliCommand, type CliIo } from './cli-io';
-import { userMistake } from './shared/user-mistakes';
-import { strataVersion } from './version';
+import type { userMistake as UserMistake } from './shared/user-mistakes';
+import type { strataVersion as StrataVersion } from './version';
 
 export async function runCli(
   argv: readonly string[],
@@ -11,6 +13,7 @@ export async function runCli(
 ): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version') {
+    const { strataVersion } = require('./version') as { strataVersion: typeof StrataVersion };
     io.stdout(`strata ${strataVersion()}\n`);
     return 0;
   }
@@ -31,6 +34,8 @@ export async function runCli(
   try {
     return await command.run(rest, io);
   } catch (error) {
+    // Told apart from the errors of every library and of the engine: loaded only on failure.
+    const { userMistake } = require('./shared/user-mistakes') as { userMistake: typeof UserMistake };
     const mistake = userMistake(error);
     if (mistake !== undefined) {
       io.stderr(`strata ${command.name}: ${mistake.message}\n`);

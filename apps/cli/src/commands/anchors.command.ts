@@ -4,7 +4,7 @@
 // did), `--since` those signed at or after a time. Read page by page, so a long log is never held
 // in memory.
 import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/integrity';
-import { CliError, type CliCommand } from '../cli-io';
+import { CliError, type CommandImplementation } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
@@ -27,9 +27,8 @@ function sinceOption(value: string | undefined): string | undefined {
   return new Date(time).toISOString();
 }
 
-export const anchorsCommand: CliCommand = {
+export const anchorsCommand: CommandImplementation = {
   name: 'anchors',
-  summary: "print the store's signed anchors (session heads) as JSON Lines",
   usage:
     `strata anchors export ${storeOptionUsage} [--after <position>] [--since <time>]\n  ${storeOptionHelp}\n` +
     '  --after: only anchors logged after this position of the anchor log (the `position` of the\n' +

@@ -1,7 +1,7 @@
 // `strata compact <sessionId>`: compacts a stored session now, through the engine's
 // CompactSession command, and prints the compaction entry it wrote.
 import { CompactSessionCommand, type CompactionResult } from '@strata/engine';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { storeOptionHelp } from '../shared/event-store-option';
 import { actorOptionHelp, cliActor } from '../shared/cli-actor';
@@ -35,9 +35,8 @@ function printResult(io: CliIo, result: CompactionResult, json: boolean): void {
   }
 }
 
-export const compactCommand: CliCommand = {
+export const compactCommand: CommandImplementation = {
   name: 'compact',
-  summary: 'compact a stored session now and print the compaction entry',
   usage:
     'strata compact <sessionId> [--instructions "…"] [--force] [--store <url>] [--settings <file.json>] [--actor <name>] [--json]\n' +
     "  --instructions: what the summary should focus on, added to the summariser's prompt\n" +

@@ -5,7 +5,7 @@ import { loadSession } from '@strata/session-files';
 import type { PrunedResult, SessionEntry } from '@strata/session';
 import { loadContextTemplates } from '@strata/summarizer';
 import { createTokenCounter } from '@strata/tokenizer';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { buildContextReport, renderContextReport } from '../shared/context-report';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine, tokenizerOption } from '../shared/options';
@@ -34,9 +34,8 @@ async function storedSession(
   };
 }
 
-export const contextCommand: CliCommand = {
+export const contextCommand: CommandImplementation = {
   name: 'context',
-  summary: 'print the context sent to the model at a leaf of a session',
   usage:
     `strata context (--file <session.jsonl> | --session <sessionId> ${storeOptionUsage}) [--leaf <entryId>] [--tokenizer o200k|chars4] [--json]\n` +
     '  --file: a pi session file to read (no store needed)\n' +

@@ -5,7 +5,7 @@
 import { type ErasureRecord } from '@strata/event-store';
 import { SessionNotFoundError } from '@strata/session-files';
 import { eraseSession, erasureReasonProblem, SessionErasedError } from '@strata/engine';
-import { CliError, type CliCommand } from '../cli-io';
+import { CliError, type CommandImplementation } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { cliActor } from '../shared/cli-actor';
 import { parseCommandLine } from '../shared/options';
@@ -19,9 +19,8 @@ export function describeErasureRecord(record: ErasureRecord): string {
   return `erased at ${record.erasedAt} by ${record.actor}: ${record.reason} (${record.eventCount} events${head})`;
 }
 
-export const eraseCommand: CliCommand = {
+export const eraseCommand: CommandImplementation = {
   name: 'erase',
-  summary: "erase a session's events for good, leaving an audited erasure record",
   usage:
     `strata erase <sessionId> --reason <text> ${storeOptionUsage} [--actor <name>] [--json]\n` +
     `  ${storeOptionHelp}\n` +

@@ -5,16 +5,15 @@
 import { streamEventLines } from '@strata/integrity';
 import { SessionNotFoundError, exportOriginalFile, exportSession } from '@strata/session-files';
 import { OriginalFileUnavailableError, sessionStreamName } from '@strata/session';
-import { CliError, type CliCommand } from '../cli-io';
+import { CliError, type CommandImplementation } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
 const formats = ['pi', 'original', 'events'] as const;
 type ExportFormat = (typeof formats)[number];
 
-export const exportCommand: CliCommand = {
+export const exportCommand: CommandImplementation = {
   name: 'export',
-  summary: 'print a stored session as a pi v3 JSONL file, the transcript it came from, or its raw event log',
   usage:
     `strata export <sessionId> ${storeOptionUsage} [--format pi|original|events] [--events]\n  ${storeOptionHelp}\n` +
     '  --format: pi (default: a pi v3 session file), original or events, as below\n' +

@@ -19,7 +19,7 @@ import {
 } from '@strata/session-files';
 import { SessionImportConflictError, type SessionFileFormat } from '@strata/session';
 import { sessionErasure } from '@strata/engine';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { jsonLine } from '../shared/json-output';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
@@ -86,9 +86,8 @@ function describeReport(report: SessionImportReport): string {
   }
 }
 
-export const importCommand: CliCommand = {
+export const importCommand: CommandImplementation = {
   name: 'import',
-  summary: 'import pi session files, Claude Code transcripts or Codex rollouts (prints the session ids)',
   usage:
     `strata import <file.jsonl>... ${storeOptionUsage} [--lenient] [--allow-erased] [--format pi|claude-code|codex|auto] [--json]\n` +
     `  ${storeOptionHelp}\n` +

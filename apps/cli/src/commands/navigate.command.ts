@@ -2,7 +2,7 @@
 // NavigateSession command, optionally summarising the branch left behind, and prints the result.
 import { NavigateSessionCommand, type NavigationResult } from '@strata/engine';
 import { SessionDomainError } from '@strata/session';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { withEngine } from '../shared/engine-context';
 import { storeOptionHelp } from '../shared/event-store-option';
 import { actorOptionHelp, cliActor } from '../shared/cli-actor';
@@ -47,9 +47,8 @@ function printResult(io: CliIo, result: NavigationResult, json: boolean): void {
   }
 }
 
-export const navigateCommand: CliCommand = {
+export const navigateCommand: CommandImplementation = {
   name: 'navigate',
-  summary: "move a stored session's leaf, optionally summarising the branch left behind",
   usage:
     'strata navigate <sessionId> <targetId> [--summarize] [--instructions "…"] [--store <url>] [--settings <file.json>] [--actor <name>] [--json]\n' +
     '  <targetId>: the entry that becomes the leaf\n' +

@@ -8,7 +8,7 @@ import {
   type CompactionPreparation,
 } from '@strata/session';
 import { createTokenCounter } from '@strata/tokenizer';
-import { CliError, type CliCommand } from '../cli-io';
+import { CliError, type CommandImplementation } from '../cli-io';
 import { parseCommandLine, positiveIntegerOption, tokenizerOption } from '../shared/options';
 import { readSessionFile } from '../shared/session-file-source';
 
@@ -31,9 +31,8 @@ export function preparationReport(preparation: CompactionPreparation): Record<st
   };
 }
 
-export const prepareCompactionCommand: CliCommand = {
+export const prepareCompactionCommand: CommandImplementation = {
   name: 'prepare-compaction',
-  summary: 'show what the next compaction of a session file would summarise and keep',
   usage:
     'strata prepare-compaction --file <session.jsonl> [--leaf <entryId>] [--keep-recent-tokens N] [--force] [--tokenizer o200k|chars4] [--json]\n' +
     '  --file: the pi session file (required)\n' +

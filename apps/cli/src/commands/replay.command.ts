@@ -19,7 +19,7 @@ import {
   type ProjectionsHold,
 } from '@strata/projections';
 import { charsPerFourCounter } from '@strata/session';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import {
   storeOpeningOptions,
   storeOptionHelp,
@@ -147,9 +147,8 @@ function holdForRebuild(location: string): ProjectionsHold | undefined {
   return hold;
 }
 
-export const replayCommand: CliCommand = {
+export const replayCommand: CommandImplementation = {
   name: 'replay',
-  summary: 'rebuild the catalog, audit and search projections from the event log',
   usage:
     `strata replay [--projection catalog|audit|search] ${storeOptionUsage} [--projections-db <path>] [--json]\n` +
     `  ${storeOptionHelp}\n` +

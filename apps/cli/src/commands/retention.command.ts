@@ -11,7 +11,7 @@ import {
   type RetentionCandidate,
 } from '@strata/engine';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
 
@@ -50,9 +50,8 @@ function candidateLine(verb: string, candidate: RetentionCandidate): string {
   return `${verb} ${candidate.sessionId} (tenant ${candidate.tenant}, last activity ${candidate.lastActivityAt}, rule ${candidate.days} days)\n`;
 }
 
-export const retentionCommand: CliCommand = {
+export const retentionCommand: CommandImplementation = {
   name: 'retention',
-  summary: "erase the sessions the settings' retention rules say are too old (or list them)",
   usage:
     `strata retention ${storeOptionUsage} [--settings <file.json>] [--dry-run] [--json]\n` +
     `  ${storeOptionHelp}\n` +

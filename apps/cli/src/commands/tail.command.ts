@@ -15,7 +15,7 @@ import {
   causeText,
   type ReconnectInfo,
 } from '@strata/client';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { parseCommandLine, positiveIntegerOption } from '../shared/options';
 
 export const DEFAULT_ENGINE_URL = 'http://localhost:3000';
@@ -143,9 +143,8 @@ export async function tailEvents(options: TailOptions, io: CliIo, signal: AbortS
   return 0;
 }
 
-export const tailCommand: CliCommand = {
+export const tailCommand: CommandImplementation = {
   name: 'tail',
-  summary: "print the engine's live session events, one JSON line each (resumes after disconnects)",
   usage: [
     'strata tail [--types <name,...>] [--session <id>] [--url <engine>] [--api-key <key>]',
     '            [--from start|end] [--last-event-id <id>] [--checkpoint <file>] [--max-events <n>] [--retry-ms <ms>]',

@@ -25,7 +25,7 @@ import {
 } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { existsSync } from 'node:fs';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import {
   anchorFile,
   anchorOptionsHelp,
@@ -163,10 +163,8 @@ async function verifyFile(
   return result.ok ? 0 : 1;
 }
 
-export const verifyCommand: CliCommand = {
+export const verifyCommand: CommandImplementation = {
   name: 'verify',
-  summary:
-    "check a session's hash chain, the store's records of it and its signed anchors (or of every stream, or of an event file)",
   usage:
     `strata verify [<sessionId>|--all] ${storeOptionUsage} ${anchorOptionsUsage} [--json]\n` +
     `strata verify --file <events.jsonl> ${anchorOptionsUsage} [--json]\n` +

@@ -4,7 +4,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openEventStore, resolveStoreUrl, StoreUrlError } from '@strata/event-store';
-import { CliError, type CliCommand, type CliIo } from '../cli-io';
+import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { storeOpeningOptions, storeOptionHelp } from '../shared/event-store-option';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
 import { HttpSink } from '../watch/http-sink';
@@ -53,9 +53,8 @@ function stopSignal(): Promise<string> {
   });
 }
 
-export const watchCommand: CliCommand = {
+export const watchCommand: CommandImplementation = {
   name: 'watch',
-  summary: 'follow session files as they are written and store every complete line',
   usage:
     'strata watch [<dir>...] [--store <url> | --url <engine> --api-key <key>] [--checkpoint <file>]\n' +
     '             [--format pi|claude-code|codex|auto]\n' +

@@ -171,7 +171,7 @@ export class EngineModule {
         provide: TOKEN_COUNTER,
         useFactory: (settings: EngineSettings) => {
           const counter = createPreparedTokenCounter(settings.tokenizer);
-          // o200k loads its vocabulary on first use (about 0.4 s here): do it while starting, not
+          // o200k loads its vocabulary on first use (about 0.2 s here): do it while starting, not
           // in the first request that counts.
           counter.countPieces(['Strata'], 0);
           return counter;

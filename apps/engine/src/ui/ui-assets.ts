@@ -5,7 +5,7 @@
 // is not an error of the engine: it says so (`missing()`) and /ui answers 503 until there is one.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { dirname, extname, join, relative } from 'node:path';
 
 export interface UiAsset {
   readonly contentType: string;
@@ -14,8 +14,11 @@ export interface UiAsset {
   readonly etag: string;
 }
 
-/** apps/viewer/dist, where `npm run build:viewer` writes the viewer. */
-export const defaultViewerDirectory = join(__dirname, '..', '..', '..', 'viewer', 'dist');
+/**
+ * apps/viewer/dist, where `npm run build:viewer` writes the viewer: found from the repository's
+ * package.json above this module, so that the engine's build in dist/ finds it as well.
+ */
+export const defaultViewerDirectory = join(repositoryRootAbove(__dirname), 'apps', 'viewer', 'dist');
 
 export const VIEWER_BUILD_COMMAND = 'npm run build:viewer';
 
@@ -31,6 +34,13 @@ const contentTypes: Readonly<Record<string, string>> = {
 function asset(contentType: string, body: Buffer): UiAsset {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   return { contentType, body, etag: `"${digest}"` };
+}
+
+function repositoryRootAbove(directory: string): string {
+  for (let current = directory; ; current = dirname(current)) {
+    if (existsSync(join(current, 'package.json'))) return current;
+    if (dirname(current) === current) return join(directory, '..', '..', '..', '..');
+  }
 }
 
 /** Reads every servable file of a built viewer (those of a known type). */
