@@ -139,11 +139,12 @@ const claudeFirstTurn = [
   claudeAnswer('a2', 'a1', 'msg_A', { type: 'text', text: 'The total, in cents.' }, 'end_turn', 2),
   claude({ type: 'system', subtype: 'stop_hook_summary', uuid: 's1', parentUuid: 'a2' }, 3),
 ].join('');
-/** A late line of the same message, then a next turn that ends the same way. */
+/** A late line of the same message, then a next turn whose answer bears no stop reason: the turn's end notice ends it. */
 const claudeLater = [
   claudeAnswer('a3', 'a2', 'msg_A', { type: 'text', text: 'Rounded down.' }, 'end_turn', 4),
   claudePrompt('u2', 'a3', 'And with a coupon?', 5),
-  claudeAnswer('b1', 'u2', 'msg_B', { type: 'text', text: 'The coupon is taken off first.' }, 'end_turn', 6),
+  claudeAnswer('b1', 'u2', 'msg_B', { type: 'text', text: 'The coupon is taken off first.' }, null, 6),
+  claude({ type: 'system', subtype: 'turn_duration', uuid: 's2', parentUuid: 'b1', durationMs: 1200 }, 7),
 ].join('');
 
 const CODEX_SESSION = '0199aa00-codex-flush-0001';
@@ -241,7 +242,7 @@ describe('strata watch --flush-after', () => {
       appendFileSync(file, claudeLater);
       await waitFor(
         'the next turn stored',
-        async () => (await storedIds(storePath, CLAUDE_SESSION)).includes('b1'),
+        async () => (await storedIds(storePath, CLAUDE_SESSION)).includes('s2'),
         watch,
       );
     } finally {
@@ -251,9 +252,9 @@ describe('strata watch --flush-after', () => {
       `following ${file} from byte ${Buffer.byteLength(claudeFirstTurn)} (3 entries stored)`,
     );
     expect(watch.log()).not.toMatch(/differs|rewritten|not read again/);
-    expect(await storedIds(storePath, CLAUDE_SESSION)).toEqual(['u1', 'a1', 's1', 'a3', 'u2', 'b1']);
+    expect(await storedIds(storePath, CLAUDE_SESSION)).toEqual(['u1', 'a1', 's1', 'a3', 'u2', 'b1', 's2']);
     expect(JSON.parse(readFileSync(checkpoint, 'utf8'))).toMatchObject({
-      files: { [file]: { offset: Buffer.byteLength(claudeFirstTurn + claudeLater), entryCount: 6 } },
+      files: { [file]: { offset: Buffer.byteLength(claudeFirstTurn + claudeLater), entryCount: 7 } },
     });
 
     await expectImportsAgree(file, storePath, CLAUDE_SESSION);

@@ -84,7 +84,8 @@ export const watchCommand: CliCommand = {
     "  --format: the files' format; auto (the default) tells each file's from its first lines\n" +
     '  --flush-after: once a file has had no new bytes for this long (100 to 3600000 ms), store what\n' +
     '    its reader held back that no later line can change: a Claude Code answer whose last line bears\n' +
-    "    its stop reason, a Codex answer whose turn ended; without it, they wait for the file's next line\n" +
+    '    its stop reason or whose turn-end notice was written, a Codex answer whose turn ended; without\n' +
+    "    it, they wait for the file's next prompt or answer line\n" +
     '  Stops on SIGINT or SIGTERM, writing the checkpoint.\n' +
     'examples:\n' +
     '  strata watch --checkpoint ./data/watch.checkpoint\n' +

@@ -44,10 +44,17 @@ interface OpenAnswer {
   readonly records: TranscriptRecord[];
   /** Lines that came while the answer was open, mapped after it. */
   readonly held: TranscriptRecord[];
-  /** Whether its last line bears the message's stop reason: the API sends it after every block. */
+  /** Whether its last line bears the message's stop reason (sent after every block), or the turn is over. */
   ended: boolean;
   /** Released before the next user or assistant line closed it: only `held` is still to map. */
   emitted: boolean;
+}
+
+/** `system` lines Claude Code writes once a turn is over: no block of its answer comes after them. */
+const TURN_END_SUBTYPES: ReadonlySet<unknown> = new Set(['stop_hook_summary', 'turn_duration']);
+
+function endsTurn(value: JsonObject): boolean {
+  return value.type === 'system' && TURN_END_SUBTYPES.has(value.subtype);
 }
 
 /** Whether an assistant line carries its message's stop reason (the message ended with it). */
@@ -90,6 +97,7 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
       }
       if (value?.type !== 'user' && value?.type !== 'assistant') {
         this.open.held.push(record);
+        if (value !== undefined && endsTurn(value)) this.open.ended = true;
         return;
       }
       this.closeOpen();

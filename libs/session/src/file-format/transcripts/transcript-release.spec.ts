@@ -108,6 +108,15 @@ describe('release() of a followed transcript', () => {
       expect(converter.release()).toEqual([]);
     });
 
+    it('without a stop reason, is released once a notice says the turn is over', () => {
+      const untold = answerLine('a2', 'a1', 'msg_A', { type: 'text', text: 'Hello.' }, null);
+      const converter = createClaudeCodeConverter();
+      converter.convert([prompt, thinking, untold]);
+      expect(converter.release()).toEqual([]);
+      converter.convert([hook]);
+      expect(converter.release().map((entry) => entry.id)).toEqual(['a1', 's1']);
+    });
+
     it('after its stop reason, a line of the same message starts another message, released or not', () => {
       const late = answerLine('a3', 'a2', 'msg_A', { type: 'text', text: 'And more.' }, 'end_turn');
       const next = claude({
