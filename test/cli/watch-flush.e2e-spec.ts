@@ -3,7 +3,8 @@
 // further line; the files then grow (a late line of the same message, a next turn) and are
 // followed on, across a restart from the checkpoint, without a conflict; `strata import` of the
 // finished files then finds the session stored exactly so, and into a fresh store makes the same
-// entries. Without the flag, the answer still waits for the file's next line.
+// entries (through an engine over HTTP as well). Without the flag, the answer still waits for
+// the file's next line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { SqliteEventStore } from '@strata/event-store';
 import { exportSession } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
 import { repositoryRoot } from '@strata/testing';
+import { startHttpEngine, type HttpHarness } from '../http/http-harness';
 
 jest.setTimeout(120_000);
 
@@ -307,6 +309,56 @@ describe('strata watch --flush-after', () => {
       );
     },
   );
+});
+
+describe('strata watch --flush-after through an engine over HTTP', () => {
+  let engine: HttpHarness;
+  const key = 'watch-flush-key-0123456789abcdef';
+  beforeAll(async () => {
+    engine = await startHttpEngine({ environment: { STRATA_API_KEYS: `acme:watcher:${key}` } });
+  });
+  afterAll(() => engine.close());
+
+  it('stores the ended Codex answer of a quiet file through the engine, whose import of the finished file agrees', async () => {
+    const folder = join(directory, 'sessions');
+    mkdirSync(folder);
+    const file = join(folder, 'rollout-2025-10-20T08-30-00-http.jsonl');
+    writeFileSync(file, codexMeta + codexTurn('Run the tests.', 'All 14 pass.', 1));
+    const ids = async () => {
+      const listed = await engine.request('GET', `/sessions/${CODEX_SESSION}/entries?limit=100`, { key });
+      const items = (listed.body as { items?: { id: string }[] } | undefined)?.items ?? [];
+      return listed.status === 200 ? items.map((entry) => entry.id) : [];
+    };
+    const watch = startWatch([
+      folder,
+      '--url',
+      engine.url,
+      '--api-key',
+      key,
+      '--flush-after',
+      String(FLUSH_AFTER_MS),
+    ]);
+    try {
+      await waitFor(
+        'the answer stored through the engine',
+        async () => (await ids()).includes(codexAnswerId(2)),
+        watch,
+      );
+      appendFileSync(file, codexTurn('And the linter?', 'No findings.', 10));
+      await waitFor('the next answer stored', async () => (await ids()).includes(codexAnswerId(9)), watch);
+    } finally {
+      expect(await watch.stop()).toBe(0);
+    }
+    expect(watch.log()).not.toMatch(/differs|refused|not read again/);
+    const again = await engine.request('POST', '/sessions/import?format=codex', {
+      key,
+      rawBody: readFileSync(file, 'utf8'),
+      contentType: 'application/x-ndjson',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ sessionId: CODEX_SESSION, outcome: 'unchanged' });
+    expect(await ids()).toHaveLength(14);
+  });
 });
 
 describe('strata watch without --flush-after', () => {

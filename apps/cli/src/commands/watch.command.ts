@@ -85,7 +85,7 @@ export const watchCommand: CliCommand = {
     '  --flush-after: once a file has had no new bytes for this long (100 to 3600000 ms), store what\n' +
     '    its reader held back that no later line can change: a Claude Code answer whose last line bears\n' +
     '    its stop reason or whose turn-end notice was written, a Codex answer whose turn ended; without\n' +
-    "    it, they wait for the file's next prompt or answer line\n" +
+    '    it, they wait for a later line to close them\n' +
     '  Stops on SIGINT or SIGTERM, writing the checkpoint.\n' +
     'examples:\n' +
     '  strata watch --checkpoint ./data/watch.checkpoint\n' +
