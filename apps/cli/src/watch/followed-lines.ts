@@ -66,4 +66,11 @@ export class FollowedLines {
     }
     return converted;
   }
+
+  /** The entries the reader held back and can release now (see SessionLineReader.release). */
+  release(): ConvertedEntry[] {
+    const reader = this.reader;
+    if (reader === undefined) return [];
+    return reader.release().map((entry) => ({ entry, line: reader.linesRead }));
+  }
 }

@@ -23,15 +23,15 @@ export class ReadPrefix {
     return this.hash.copy().digest('hex');
   }
 
-  /** Adds the next `bytes` of the file, which made `entries` entries. */
+  /** Adds the next `bytes` of the file, which made `entries` entries (no bytes: entries the reader released). */
   add(bytes: Buffer, entries: number): void {
+    this.entryCount += entries;
     if (bytes.length === 0) return;
     this.hash.update(bytes);
     if (this.head.length < HEAD_BYTES) {
       this.head = Buffer.concat([this.head, bytes.subarray(0, HEAD_BYTES - this.head.length)]);
     }
     this.offset += bytes.length;
-    this.entryCount += entries;
     const kept = bytes.length >= TAIL_BYTES ? bytes : Buffer.concat([this.tail, bytes]);
     this.tail = Buffer.from(kept.subarray(Math.max(0, kept.length - TAIL_BYTES)));
   }

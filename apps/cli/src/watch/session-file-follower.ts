@@ -7,60 +7,29 @@
 // and when it differs the file is no longer followed, and the log says why, instead of guessing
 // what it now means. Resuming from a checkpoint is the same check: the file's first `offset`
 // bytes are read again through a new line reader (which so gets the state it had) and must hash
-// as recorded. The part read is read-prefix.ts, the lines followed-lines.ts, the sending
-// part-sender.ts; this file holds the follower's states and steps.
+// as recorded. With a flush time, a file quiet for that long gives up what its reader holds
+// back and can release (quiet-flush.ts). The part read is read-prefix.ts, the lines
+// followed-lines.ts, the sending part-sender.ts; this file holds the follower's states and steps.
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { SessionFileError, type SessionFileFormat } from '@strata/session';
+import { SessionFileError } from '@strata/session';
 import { FollowedLines, type ConvertedEntry } from './followed-lines';
+import {
+  DEFAULT_FOLLOWER_LIMITS,
+  mebibytes,
+  signatureOf,
+  type FollowerLimits,
+  type FollowerOptions,
+  type FollowerState,
+} from './follower-options';
 import { PartSender, type UnsentPart } from './part-sender';
+import { QuietFlush } from './quiet-flush';
 import { ReadPrefix } from './read-prefix';
 import { ReadProgress } from './read-progress';
 import type { FileCheckpoint } from './watch-checkpoint';
-import { WatchConflict, type SessionFilePart, type WatchSink } from './watch-sink';
-
-export interface FollowerLimits {
-  /** The longest line waited for; a longer one stops the file. */
-  readonly maxLineBytes: number;
-  /** Bytes still to read past which the follower logs its progress (and then every as many). */
-  readonly progressBytes: number;
-}
-
-export const DEFAULT_FOLLOWER_LIMITS: FollowerLimits = {
-  maxLineBytes: 64 * 1024 * 1024,
-  progressBytes: 16 * 1024 * 1024,
-};
-
-export interface FollowerOptions {
-  readonly format: SessionFileFormat | 'auto';
-  readonly sink: WatchSink;
-  readonly log: (message: string) => void;
-  /** Where a previous run got to; the file is then checked against it before it is followed. */
-  readonly checkpoint?: FileCheckpoint;
-  readonly limits?: FollowerLimits;
-  readonly now?: () => number;
-}
+import { WatchConflict, type SessionFilePart } from './watch-sink';
 
 const NEWLINE = 0x0a;
-
-type FollowerState =
-  | { readonly kind: 'verifying'; readonly target: FileCheckpoint }
-  | { readonly kind: 'following' }
-  | {
-      readonly kind: 'stopped';
-      readonly reason: string;
-      /** Checked again when the file changes (size, time or inode); otherwise until restarted. */
-      readonly recheck: boolean;
-      readonly signature: string;
-      readonly lastGood: FileCheckpoint | undefined;
-    };
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
-function signatureOf(stats: { size: number; mtimeMs: number; ino: number; dev: number }): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-}
+const NO_BYTES = Buffer.alloc(0);
 
 export class SessionFileFollower {
   private state: FollowerState;
@@ -82,6 +51,7 @@ export class SessionFileFollower {
   private converted: ConvertedEntry[] = [];
   private readonly limits: FollowerLimits;
   private readonly now: () => number;
+  private readonly quiet: QuietFlush;
 
   constructor(
     readonly path: string,
@@ -92,6 +62,7 @@ export class SessionFileFollower {
     this.lines = new FollowedLines(options.format);
     this.sender = new PartSender(options.sink, options.log, path, this.now);
     this.readProgress = new ReadProgress(this.limits.progressBytes);
+    this.quiet = new QuietFlush(options.flushAfterMs, this.now);
     this.state =
       options.checkpoint !== undefined && options.checkpoint.offset > 0
         ? { kind: 'verifying', target: options.checkpoint }
@@ -107,6 +78,13 @@ export class SessionFileFollower {
 
   get stopped(): boolean {
     return this.state.kind === 'stopped';
+  }
+
+  /** When the file will have been quiet for the flush time, while lines wait for it. */
+  get flushDueAt(): number | undefined {
+    return this.state.kind === 'following' && this.sender.waiting === undefined
+      ? this.quiet.dueAt
+      : undefined;
   }
 
   /** What to record of the file: its last state known to be stored. */
@@ -205,6 +183,7 @@ export class SessionFileFollower {
     this.readPosition = 0;
     this.pending = Buffer.alloc(0);
     this.sender.drop();
+    this.quiet.reset();
     this.started = false;
     this.state = target !== undefined ? { kind: 'verifying', target } : { kind: 'following' };
   }
@@ -270,6 +249,12 @@ export class SessionFileFollower {
     }
     this.progress(target.offset, 'checking it against the checkpoint');
     if (this.readPosition < target.offset) return bytes.length;
+    // entries released while the file was quiet count in the checkpoint: release them again
+    const released =
+      this.pending.length === 0 && this.prefix.entryCount < target.entryCount ? this.release(signature) : [];
+    if (released === undefined) return bytes.length;
+    const stored = Math.min(released.length, target.entryCount - this.prefix.entryCount);
+    this.prefix.add(NO_BYTES, stored);
     const same =
       this.pending.length === 0 &&
       this.prefix.sha256 === target.sha256 &&
@@ -295,7 +280,41 @@ export class SessionFileFollower {
         `${this.path}: followed again: it starts with the ${target.offset} bytes already stored; storing what comes after them`,
       );
     }
+    if (released.length > stored)
+      await this.send({ part: this.partOf(released.slice(stored)), bytes: NO_BYTES });
     return bytes.length;
+  }
+
+  /** What the reader releases of the entries it held back; undefined when that stopped the file. */
+  private release(signature: string): ConvertedEntry[] | undefined {
+    try {
+      return this.lines.release();
+    } catch (error) {
+      if (!(error instanceof SessionFileError)) throw error;
+      this.stop(`line ${error.line}: ${error.reason} (${error.code})`, true, signature);
+      return undefined;
+    }
+  }
+
+  /** Stores what the reader can release once the file has been quiet for the flush time. */
+  private async flushQuiet(signature: string): Promise<void> {
+    if (!this.quiet.take()) return;
+    const released = this.release(signature);
+    if (released !== undefined && released.length > 0 && this.lines.header !== undefined) {
+      await this.send({ part: this.partOf(released), bytes: NO_BYTES });
+    }
+  }
+
+  /** The part of the file made of these entries, after those stored. */
+  private partOf(converted: readonly ConvertedEntry[]): SessionFilePart {
+    const header = this.lines.header;
+    if (header === undefined) throw new Error('a part is made once the lines named the session');
+    return {
+      header,
+      entries: converted.map(({ entry }) => entry),
+      fromEntry: this.prefix.entryCount,
+      entryLines: converted.map(({ line }) => line),
+    };
   }
 
   /** Gives complete lines to the reader (made on the first lines); false when the file stopped or the format is not known yet. */
@@ -320,9 +339,13 @@ export class SessionFileFollower {
   private async follow(handle: FileHandle, size: number, budget: number, signature: string): Promise<number> {
     this.readProgress.start(this.readPosition, size);
     const length = Math.min(budget, size - this.readPosition);
-    if (length <= 0) return 0;
+    if (length <= 0) {
+      await this.flushQuiet(signature);
+      return 0;
+    }
     const bytes = await this.readMore(handle, length);
     const lastNewline = this.pending.lastIndexOf(NEWLINE);
+    this.quiet.read(lastNewline >= 0);
     if (lastNewline < 0) {
       if (this.pending.length > this.limits.maxLineBytes) {
         this.stop(
@@ -336,15 +359,8 @@ export class SessionFileFollower {
     const complete = Buffer.from(this.pending.subarray(0, lastNewline + 1));
     this.pending = Buffer.from(this.pending.subarray(lastNewline + 1));
     if (!this.readLines(complete, signature, false)) return bytes.length;
-    const header = this.lines.header;
-    if (header !== undefined && (this.converted.length > 0 || !this.started)) {
-      const part: SessionFilePart = {
-        header,
-        entries: this.converted.map(({ entry }) => entry),
-        fromEntry: this.prefix.entryCount,
-        entryLines: this.converted.map(({ line }) => line),
-      };
-      await this.send({ part, bytes: complete });
+    if (this.lines.header !== undefined && (this.converted.length > 0 || !this.started)) {
+      await this.send({ part: this.partOf(this.converted), bytes: complete });
     } else {
       this.prefix.add(complete, 0);
     }

@@ -4,11 +4,13 @@
 // watching is not available), and steps the files' followers in turns. Each tick reads at most
 // `tickBytes` in all and `stepBytes` per file, and at most `maxFiles` files are followed. The
 // checkpoint is written at most every `checkpointMs` while something changed, and when stopping.
+// With a flush time, a file is stepped again once it has been quiet that long after new lines.
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SessionFileFormat } from '@strata/session';
-import { SessionFileFollower, type FollowerLimits } from './session-file-follower';
+import type { FollowerLimits } from './follower-options';
+import { SessionFileFollower } from './session-file-follower';
 import { writeWatchCheckpoint, type FileCheckpoint } from './watch-checkpoint';
 import type { WatchSink } from './watch-sink';
 
@@ -50,6 +52,8 @@ export interface FolderWatcherOptions {
   readonly checkpointPath?: string;
   readonly checkpoint?: ReadonlyMap<string, FileCheckpoint>;
   readonly limits?: Partial<WatcherLimits>;
+  /** Quiet time after which a file's releasable held-back entries are stored (`--flush-after`). */
+  readonly flushAfterMs?: number;
 }
 
 const SESSION_FILE = /\.jsonl$/;
@@ -69,6 +73,8 @@ export class SessionFolderWatcher {
   private stopping = false;
   private changed = false;
   private checkpointTimer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushAt = Number.POSITIVE_INFINITY;
   private lastCheckpointAt = 0;
   private tooMany = false;
   private watchUnavailable = false;
@@ -106,6 +112,7 @@ export class SessionFolderWatcher {
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
     if (this.tickTimer !== undefined) clearTimeout(this.tickTimer);
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
     await this.running;
@@ -203,6 +210,7 @@ export class SessionFolderWatcher {
       log: this.options.log,
       ...(checkpoint !== undefined ? { checkpoint } : {}),
       ...(this.limits.follower !== undefined ? { limits: this.limits.follower } : {}),
+      ...(this.options.flushAfterMs !== undefined ? { flushAfterMs: this.options.flushAfterMs } : {}),
     });
     this.followers.set(path, follower);
     this.dirty.add(path);
@@ -246,7 +254,31 @@ export class SessionFolderWatcher {
       this.note(path, follower);
       if (follower.busy) this.again = true;
     }
+    this.armFlush();
     this.writeCheckpoint(false);
+  }
+
+  /** Wakes up when the first file waiting for its quiet time has had it, and steps those due. */
+  private armFlush(): void {
+    let first = Number.POSITIVE_INFINITY;
+    for (const follower of this.followers.values()) first = Math.min(first, follower.flushDueAt ?? first);
+    if (first === Number.POSITIVE_INFINITY || (this.flushTimer !== undefined && this.flushAt <= first))
+      return;
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushAt = first;
+    this.flushTimer = setTimeout(
+      () => {
+        this.flushTimer = undefined;
+        this.flushAt = Number.POSITIVE_INFINITY;
+        const now = Date.now();
+        for (const [path, follower] of this.followers) {
+          const due = follower.flushDueAt;
+          if (due !== undefined && due <= now) this.dirty.add(path);
+        }
+        this.schedule(0);
+      },
+      Math.max(0, first - Date.now()),
+    );
   }
 
   /** Records a follower's checkpoint when it moved. */
@@ -255,7 +287,9 @@ export class SessionFolderWatcher {
     const recorded = this.recorded.get(path);
     if (
       checkpoint === undefined ||
-      (recorded?.offset === checkpoint.offset && recorded.ino === checkpoint.ino)
+      (recorded?.offset === checkpoint.offset &&
+        recorded.entryCount === checkpoint.entryCount &&
+        recorded.ino === checkpoint.ino)
     )
       return;
     this.recorded.set(path, checkpoint);

@@ -20,6 +20,11 @@ export interface SessionLineReader {
    * parent comes first. Throws SessionFileError naming a bad line; the reader is then spent.
    */
   convert(lines: readonly string[]): SessionEntry[];
+  /**
+   * The entries held back that no later line can change (see TranscriptConverter.release);
+   * a pi file holds nothing back, so its reader returns none.
+   */
+  release(): SessionEntry[];
 }
 
 export interface SessionLineReaderOptions {

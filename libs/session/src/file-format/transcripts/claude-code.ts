@@ -44,6 +44,23 @@ interface OpenAnswer {
   readonly records: TranscriptRecord[];
   /** Lines that came while the answer was open, mapped after it. */
   readonly held: TranscriptRecord[];
+  /** Whether its last line bears the message's stop reason (sent after every block), or the turn is over. */
+  ended: boolean;
+  /** Released before the next user or assistant line closed it: only `held` is still to map. */
+  emitted: boolean;
+}
+
+/** `system` lines Claude Code writes once a turn is over: no block of its answer comes after them. */
+const TURN_END_SUBTYPES: ReadonlySet<unknown> = new Set(['stop_hook_summary', 'turn_duration']);
+
+function endsTurn(value: JsonObject): boolean {
+  return value.type === 'system' && TURN_END_SUBTYPES.has(value.subtype);
+}
+
+/** Whether an assistant line carries its message's stop reason (the message ended with it). */
+function endsMessage(value: JsonObject): boolean {
+  const reason = messageOf(value)?.stop_reason;
+  return typeof reason === 'string' && reason !== '';
 }
 
 class ClaudeCodeConverter extends TranscriptConverterBase {
@@ -75,10 +92,12 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
     if (this.open !== undefined) {
       if (value?.type === 'assistant' && this.continuesOpen(value)) {
         this.open.records.push(record);
+        this.open.ended = endsMessage(value);
         return;
       }
       if (value?.type !== 'user' && value?.type !== 'assistant') {
         this.open.held.push(record);
+        if (value !== undefined && endsTurn(value)) this.open.ended = true;
         return;
       }
       this.closeOpen();
@@ -89,6 +108,8 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
         sidechain: isSidechain(value),
         records: [record],
         held: [],
+        ended: endsMessage(value),
+        emitted: false,
       };
       return;
     }
@@ -99,9 +120,29 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
     if (this.open !== undefined) this.closeOpen();
   }
 
+  /**
+   * An ended answer is released, and the lines held behind it that carry their own time (one
+   * without takes the time of the latest line read when the answer closes, so it and the lines
+   * after it wait for that). The answer stays open for the lines that follow, which are held
+   * as they would have been.
+   */
+  protected releaseEnded(): void {
+    const open = this.open;
+    if (open?.ended !== true) return;
+    if (!open.emitted) {
+      if (!this.timed([open.records[0]])) return;
+      open.emitted = true;
+      this.emitAnswer(open.records);
+    }
+    const untimed = open.held.findIndex((record) => !this.timed([record]));
+    const ready = open.held.splice(0, untimed < 0 ? open.held.length : untimed);
+    for (const record of ready) this.mapClosed(record);
+  }
+
+  /** A line of the open answer's message; not after the line that bore its stop reason. */
   private continuesOpen(value: JsonObject): boolean {
     const open = this.open;
-    if (open === undefined || open.messageId === undefined) return false;
+    if (open === undefined || open.messageId === undefined || open.ended) return false;
     return (
       stringField(messageOf(value), 'id') === open.messageId &&
       isSidechain(value) === open.sidechain &&
@@ -113,7 +154,7 @@ class ClaudeCodeConverter extends TranscriptConverterBase {
     const open = this.open;
     if (open === undefined) return;
     this.open = undefined;
-    this.emitAnswer(open.records);
+    if (!open.emitted) this.emitAnswer(open.records);
     for (const record of open.held) this.mapClosed(record);
   }
 

@@ -44,7 +44,12 @@ import {
 interface OpenResponse {
   readonly records: TranscriptRecord[];
   readonly items: JsonObject[];
+  /** Set by the turn's end (`task_complete`, `turn_aborted`): the next line closes it, whatever it is. */
+  ended: boolean;
 }
+
+/** The `event_msg` types that end a turn: no item of its responses comes after them. */
+const TURN_ENDS: ReadonlySet<unknown> = new Set(['task_complete', 'turn_aborted']);
 
 function isThinkingLevel(value: string | undefined): value is ThinkingLevel {
   return (thinkingLevels as readonly (string | undefined)[]).includes(value);
@@ -83,6 +88,7 @@ class CodexConverter extends TranscriptConverterBase {
   }
 
   protected mapRecord(record: TranscriptRecord): void {
+    if (this.open?.ended === true) this.closeOpen(undefined);
     const value = record.value;
     const item = itemOf(value);
     const original = [{ line: record.line, text: record.text }];
@@ -91,7 +97,7 @@ class CodexConverter extends TranscriptConverterBase {
       if (isAnswerItem(item, itemType)) {
         if (this.open !== undefined && this.open.records.length >= MAX_ANSWER_LINES)
           this.closeOpen(undefined);
-        this.open ??= { records: [], items: [] };
+        this.open ??= { records: [], items: [], ended: false };
         this.open.records.push(record);
         this.open.items.push(item);
         return;
@@ -113,6 +119,7 @@ class CodexConverter extends TranscriptConverterBase {
     if (value?.type === 'event_msg') {
       const eventType = lineTypeName(payload?.type);
       this.emitCustom(record, 'codex/event_msg', { type: eventType }, original);
+      if (this.open !== undefined && TURN_ENDS.has(payload?.type)) this.open.ended = true;
       return;
     }
     this.closeOpen(undefined);
@@ -129,6 +136,11 @@ class CodexConverter extends TranscriptConverterBase {
 
   protected flush(): void {
     this.closeOpen(undefined);
+  }
+
+  protected releaseEnded(): void {
+    const open = this.open;
+    if (open?.ended === true && this.timed([open.records[0]])) this.closeOpen(undefined);
   }
 
   private append(entry: UnplacedEntry, original: readonly OriginalLine[]): void {

@@ -43,6 +43,12 @@ export interface TranscriptConverter {
   readonly header: SessionHeader | undefined;
   /** The entries of the next complete lines. Throws SessionFileError for a bad line. */
   convert(lines: readonly string[]): SessionEntry[];
+  /**
+   * The entries held back that no later line can change any more (an answer whose own lines
+   * say it ended), as the next line would have released them; the converter goes on. A quiet
+   * file being followed calls it: what it returns is what converting the whole file gives.
+   */
+  release(): SessionEntry[];
   /** The entries still held (an answer that could have gone on); then the converter is done. */
   finish(): SessionEntry[];
 }
@@ -139,6 +145,13 @@ export abstract class TranscriptConverterBase implements TranscriptConverter {
     }
   }
 
+  release(): SessionEntry[] {
+    this.requireUsable();
+    this.output = [];
+    if (this.sessionHeader !== undefined) this.guarded(() => this.releaseEnded());
+    return this.output;
+  }
+
   finish(): SessionEntry[] {
     if (this.spent === undefined && this.finished) return [];
     this.requireUsable();
@@ -177,6 +190,8 @@ export abstract class TranscriptConverterBase implements TranscriptConverter {
   protected abstract mapRecord(record: TranscriptRecord): void;
   /** Emits whatever is held (the file ended). */
   protected abstract flush(): void;
+  /** Emits what is held only when its own lines show that no later line can extend it. */
+  protected abstract releaseEnded(): void;
 
   /** An id for an entry: `preferred` when unused, else one made unique with the line number. */
   protected uniqueId(preferred: string, line: number): string {
@@ -186,6 +201,14 @@ export abstract class TranscriptConverterBase implements TranscriptConverter {
     }
     this.usedIds.add(id);
     return id;
+  }
+
+  /**
+   * Whether these lines carry their own timestamps: one without takes the latest read when it
+   * is mapped, which for a held line is the line that ends the hold, so it cannot be released.
+   */
+  protected timed(records: readonly (TranscriptRecord | undefined)[]): boolean {
+    return records.every((record) => typeof record?.value?.timestamp === 'string');
   }
 
   /** The timestamp of a line, or the latest one read before it. */
