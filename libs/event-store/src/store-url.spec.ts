@@ -57,7 +57,20 @@ describe('parseStoreUrl', () => {
     });
   });
 
+  it('reads KurrentDB URLs as the EventStoreDB URLs of the same protocol', () => {
+    expect(parseStoreUrl('kurrentdb://localhost:2113?tls=false')).toEqual({
+      kind: 'esdb',
+      connectionString: 'esdb://localhost:2113?tls=false',
+    });
+    expect(parseStoreUrl('KurrentDB+Discover://admin:changeit@a:2113,b:2113?tlsCAFile=ca.crt')).toEqual({
+      kind: 'esdb',
+      connectionString: 'esdb+discover://admin:changeit@a:2113,b:2113?tlsCAFile=ca.crt',
+    });
+  });
+
   it.each([
+    ['kurrentdb://', 'names no host'],
+    ['kurrentdb:a:2113', 'must be followed by //host:port'],
     ['postgres://localhost/db', "unknown scheme 'postgres:'"],
     ['./data/strata.db', 'it has no scheme'],
     ['sqlite:', 'names no file'],
@@ -96,18 +109,21 @@ describe('openEventStore', () => {
     }
   });
 
-  it('opens an EventStoreDB store for an esdb:// URL (over the protocol test server)', async () => {
-    const server = await startEsdbTestServer();
-    const store = openEventStore(server.connectionString);
-    try {
-      expect(store).toBeInstanceOf(EsdbEventStore);
-      await store.appendToStream('s-1', [
-        { id: '0190f0a0-0000-7000-8000-000000000002', type: 't', data: {} },
-      ]);
-      expect(await store.streamRevision('s-1')).toBe(0n);
-    } finally {
-      await store.close();
-      await server.stop();
-    }
-  });
+  it.each(['esdb', 'kurrentdb'])(
+    'opens an EventStoreDB store for a %s:// URL (over the protocol test server)',
+    async (scheme) => {
+      const server = await startEsdbTestServer();
+      const store = openEventStore(server.connectionString.replace(/^esdb:/, `${scheme}:`));
+      try {
+        expect(store).toBeInstanceOf(EsdbEventStore);
+        await store.appendToStream('s-1', [
+          { id: '0190f0a0-0000-7000-8000-000000000002', type: 't', data: {} },
+        ]);
+        expect(await store.streamRevision('s-1')).toBe(0n);
+      } finally {
+        await store.close();
+        await server.stop();
+      }
+    },
+  );
 });

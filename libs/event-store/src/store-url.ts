@@ -2,6 +2,9 @@
 //   sqlite:<path>                 the embedded default (`sqlite:./data/strata.db`); relative to the cwd
 //   memory:                       a private in-memory store (tests, dry runs)
 //   esdb://host:2113?tls=false    EventStoreDB (also `esdb+discover://` for a cluster), passed as is
+//   kurrentdb://host:2113         KurrentDB, EventStoreDB's successor (also `kurrentdb+discover://`):
+//                                 the same gRPC protocol, so the client gets the URL with the
+//                                 scheme `esdb` (the client of the design card knows only that one)
 // `STRATA_STORE` in the environment replaces the default when no URL is given.
 import { isAbsolute, resolve } from 'node:path';
 import { EsdbEventStore } from './esdb/esdb-event-store';
@@ -27,7 +30,7 @@ export class StoreUrlError extends Error {
     reason: string,
   ) {
     super(
-      `invalid store URL '${url}': ${reason} (expected sqlite:<path>, memory: or esdb://host:2113?tls=false)`,
+      `invalid store URL '${url}': ${reason} (expected sqlite:<path>, memory:, esdb://host:2113?tls=false or kurrentdb://host:2113?tls=false)`,
     );
   }
 }
@@ -50,6 +53,12 @@ function sqliteLocation(url: string, rest: string, cwd: string): StoreLocation {
   return { kind: 'sqlite', filename: isAbsolute(path) ? path : resolve(cwd, path) };
 }
 
+/** KurrentDB's schemes, and the EventStoreDB scheme the client reads each as. */
+const KURRENTDB_SCHEMES: Readonly<Record<string, string>> = {
+  kurrentdb: 'esdb',
+  'kurrentdb+discover': 'esdb+discover',
+};
+
 function esdbLocation(url: string, scheme: string): StoreLocation {
   const rest = url.slice(scheme.length + 1);
   if (!rest.startsWith('//')) throw new StoreUrlError(url, `${scheme}: must be followed by //host:port`);
@@ -58,7 +67,11 @@ function esdbLocation(url: string, scheme: string): StoreLocation {
   if (hosts.some((host) => host.trim() === '')) {
     throw new StoreUrlError(url, 'the EventStoreDB URL names no host');
   }
-  return { kind: 'esdb', connectionString: url };
+  const clientScheme = KURRENTDB_SCHEMES[scheme];
+  return {
+    kind: 'esdb',
+    connectionString: clientScheme === undefined ? url : `${clientScheme}:${url.slice(scheme.length + 1)}`,
+  };
 }
 
 /** Reads a store URL; relative SQLite paths are resolved against `cwd`. Throws `StoreUrlError`. */
@@ -75,6 +88,8 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLo
       return { kind: 'memory' };
     case 'esdb':
     case 'esdb+discover':
+    case 'kurrentdb':
+    case 'kurrentdb+discover':
       return esdbLocation(trimmed, scheme);
     case undefined:
       throw new StoreUrlError(url, 'it has no scheme');

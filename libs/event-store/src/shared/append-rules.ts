@@ -20,7 +20,10 @@ export function assertExpectation(streamId: string, expected: ExpectedRevision, 
  * time as `Date.toISOString` writes it, so that every adapter stores and reports it unchanged),
  * else `storeTime`.
  */
-export function recordedTimeOf(event: { readonly id: string; readonly createdAt?: string }, storeTime: string): string {
+export function recordedTimeOf(
+  event: { readonly id: string; readonly createdAt?: string },
+  storeTime: string,
+): string {
   const given = event.createdAt;
   if (given === undefined) return storeTime;
   const parsed = typeof given === 'string' ? Date.parse(given) : Number.NaN;
