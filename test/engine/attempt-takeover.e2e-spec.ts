@@ -17,6 +17,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
 } from '@strata/event-store';
+import { verifyStoreIntegrity } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
 import { engineLeaseStream, type EngineLeaseSettings } from '../../apps/engine/src/attempts/engine-leases';
@@ -301,6 +302,10 @@ describe('an engine gone for good with attempts open', () => {
         (event) => event.type === 'EngineLeaseTakenOver',
       ),
     ).toHaveLength(1);
+    // The lease streams are sealed as the sessions are: the whole store verifies.
+    const integrity = await verifyStoreIntegrity(b.store);
+    expect(integrity.failed).toEqual([]);
+    expect(integrity.ok).toBe(true);
   });
 });
 

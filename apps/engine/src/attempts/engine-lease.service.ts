@@ -7,7 +7,8 @@
 // holds a lease: one without assumes it is alone on its store.
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { ConcurrencyError, type EventStore } from '@strata/event-store';
+import { ConcurrencyError, type EventStore, type RecordedEvent } from '@strata/event-store';
+import { sealEvents } from '@strata/integrity';
 import { describeError } from '../shared/attempt-errors';
 import type { Clock } from '../shared/clock';
 import type { EngineIdentity } from '../shared/engine-identity';
@@ -23,31 +24,52 @@ import {
 
 export const ENGINE_LEASE_SETTINGS = Symbol('ENGINE_LEASE_SETTINGS');
 
+/** The last event of an engine's lease stream, as stored; undefined for a stream without events. */
+async function lastStored(store: EventStore, engineId: string): Promise<RecordedEvent | undefined> {
+  const stream = engineLeaseStream(engineId);
+  for await (const recorded of store.readStream(stream, { direction: 'backwards', maxCount: 1 }))
+    return recorded;
+  return undefined;
+}
+
 /** The last event of an engine's lease stream; undefined when it has none (or not a lease event). */
 export async function lastLeaseRecord(
   store: EventStore,
   engineId: string,
 ): Promise<EngineLeaseRecord | undefined> {
-  const stream = engineLeaseStream(engineId);
-  for await (const recorded of store.readStream(stream, { direction: 'backwards', maxCount: 1 })) {
-    const event = parseEngineLeaseEvent(recorded);
-    return event === undefined ? undefined : { event, revision: recorded.revision };
-  }
-  return undefined;
+  const recorded = await lastStored(store, engineId);
+  const event = recorded === undefined ? undefined : parseEngineLeaseEvent(recorded);
+  return event === undefined || recorded === undefined ? undefined : { event, revision: recorded.revision };
 }
 
-/** Appends a lease event at `expectedRevision` (`no_stream` when null); the new revision. */
+/**
+ * Appends a lease event right after the stream's event at `expectedRevision` (none: a new stream),
+ * sealed in the stream's hash chain as every engine write is, with `writer` as its actor; throws
+ * `ConcurrencyError` when the stream moved on from there.
+ */
 export async function appendLeaseEvent(
   store: EventStore,
   engineId: string,
   event: EngineLeaseEvent,
   expectedRevision: bigint | null,
+  options: { readonly writer: string; readonly now: number },
 ): Promise<bigint> {
-  const written = await store.appendToStream(
-    engineLeaseStream(engineId),
+  const stream = engineLeaseStream(engineId);
+  const last = await lastStored(store, engineId);
+  const lastRevision = last?.revision ?? null;
+  if (lastRevision !== expectedRevision) {
+    throw new ConcurrencyError(stream, expectedRevision ?? 'no_stream', lastRevision);
+  }
+  const sealed = sealEvents(
+    stream,
     [{ id: randomUUID(), type: event.type, data: event.data }],
-    { expectedRevision: expectedRevision ?? 'no_stream' },
+    last,
+    { actor: options.writer },
+    new Date(options.now),
   );
+  const written = await store.appendToStream(stream, sealed, {
+    expectedRevision: expectedRevision ?? 'no_stream',
+  });
   return written.nextExpectedRevision;
 }
 
@@ -90,9 +112,11 @@ export class EngineLease implements OnModuleInit, OnModuleDestroy {
   }
 
   private async appendRenewal(): Promise<void> {
-    const renewal = () => leaseRenewal(this.identity.id, this.clock.now(), this.settings.durationMs);
+    const now = this.clock.now();
+    const renewal = leaseRenewal(this.identity.id, now, this.settings.durationMs);
+    const options = { writer: this.identity.id, now };
     try {
-      this.revision = await appendLeaseEvent(this.store, this.identity.id, renewal(), this.revision);
+      this.revision = await appendLeaseEvent(this.store, this.identity.id, renewal, this.revision, options);
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
       const last = await lastLeaseRecord(this.store, this.identity.id);
@@ -102,7 +126,8 @@ export class EngineLease implements OnModuleInit, OnModuleDestroy {
             `${last.event.data.by} took over the attempts it had open; holding a new lease`,
         );
       }
-      this.revision = await appendLeaseEvent(this.store, this.identity.id, renewal(), last?.revision ?? null);
+      const revision = last?.revision ?? null;
+      this.revision = await appendLeaseEvent(this.store, this.identity.id, renewal, revision, options);
     }
   }
 }

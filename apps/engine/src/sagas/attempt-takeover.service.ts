@@ -126,9 +126,13 @@ export class AttemptTakeover implements OnApplicationBootstrap, OnModuleDestroy 
         if (hops <= 0) return undefined;
         return (await this.claim(decision.by, hops - 1)) === undefined ? undefined : decision.leaseExpiredAt;
       case 'claim': {
-        const claim = leaseTakeover(engine, this.identity.id, decision.leaseExpiredAt, this.clock.now());
+        const now = this.clock.now();
+        const claim = leaseTakeover(engine, this.identity.id, decision.leaseExpiredAt, now);
         try {
-          await appendLeaseEvent(this.store, engine, claim, decision.expectedRevision);
+          await appendLeaseEvent(this.store, engine, claim, decision.expectedRevision, {
+            writer: this.identity.id,
+            now,
+          });
         } catch (error) {
           // Another engine claimed this expiry first, or the owner renewed its lease: not ours.
           if (error instanceof ConcurrencyError) return undefined;
