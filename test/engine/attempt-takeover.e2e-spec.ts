@@ -20,7 +20,8 @@ import {
 import { verifyStoreIntegrity } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import { ScriptedSummarizer, session } from '@strata/testing';
-import { engineLeaseStream, type EngineLeaseSettings } from '../../apps/engine/src/attempts/engine-leases';
+import { engineLeaseStream } from '../../apps/engine/src/attempts/engine-leases';
+import type { EngineLeaseSettings } from '../../apps/engine/src/config/engine-lease-settings';
 import { AttemptTakeover } from '../../apps/engine/src/sagas/attempt-takeover.service';
 import { SagasModule } from '../../apps/engine/src/sagas/sagas.module';
 import { AppendEntriesCommand } from '../../apps/engine/src/sessions/append-entries/append-entries.command';

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ConcurrencyError, type EventStore, type RecordedEvent } from '@strata/event-store';
 import { sealEvents } from '@strata/integrity';
+import type { EngineLeaseSettings } from '../config/engine-lease-settings';
 import { describeError } from '../shared/attempt-errors';
 import type { Clock } from '../shared/clock';
 import type { EngineIdentity } from '../shared/engine-identity';
@@ -19,7 +20,6 @@ import {
   parseEngineLeaseEvent,
   type EngineLeaseEvent,
   type EngineLeaseRecord,
-  type EngineLeaseSettings,
 } from './engine-leases';
 
 export const ENGINE_LEASE_SETTINGS = Symbol('ENGINE_LEASE_SETTINGS');

@@ -1,6 +1,5 @@
 import {
   decideTakeover,
-  engineLeaseSettingsOf,
   leaseRenewal,
   leaseTakeover,
   parseEngineLeaseEvent,
@@ -65,24 +64,5 @@ describe('a lease event read back from the store', () => {
   it('is refused when its fields are not those of a lease event', () => {
     expect(parseEngineLeaseEvent({ type: 'EngineLeaseRenewed', data: { engineId: 'a' } })).toBeUndefined();
     expect(parseEngineLeaseEvent({ type: 'SomethingElse', data: {} })).toBeUndefined();
-  });
-});
-
-describe('the lease settings of the environment', () => {
-  it('default to a lease of a minute renewed every ten seconds', () => {
-    expect(engineLeaseSettingsOf({})).toEqual({ durationMs: 60_000, renewEveryMs: 10_000 });
-  });
-
-  it('are read from STRATA_ENGINE_LEASE_MS and STRATA_ENGINE_LEASE_RENEW_MS', () => {
-    expect(
-      engineLeaseSettingsOf({ STRATA_ENGINE_LEASE_MS: '3000', STRATA_ENGINE_LEASE_RENEW_MS: '500' }),
-    ).toEqual({ durationMs: 3_000, renewEveryMs: 500 });
-  });
-
-  it('refuse a renewal interval that is not shorter than the lease', () => {
-    expect(() =>
-      engineLeaseSettingsOf({ STRATA_ENGINE_LEASE_MS: '1000', STRATA_ENGINE_LEASE_RENEW_MS: '1000' }),
-    ).toThrow(/STRATA_ENGINE_LEASE_RENEW_MS must be shorter/);
-    expect(() => engineLeaseSettingsOf({ STRATA_ENGINE_LEASE_MS: 'soon' })).toThrow(/STRATA_ENGINE_LEASE_MS/);
   });
 });

@@ -6,7 +6,6 @@
 // one expiry, and an owner that renewed meanwhile keeps its attempts. What to do with a lease is
 // decided here, as pure functions of its last event and the time; the service does the I/O.
 import { z } from 'zod';
-import { integerVariable } from '../config/environment-values';
 
 export const ENGINE_LEASE_STREAM_PREFIX = 'strata-engine-';
 
@@ -104,38 +103,5 @@ export function leaseTakeover(
   return {
     type: 'EngineLeaseTakenOver',
     data: { engineId, by, leaseExpiredAt, takenOverAt: new Date(now).toISOString() },
-  };
-}
-
-export interface EngineLeaseSettings {
-  /** How long a renewal holds the lease. */
-  readonly durationMs: number;
-  /** How often the lease is renewed, and how often the engine looks for expired ones. */
-  readonly renewEveryMs: number;
-}
-
-export const DEFAULT_ENGINE_LEASE: EngineLeaseSettings = { durationMs: 60_000, renewEveryMs: 10_000 };
-
-const leaseEnvironmentSchema = z
-  .object({
-    STRATA_ENGINE_LEASE_MS: integerVariable({ min: 100, max: 86_400_000, default: 60_000 }),
-    STRATA_ENGINE_LEASE_RENEW_MS: integerVariable({ min: 50, max: 3_600_000, default: 10_000 }),
-  })
-  .refine((values) => values.STRATA_ENGINE_LEASE_RENEW_MS < values.STRATA_ENGINE_LEASE_MS, {
-    message: 'STRATA_ENGINE_LEASE_RENEW_MS must be shorter than STRATA_ENGINE_LEASE_MS',
-  });
-
-/** The lease settings of the environment; throws naming the variable that is wrong. */
-export function engineLeaseSettingsOf(
-  environment: Readonly<Record<string, string | undefined>>,
-): EngineLeaseSettings {
-  const parsed = leaseEnvironmentSchema.safeParse(environment);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${issue?.path.join('.') || 'engine lease'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return {
-    durationMs: parsed.data.STRATA_ENGINE_LEASE_MS,
-    renewEveryMs: parsed.data.STRATA_ENGINE_LEASE_RENEW_MS,
   };
 }

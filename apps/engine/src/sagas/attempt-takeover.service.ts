@@ -20,7 +20,7 @@ import { ConcurrencyError, sessionIdSeed, type EventStore } from '@strata/event-
 import { SESSION_STREAM_PREFIX } from '@strata/session';
 import { attemptIdFromTrigger, attemptMetadata } from '../attempts/attempt-ids';
 import { appendLeaseEvent, ENGINE_LEASE_SETTINGS, lastLeaseRecord } from '../attempts/engine-lease.service';
-import { decideTakeover, leaseTakeover, type EngineLeaseSettings } from '../attempts/engine-leases';
+import { decideTakeover, leaseTakeover } from '../attempts/engine-leases';
 import { interruptedEnding } from '../attempts/interrupted-attempts.service';
 import {
   ATTEMPT_END_TYPES,
@@ -28,6 +28,7 @@ import {
   OpenAttemptsIndex,
   type IndexedAttempt,
 } from '../attempts/open-attempts-index';
+import type { EngineLeaseSettings } from '../config/engine-lease-settings';
 import { SessionStreams } from '../session-streams/session-streams.service';
 import { CompactSessionCommand } from '../sessions/compact-session/compact-session.command';
 import { describeError } from '../shared/attempt-errors';

@@ -19,7 +19,7 @@ import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from '../attempts/interrupted-attempts.service';
 import { RunningAttempts } from '../attempts/running-attempts.service';
 import { EngineLease, ENGINE_LEASE_SETTINGS } from '../attempts/engine-lease.service';
-import { engineLeaseSettingsOf, type EngineLeaseSettings } from '../attempts/engine-leases';
+import { engineLeaseSettingsOf, type EngineLeaseSettings } from '../config/engine-lease-settings';
 import { BranchSummaries } from './navigate-session/branch-summaries.service';
 import { BranchSummaryStepsFactory } from './navigate-session/branch-summary-steps.service';
 import { CompactionProducer } from './compact-session/compaction-producer.service';
@@ -175,7 +175,8 @@ export class EngineModule {
       },
       {
         provide: ENGINE_LEASE_SETTINGS,
-        useFactory: (): EngineLeaseSettings => options.engineLease ?? engineLeaseSettingsOf(environment),
+        useFactory: (): EngineLeaseSettings =>
+          options.engineLease ?? engineLeaseSettingsOf(environment).settings,
       },
       { provide: RECOVER_INTERRUPTED_ATTEMPTS, useValue: options.recoverInterruptedAttempts ?? true },
       { provide: SESSION_FOLD_BOUNDS, useValue: { ...DEFAULT_SESSION_FOLD_BOUNDS, ...options.foldCache } },
