@@ -311,7 +311,7 @@ describe('an engine gone for good with attempts open', () => {
 });
 
 describe('an engine left alone with the attempt of an engine gone', () => {
-  it('takes it over on its own, at its renewal interval, once the lease expired', async () => {
+  it('takes it over on its own, at its renewal interval, once the lease expired; the engine back later holds a new lease', async () => {
     const gone = await startEngine('engine-a', { sagas: false });
     gone.summarizer.hold();
     await seed(gone, 'manual');
@@ -327,6 +327,15 @@ describe('an engine left alone with the attempt of an engine gone', () => {
     );
     const [terminal] = await terminalsOf(left.store, 'manual', 'manual-1');
     expect(terminal?.metadata).toMatchObject({ takenOverBy: 'engine-b', takenOverFrom: 'engine-a' });
+
+    // Back after the takeover: it holds a new lease, and ends nothing a second time.
+    await startEngine('engine-a', { sagas: false });
+    const leaseTypes = (await read(left.store, engineLeaseStream('engine-a'))).map((event) => event.type);
+    expect(leaseTypes.slice(leaseTypes.indexOf('EngineLeaseTakenOver'))).toEqual([
+      'EngineLeaseTakenOver',
+      'EngineLeaseRenewed',
+    ]);
+    expect(await terminalsOf(left.store, 'manual', 'manual-1')).toHaveLength(1);
   });
 });
 

@@ -89,7 +89,7 @@ export class EngineLease implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     if (!this.identity.configured) return;
-    this.revision = (await lastLeaseRecord(this.store, this.identity.id))?.revision ?? null;
+    // The first renewal after a restart finds the stream's earlier events and appends after them.
     await this.renew();
     this.timer = setInterval(() => void this.renew(), this.settings.renewEveryMs);
     this.timer.unref();
