@@ -36,6 +36,17 @@ describe('the open attempts index', () => {
     expect(index.byEngine().size).toBe(0);
   });
 
+  it('forgets an attempt found ended on its own, and its later end event changes nothing', () => {
+    const index = new OpenAttemptsIndex();
+    index.apply(
+      recorded('session-s1', 'CompactionStarted', { attemptId: 'a1', trigger: 'manual' }, { engine: 'x' }),
+    );
+    index.forget('s1', 'a1');
+    expect(index.byEngine().size).toBe(0);
+    index.apply(recorded('session-s1', 'CompactionFailed', { attemptId: 'a1' }));
+    expect(index.byEngine().size).toBe(0);
+  });
+
   it('reads on from after the last event it applied', () => {
     const index = new OpenAttemptsIndex();
     expect(index.fromPosition).toBe('start');

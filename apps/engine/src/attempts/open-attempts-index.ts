@@ -74,6 +74,14 @@ export class OpenAttemptsIndex {
     }
   }
 
+  /**
+   * Forgets an attempt found ended (or its session gone) when read on its own: its end event, when
+   * there is one, comes later in the log and changes nothing.
+   */
+  forget(sessionId: string, attemptId: string): void {
+    this.open.delete(`${sessionId}\u0000${attemptId}`);
+  }
+
   /** The open attempts of each engine recorded on their starts (starts naming none are left out). */
   byEngine(): ReadonlyMap<string, readonly IndexedAttempt[]> {
     const grouped = new Map<string, IndexedAttempt[]>();

@@ -167,7 +167,11 @@ export class AttemptTakeover implements OnApplicationBootstrap, OnModuleDestroy 
           },
         },
       );
-      if (written.events.length === 0 || written.alreadyHandled) return false;
+      if (written.events.length === 0 || written.alreadyHandled) {
+        // Ended by someone else (or its session is gone): nothing left to take over.
+        this.index.forget(sessionId, attemptId);
+        return false;
+      }
     } catch (error) {
       this.logger.error(`could not take over attempt ${attemptId} of ${sessionId}: ${describeError(error)}`);
       return false;
