@@ -19,7 +19,7 @@ import {
 } from '@strata/event-store';
 import { verifyStoreIntegrity } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
-import { ScriptedSummarizer, session } from '@strata/testing';
+import { ScriptedSummarizer, session, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
 import { engineLeaseStream } from '../../apps/engine/src/attempts/engine-leases';
 import type { EngineLeaseSettings } from '../../apps/engine/src/config/engine-lease-settings';
 import { AttemptTakeover } from '../../apps/engine/src/sagas/attempt-takeover.service';
@@ -216,97 +216,123 @@ afterEach(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
+/**
+ * An engine gone with a manual compaction, an automatic one and a branch summary open; two
+ * engines left, looking at once once its lease expired.
+ */
+async function goneForGoodWithThreeAttempts(): Promise<void> {
+  const gone = await startEngine('engine-a', { sagas: false });
+  gone.summarizer.hold();
+  const navigateTo = await seed(gone, 'manual');
+  await seed(gone, 'automatic');
+  await seed(gone, 'branching');
+  const running = [
+    gone.commands.execute(new CompactSessionCommand('manual', { attemptId: 'manual-1' })),
+    gone.commands.execute(
+      new CompactSessionCommand('automatic', {
+        trigger: 'threshold',
+        attemptId: 'automatic-1',
+        whenRunningElsewhere: 'leave',
+      }),
+    ),
+    gone.commands.execute(
+      new NavigateSessionCommand('branching', navigateTo, { summarize: true, attemptId: 'branch-1' }),
+    ),
+  ];
+  for (const work of running) work.catch(() => undefined);
+  await gone.summarizer.whenCalled(3);
+  await stopForGood(gone);
+
+  const barrier = new ReadBarrier(engineLeaseStream('engine-a'), 2);
+  const b = await startEngine('engine-b', { sagas: true, lease: longLease, barrier });
+  const c = await startEngine('engine-c', { sagas: true, lease: longLease, barrier });
+  const cases = [
+    ['manual', 'manual-1'],
+    ['automatic', 'automatic-1'],
+    ['branching', 'branch-1'],
+  ] as const;
+  expect([...(await b.takeover!.sweep()), ...(await c.takeover!.sweep())]).toEqual([]);
+  await leaseExpired(b.store, 'engine-a', 'last');
+  // Both look at once: both find the lease expired, one claims it.
+  barrier.arm();
+  const [byB, byC] = await Promise.all([b.takeover!.sweep(), c.takeover!.sweep()]);
+  const taken = [...byB, ...byC];
+  expect(taken.map((attempt) => attempt.attemptId).sort()).toEqual(['automatic-1', 'branch-1', 'manual-1']);
+  expect([byB.length, byC.length].sort()).toEqual([0, 3]);
+
+  const leaseEvents = await read(b.store, engineLeaseStream('engine-a'));
+  const takeovers = leaseEvents.filter((event) => event.type === 'EngineLeaseTakenOver');
+  expect(takeovers).toHaveLength(1);
+  const takeover = takeovers[0]!.data as { by: string; leaseExpiredAt: string; takenOverAt: string };
+  expect(['engine-b', 'engine-c']).toContain(takeover.by);
+  const lastRenewal = leaseEvents.filter((event) => event.type === 'EngineLeaseRenewed').at(-1)!;
+  expect(takeover.leaseExpiredAt).toBe((lastRenewal.data as { expiresAt: string }).expiresAt);
+  expect(Date.parse(takeover.takenOverAt)).toBeGreaterThanOrEqual(Date.parse(takeover.leaseExpiredAt));
+
+  for (const [sessionId, attemptId] of cases) {
+    const terminals = await terminalsOf(b.store, sessionId, attemptId);
+    expect([sessionId, terminals.map((event) => event.type)]).toEqual([
+      sessionId,
+      [sessionId === 'branching' ? 'BranchSummaryFailed' : 'CompactionFailed'],
+    ]);
+    expect((terminals[0]!.data as { error: { code: string } }).error.code).toBe('interrupted');
+    expect(terminals[0]!.metadata).toMatchObject({
+      takenOverBy: takeover.by,
+      takenOverFrom: 'engine-a',
+      leaseExpiredAt: takeover.leaseExpiredAt,
+    });
+  }
+
+  // The automatic compaction is asked for again, and completes once.
+  await waitFor(
+    async () => (await startedAttemptIds(b.store, 'automatic')).length === 2,
+    'the automatic compaction was asked for again',
+  );
+  const [, again] = await startedAttemptIds(b.store, 'automatic');
+  await waitFor(
+    async () => (await terminalsOf(b.store, 'automatic', again!)).length > 0,
+    'the compaction asked again has ended',
+  );
+  expect((await terminalsOf(b.store, 'automatic', again!)).map((event) => event.type)).toEqual([
+    'CompactionCompleted',
+  ]);
+  // Nothing else started: the manual compaction and the branch summary are not run again.
+  expect(await startedAttemptIds(b.store, 'manual')).toEqual(['manual-1']);
+  expect(await startedAttemptIds(b.store, 'branching')).toEqual(['branch-1']);
+  // Further looks take nothing more over.
+  expect([...(await b.takeover!.sweep()), ...(await c.takeover!.sweep())]).toEqual([]);
+  expect(
+    (await read(b.store, engineLeaseStream('engine-a'))).filter(
+      (event) => event.type === 'EngineLeaseTakenOver',
+    ),
+  ).toHaveLength(1);
+  // The lease streams are sealed as the sessions are: the whole store verifies.
+  const integrity = await verifyStoreIntegrity(b.store);
+  expect(integrity.failed).toEqual([]);
+  expect(integrity.ok).toBe(true);
+}
+
 describe('an engine gone for good with attempts open', () => {
   it('has them taken over once, after its lease expired, by one of the engines left, recorded', async () => {
-    const gone = await startEngine('engine-a', { sagas: false });
-    gone.summarizer.hold();
-    const navigateTo = await seed(gone, 'manual');
-    await seed(gone, 'automatic');
-    await seed(gone, 'branching');
-    const running = [
-      gone.commands.execute(new CompactSessionCommand('manual', { attemptId: 'manual-1' })),
-      gone.commands.execute(
-        new CompactSessionCommand('automatic', {
-          trigger: 'threshold',
-          attemptId: 'automatic-1',
-          whenRunningElsewhere: 'leave',
-        }),
-      ),
-      gone.commands.execute(
-        new NavigateSessionCommand('branching', navigateTo, { summarize: true, attemptId: 'branch-1' }),
-      ),
-    ];
-    for (const work of running) work.catch(() => undefined);
-    await gone.summarizer.whenCalled(3);
-    await stopForGood(gone);
+    await goneForGoodWithThreeAttempts();
+  });
 
-    const barrier = new ReadBarrier(engineLeaseStream('engine-a'), 2);
-    const b = await startEngine('engine-b', { sagas: true, lease: longLease, barrier });
-    const c = await startEngine('engine-c', { sagas: true, lease: longLease, barrier });
-    const cases = [
-      ['manual', 'manual-1'],
-      ['automatic', 'automatic-1'],
-      ['branching', 'branch-1'],
-    ] as const;
-    expect([...(await b.takeover!.sweep()), ...(await c.takeover!.sweep())]).toEqual([]);
-    await leaseExpired(b.store, 'engine-a', 'last');
-    // Both look at once: both find the lease expired, one claims it.
-    barrier.arm();
-    const [byB, byC] = await Promise.all([b.takeover!.sweep(), c.takeover!.sweep()]);
-    const taken = [...byB, ...byC];
-    expect(taken.map((attempt) => attempt.attemptId).sort()).toEqual(['automatic-1', 'branch-1', 'manual-1']);
-    expect([byB.length, byC.length].sort()).toEqual([0, 3]);
+  describe('on the EventStoreDB adapter', () => {
+    let server: EsdbTestServer;
 
-    const leaseEvents = await read(b.store, engineLeaseStream('engine-a'));
-    const takeovers = leaseEvents.filter((event) => event.type === 'EngineLeaseTakenOver');
-    expect(takeovers).toHaveLength(1);
-    const takeover = takeovers[0]!.data as { by: string; leaseExpiredAt: string; takenOverAt: string };
-    expect(['engine-b', 'engine-c']).toContain(takeover.by);
-    const lastRenewal = leaseEvents.filter((event) => event.type === 'EngineLeaseRenewed').at(-1)!;
-    expect(takeover.leaseExpiredAt).toBe((lastRenewal.data as { expiresAt: string }).expiresAt);
-    expect(Date.parse(takeover.takenOverAt)).toBeGreaterThanOrEqual(Date.parse(takeover.leaseExpiredAt));
+    beforeAll(async () => {
+      server = await startEsdbTestServer();
+    });
 
-    for (const [sessionId, attemptId] of cases) {
-      const terminals = await terminalsOf(b.store, sessionId, attemptId);
-      expect([sessionId, terminals.map((event) => event.type)]).toEqual([
-        sessionId,
-        [sessionId === 'branching' ? 'BranchSummaryFailed' : 'CompactionFailed'],
-      ]);
-      expect((terminals[0]!.data as { error: { code: string } }).error.code).toBe('interrupted');
-      expect(terminals[0]!.metadata).toMatchObject({
-        takenOverBy: takeover.by,
-        takenOverFrom: 'engine-a',
-        leaseExpiredAt: takeover.leaseExpiredAt,
-      });
-    }
+    beforeEach(() => {
+      url = server.connectionString;
+    });
 
-    // The automatic compaction is asked for again, and completes once.
-    await waitFor(
-      async () => (await startedAttemptIds(b.store, 'automatic')).length === 2,
-      'the automatic compaction was asked for again',
-    );
-    const [, again] = await startedAttemptIds(b.store, 'automatic');
-    await waitFor(
-      async () => (await terminalsOf(b.store, 'automatic', again!)).length > 0,
-      'the compaction asked again has ended',
-    );
-    expect((await terminalsOf(b.store, 'automatic', again!)).map((event) => event.type)).toEqual([
-      'CompactionCompleted',
-    ]);
-    // Nothing else started: the manual compaction and the branch summary are not run again.
-    expect(await startedAttemptIds(b.store, 'manual')).toEqual(['manual-1']);
-    expect(await startedAttemptIds(b.store, 'branching')).toEqual(['branch-1']);
-    // Further looks take nothing more over.
-    expect([...(await b.takeover!.sweep()), ...(await c.takeover!.sweep())]).toEqual([]);
-    expect(
-      (await read(b.store, engineLeaseStream('engine-a'))).filter(
-        (event) => event.type === 'EngineLeaseTakenOver',
-      ),
-    ).toHaveLength(1);
-    // The lease streams are sealed as the sessions are: the whole store verifies.
-    const integrity = await verifyStoreIntegrity(b.store);
-    expect(integrity.failed).toEqual([]);
-    expect(integrity.ok).toBe(true);
+    afterAll(() => server.stop());
+
+    it('has them taken over once as well, through the same port', async () => {
+      await goneForGoodWithThreeAttempts();
+    });
   });
 });
 
