@@ -1,9 +1,12 @@
 // An agent host on Strata's HTTP API, through @strata/client (docs/agent-hosts.md): it keeps no
 // history of its own. For each step it reads the context the engine builds, calls the model, and
-// appends what happened as complete entries under the leaf it read (`expectedLeafId`), so a write that raced another
-// answers 409 instead of forking the tree; it then reads the context again and retries. When an
-// append answers that it asked for a compaction, the host waits for it (the context read with
-// `waitForCompaction`) before the model sees the context again.
+// appends what happened as complete entries through the client's `SessionHost`: under the
+// session's writer lease (taken at the first append, renewed as it nears its end, released when
+// the host is done), so no other writer moves the leaf in the middle of a turn, and with
+// `expectedLeafId`, so a write that raced it anyway (the lease expired) answers 409 instead of
+// forking the tree. A prompt or an answer is built again under the leaf a conflict names; tool
+// results stay under their call. When an append answers that it asked for a compaction, the host
+// waits for it (the context read with `waitForCompaction`) before the model sees the context again.
 //
 // Run it against an engine (`npm start`), with a toy model and one toy tool:
 //   node bin/run-ts.js docs/examples/agent-host.ts [--url http://localhost:3000] [--api-key <key>]
@@ -11,7 +14,7 @@
 // `npm pack` in libs/client): docs/agent-hosts.md, and test/client-package, which does it.
 import { randomUUID } from 'node:crypto';
 import {
-  StrataApiError,
+  SessionHost,
   StrataClient,
   type SessionContext as EngineContext,
   type SessionEntry,
@@ -66,11 +69,12 @@ type Entry = SessionEntry & { readonly id: string; parentId: string | null };
 
 /** How long the host waits for a compaction (the engine allows up to 300,000 ms). */
 const COMPACTION_WAIT_MS = 120_000;
-/** How many times an append is retried after the session moved under it. */
-const MAX_APPEND_ATTEMPTS = 5;
+/** How long the writer lease lasts from each take or renewal. */
+const LEASE_TTL_MS = 60_000;
 
 export class StrataSession {
   private readonly client: StrataClient;
+  private readonly host: SessionHost;
 
   constructor(
     url: string,
@@ -78,6 +82,10 @@ export class StrataSession {
     apiKey?: string,
   ) {
     this.client = new StrataClient({ url, ...(apiKey !== undefined ? { apiKey } : {}) });
+    this.host = new SessionHost(this.client, sessionId, {
+      holder: `example-host-${randomUUID()}`,
+      ttlMs: LEASE_TTL_MS,
+    });
   }
 
   /** Starts the session (the same id again is already started: nothing is written twice). */
@@ -91,35 +99,22 @@ export class StrataSession {
   }
 
   /**
-   * Appends entries made by `make(parentId)` under the leaf the context shows, with
-   * `expectedLeafId`; on 409 `leaf_conflict` (another write moved the leaf first) reads the context
-   * again and makes them again under the new leaf (tool results are taken there only while their
-   * call is still pending on the new leaf's path). Waits for the compaction the append asked for, if any.
+   * Appends a batch under the lease, with `expectedLeafId` the leaf the context showed: entries
+   * built by `make(parentId)` are built again under the leaf a conflict names; fixed entries (tool
+   * results under their call) are not moved, and their conflict is thrown. Waits for the
+   * compaction the append asked for, if any, by reading the context the next step works from.
    */
   async append(
     leafId: string | null,
-    make: (parentId: string | null) => Entry[],
+    batch: Entry[] | ((parentId: string | null) => Entry[]),
   ): Promise<{ readonly context: SessionContext; readonly compaction: string | undefined }> {
-    let parentId = leafId;
-    for (let attempt = 1; ; attempt += 1) {
-      const entries = make(parentId);
-      try {
-        // The same key makes a retry after a lost answer write nothing twice (the client resends it).
-        const answer = await this.client.append(this.sessionId, entries, {
-          expectedLeafId: parentId,
-          ...(entries[0] !== undefined ? { idempotencyKey: entries[0].id } : {}),
-        });
-        // Read the context the next step works from; it waits when a compaction is under way.
-        return { context: await this.context(), compaction: answer.compaction?.attemptId };
-      } catch (error) {
-        // A result whose call is no longer pending under the new leaf (`tool_result_unpaired`)
-        // cannot be moved there: the other writer broke the tool loop, and trying again is no use.
-        const moved =
-          error instanceof StrataApiError && error.status === 409 && error.reason === 'leaf_conflict';
-        if (!moved || attempt >= MAX_APPEND_ATTEMPTS) throw error;
-        parentId = (await this.context()).leafId;
-      }
-    }
+    const answer = await this.host.appendTurn(batch, { expectedLeafId: leafId });
+    return { context: await this.context(), compaction: answer.compaction?.attemptId };
+  }
+
+  /** Frees the session for other writers. */
+  release(): Promise<void> {
+    return this.host.release();
   }
 }
 
@@ -170,11 +165,10 @@ export async function runTurn(
         timestamp: Date.now(),
       });
     }
-    const withResults = await session.append(context.leafId, (parentId) => {
-      const entries: Entry[] = [];
-      for (const result of results) entries.push(entryOf(entries.at(-1)?.id ?? parentId, result));
-      return entries;
-    });
+    // Under their call, whatever the leaf: a result is never moved away from the call it answers.
+    const entries: Entry[] = [];
+    for (const result of results) entries.push(entryOf(entries.at(-1)?.id ?? context.leafId, result));
+    const withResults = await session.append(context.leafId, entries);
     noted(withResults.compaction);
     context = withResults.context;
   }
@@ -224,6 +218,7 @@ async function main(): Promise<void> {
     const report = await runTurn(session, prompt, toyModel, clockTool);
     process.stdout.write(`${prompt} → ${report.answer} (${report.steps} model calls)\n`);
   }
+  await session.release();
   process.stdout.write(`session ${session.sessionId}\n`);
 }
 

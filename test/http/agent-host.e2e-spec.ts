@@ -1,8 +1,9 @@
 // End to end over real HTTP: the agent host of docs/examples/agent-host.ts (docs/agent-hosts.md)
 // against a real engine. A turn with a tool call whose last answer crosses the threshold is
 // compacted at the end of the turn, the host waits for it, and the next turn starts from the
-// compacted context; a write that races the host's append makes it read again and retry, and
-// the tree stays one line. The example also runs as a program.
+// compacted context; the host holds the session's writer lease through its turns, so another
+// writer is refused until it releases it, and the tree stays one line. The example also runs as
+// a program.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -94,26 +95,24 @@ describe('given the example agent host and an engine with a small window', () =>
     expect(tree.nodes.every((node) => node.childIds.length <= 1)).toBe(true);
   });
 
-  it('reads the context again and retries when another write moves the leaf before its append', async () => {
+  it('holds the writer lease through the turn: another writer is refused, the tree stays one line', async () => {
     const session = new StrataSession(engine.url, 'host-raced');
     await session.start('/work/project');
     const { model } = scriptedModel([2000, 2100]);
-    let labelled: string | undefined;
-    // While the tool runs, someone labels the answer: a label entry moves the leaf.
+    let refused: { status: number; body: unknown } | undefined;
+    // While the tool runs, someone tries to label the answer: without the lease's token, refused.
     const racingTool: ToolRunner = async (call) => {
       const tree = await treeOf('host-raced');
-      const answer = await engine.request('POST', '/sessions/host-raced/labels', {
+      refused = await engine.request('POST', '/sessions/host-raced/labels', {
         body: { targetId: tree.leafId, label: 'looked at' },
       });
-      labelled = (answer.body as { entry: { id: string } }).entry.id;
       return clockTool(call);
     };
 
     const report = await runTurn(session, 'What time is it?', model, racingTool);
     expect(report.steps).toBe(2);
+    expect(refused).toMatchObject({ status: 409, body: { reason: 'lease_held' } });
     const tree = await treeOf('host-raced');
-    const result = tree.nodes.find((node) => node.parentId === labelled);
-    expect(result).toBeDefined();
     expect(tree.nodes.every((node) => node.childIds.length <= 1)).toBe(true);
     const context = await session.context();
     expect(context.messages.map((message) => message.role)).toEqual([
@@ -122,6 +121,12 @@ describe('given the example agent host and an engine with a small window', () =>
       'toolResult',
       'assistant',
     ]);
+    // Released: the other writer's label goes through now.
+    await session.release();
+    const labelled = await engine.request('POST', '/sessions/host-raced/labels', {
+      body: { targetId: tree.leafId, label: 'looked at' },
+    });
+    expect(labelled.status).toBe(200);
   });
 
   it('runs as a program with its toy model and tool', async () => {

@@ -121,7 +121,9 @@ export class InterruptedAttempts implements OnModuleInit {
           (state) => {
             if (state.status !== 'active') return [];
             const attempt = state.getAttempt(attemptId);
-            return attempt === undefined || attempt.outcome !== null ? [] : [this.failure(attempt)];
+            return attempt === undefined || attempt.outcome !== null
+              ? []
+              : [interruptedEnding(attempt, this.clock.now())];
           },
           {
             idSeed: sessionIdSeed(sessionId, 'interrupted', attemptId),
@@ -172,22 +174,23 @@ export class InterruptedAttempts implements OnModuleInit {
   private isOwnStart(metadata: Readonly<Record<string, unknown>>): boolean {
     return !this.identity.configured || engineOfMetadata(metadata) === this.identity.id;
   }
+}
 
-  private failure(attempt: SessionAttempt): SessionCommand {
-    const data = {
-      attemptId: attempt.attemptId,
-      error: { code: INTERRUPTED_CODE, message: INTERRUPTED_MESSAGE },
-      durationMs: Math.max(0, this.clock.now() - attempt.started.startedAt),
-    };
-    switch (attempt.kind) {
-      case 'compaction':
-        return { type: 'FailCompaction', data };
-      case 'branch_summary':
-        return { type: 'FailBranchSummary', data };
-      default: {
-        const unhandled: never = attempt;
-        throw new Error(`unhandled attempt ${JSON.stringify(unhandled)}`);
-      }
+/** The command that ends `attempt` as interrupted at `now` (ms, on the engine's clock). */
+export function interruptedEnding(attempt: SessionAttempt, now: number): SessionCommand {
+  const data = {
+    attemptId: attempt.attemptId,
+    error: { code: INTERRUPTED_CODE, message: INTERRUPTED_MESSAGE },
+    durationMs: Math.max(0, now - attempt.started.startedAt),
+  };
+  switch (attempt.kind) {
+    case 'compaction':
+      return { type: 'FailCompaction', data };
+    case 'branch_summary':
+      return { type: 'FailBranchSummary', data };
+    default: {
+      const unhandled: never = attempt;
+      throw new Error(`unhandled attempt ${JSON.stringify(unhandled)}`);
     }
   }
 }

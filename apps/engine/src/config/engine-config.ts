@@ -28,6 +28,7 @@ import {
   optionalTextVariable,
 } from './environment-values';
 import { defaultThreadCount } from '@strata/threads';
+import { engineLeaseSettingsOf, type EngineLeaseSettings } from './engine-lease-settings';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_SAGA_CONCURRENCY = 16;
@@ -161,6 +162,8 @@ export interface EngineConfig {
   readonly accessLog: boolean;
   /** This engine's id among several on one store (`STRATA_ENGINE_ID`); undefined: alone. */
   readonly engineId: string | undefined;
+  /** The liveness lease of an engine with an id (`STRATA_ENGINE_LEASE_MS`, `STRATA_ENGINE_LEASE_RENEW_MS`). */
+  readonly engineLease: EngineLeaseSettings;
   /** Sessions the sagas handle at once, in all and for one tenant. */
   readonly sagas: { readonly concurrency: number; readonly maxPerTenant: number };
   /**
@@ -231,6 +234,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
   const storeLocation = storeLocationOf(storeUrl, cwd, problems);
   const sqlite = sqliteSettingsOf(environment);
   problems.push(...sqlite.problems);
+  const engineLease = engineLeaseSettingsOf(environment);
+  problems.push(...engineLease.problems);
   const fromEnvironment = parseApiKeyPairs(text('STRATA_API_KEYS') ?? '');
   const keyFile = text('STRATA_API_KEYS_FILE');
   const fromFile = keyFile !== undefined ? readKeyFile(keyFile, cwd) : { records: [], problems: [] };
@@ -293,6 +298,7 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     logFormat: values.STRATA_LOG_FORMAT,
     accessLog: values.STRATA_ACCESS_LOG === 'on',
     engineId: values.STRATA_ENGINE_ID,
+    engineLease: engineLease.settings,
     sagas: {
       concurrency: values.STRATA_SAGA_CONCURRENCY,
       maxPerTenant: Math.min(

@@ -222,6 +222,7 @@ export function strataApplicationImports(
       cwd: config.cwd,
       foldCache: config.foldCache,
       ...(config.engineId !== undefined ? { engineId: config.engineId } : {}),
+      engineLease: config.engineLease,
       summarySlots: config.sagas,
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),

@@ -6,6 +6,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { CheckpointStore, EventStore } from '@strata/event-store';
 import { EVENT_STORE } from '../shared/injection-tokens';
+import { AttemptTakeover } from './attempt-takeover.service';
 import { CompactionWaits } from './compaction-waits.service';
 import { RecordPruningHandler } from './record-pruning/record-pruning.handler';
 import { RequestContinuationHandler } from './request-continuation/request-continuation.handler';
@@ -36,8 +37,9 @@ export class SagasModule {
         RequestContinuationHandler,
         SagaRunner,
         CompactionWaits,
+        AttemptTakeover,
       ],
-      exports: [SagaRunner, CompactionWaits],
+      exports: [SagaRunner, CompactionWaits, AttemptTakeover],
     };
   }
 }

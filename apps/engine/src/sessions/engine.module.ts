@@ -18,6 +18,8 @@ import type { Summarizer } from '@strata/summarizer';
 import { createPreparedTokenCounter } from '@strata/tokenizer';
 import { InterruptedAttempts, RECOVER_INTERRUPTED_ATTEMPTS } from '../attempts/interrupted-attempts.service';
 import { RunningAttempts } from '../attempts/running-attempts.service';
+import { EngineLease, ENGINE_LEASE_SETTINGS } from '../attempts/engine-lease.service';
+import { engineLeaseSettingsOf, type EngineLeaseSettings } from '../config/engine-lease-settings';
 import { BranchSummaries } from './navigate-session/branch-summaries.service';
 import { BranchSummaryStepsFactory } from './navigate-session/branch-summary-steps.service';
 import { CompactionProducer } from './compact-session/compaction-producer.service';
@@ -90,6 +92,11 @@ export interface EngineModuleOptions {
   readonly engineId?: string;
   /** The summary slots of automatic compactions (16 in all, 16 per tenant by default). */
   readonly summarySlots?: SummarySlotBounds;
+  /**
+   * The liveness lease of an engine with an id (decision 0017): how long a renewal holds and how
+   * often it is renewed. `STRATA_ENGINE_LEASE_MS` and `STRATA_ENGINE_LEASE_RENEW_MS` by default.
+   */
+  readonly engineLease?: EngineLeaseSettings;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -120,6 +127,7 @@ const services = [
   BranchSummaries,
   BranchSummaryStepsFactory,
   InterruptedAttempts,
+  EngineLease,
 ];
 
 const commandHandlers = [
@@ -165,6 +173,11 @@ export class EngineModule {
         provide: ENGINE_IDENTITY,
         useValue: engineIdentityOf(options.engineId ?? environment['STRATA_ENGINE_ID']?.trim()),
       },
+      {
+        provide: ENGINE_LEASE_SETTINGS,
+        useFactory: (): EngineLeaseSettings =>
+          options.engineLease ?? engineLeaseSettingsOf(environment).settings,
+      },
       { provide: RECOVER_INTERRUPTED_ATTEMPTS, useValue: options.recoverInterruptedAttempts ?? true },
       { provide: SESSION_FOLD_BOUNDS, useValue: { ...DEFAULT_SESSION_FOLD_BOUNDS, ...options.foldCache } },
       {
@@ -206,6 +219,7 @@ export class EngineModule {
         EVENT_STORE,
         CLOCK,
         ENGINE_IDENTITY,
+        ENGINE_LEASE_SETTINGS,
         TOKEN_COUNTER,
         ENGINE_TEMPLATES,
         SUMMARIZER_CANDIDATES,
