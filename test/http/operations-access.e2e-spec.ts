@@ -5,11 +5,15 @@ import { session } from '@strata/testing';
 import { ReadModels } from '../../apps/engine/src/read-side/read-models.service';
 import { ALPHA_KEY, AUDITOR_KEY, TWO_TENANT_KEYS, startHttpEngine, type HttpHarness } from './http-harness';
 
-describe('given an engine with API keys and a session of tenant alpha', () => {
+const METRICS_TOKEN = 'prometheus-scrape-token-0123';
+
+describe('given an engine with API keys, a metrics token and a session of tenant alpha', () => {
   let engine: HttpHarness;
 
   beforeAll(async () => {
-    engine = await startHttpEngine({ environment: { STRATA_API_KEYS: TWO_TENANT_KEYS } });
+    engine = await startHttpEngine({
+      environment: { STRATA_API_KEYS: TWO_TENANT_KEYS, STRATA_METRICS_TOKEN: METRICS_TOKEN },
+    });
     const builder = session({ sessionId: 'counted' }).editTurns(3);
     await engine.seed(builder.header, builder.entries, ALPHA_KEY);
     await engine.request('GET', '/sessions/counted/context', { key: ALPHA_KEY });
@@ -24,6 +28,7 @@ describe('given an engine with API keys and a session of tenant alpha', () => {
   const anonymous: readonly { readonly name: string; readonly headers: Record<string, string> }[] = [
     { name: 'no key', headers: {} },
     { name: 'an unknown key', headers: { authorization: 'Bearer not-a-key-of-this-engine' } },
+    { name: 'the metrics token as an API key header', headers: { 'x-api-key': METRICS_TOKEN } },
   ];
 
   for (const caller of anonymous) {
@@ -72,5 +77,18 @@ describe('given an engine with API keys and a session of tenant alpha', () => {
     const metrics = await engine.request('GET', '/metrics', { key: AUDITOR_KEY });
     expect(metrics.text).toMatch(/^strata_projection_applied_position [1-9]\d*$/m);
     expect(metrics.text).toMatch(/^strata_appends_total\{result="ok"\} [1-9]\d*$/m);
+  });
+
+  it('gives the metrics token every metric, and nothing else of the API', async () => {
+    const metrics = await engine.request('GET', '/metrics', { key: METRICS_TOKEN });
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/^strata_appends_total\{result="ok"\} [1-9]\d*$/m);
+    expect((await engine.request('GET', '/sessions', { key: METRICS_TOKEN })).status).toBe(401);
+    expect((await engine.request('GET', '/sessions/counted', { key: METRICS_TOKEN })).status).toBe(401);
+    const ready = await engine.request('GET', '/ready', { key: METRICS_TOKEN });
+    expect(ready.body).toEqual({
+      status: 'ready',
+      checks: { store: { ok: true }, projections: { ok: true, state: 'live', positionsBehind: '0' } },
+    });
   });
 });

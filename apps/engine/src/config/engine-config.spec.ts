@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,18 @@ describe('given an empty environment', () => {
       foldCache: { maxSessions: 1_000, maxEntries: 250_000 },
       logLevel: 'warn',
     });
+  });
+});
+
+describe('the metrics token', () => {
+  it('keeps only its SHA-256, and refuses one shorter than 16 characters', () => {
+    expect(loadEngineConfig({}, '/srv').metricsTokenHash).toBeUndefined();
+    expect(loadEngineConfig({ STRATA_METRICS_TOKEN: 'scrape-token-0123456' }, '/srv').metricsTokenHash).toBe(
+      createHash('sha256').update('scrape-token-0123456').digest('hex'),
+    );
+    expect(() => loadEngineConfig({ STRATA_METRICS_TOKEN: 'short' }, '/srv')).toThrow(
+      /STRATA_METRICS_TOKEN: at least 16 characters/,
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // The engine's configuration, read from the environment once at start-up and validated with zod
 // (a trust boundary). Every problem is reported at once, each naming its variable, so a
 // misconfigured engine stops before it listens. The table of variables is in the README.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -47,6 +48,7 @@ export { logFormats, type EngineLogFormat };
 export const engineEnvironmentSchema = z.object({
   PORT: integerVariable({ min: 0, max: 65_535, default: DEFAULT_PORT }),
   STRATA_HOST: optionalTextVariable(),
+  STRATA_METRICS_TOKEN: optionalTextVariable(),
   STRATA_STORE: optionalTextVariable(),
   STRATA_PROJECTIONS_DB: optionalTextVariable(),
   STRATA_SETTINGS: optionalTextVariable(),
@@ -109,6 +111,11 @@ export interface EngineConfig {
   readonly settingsFile: string | undefined;
   /** Empty: single-tenant mode (tenant `default`, no key needed). */
   readonly apiKeys: readonly ApiKeyRecord[];
+  /**
+   * The SHA-256 (hex) of `STRATA_METRICS_TOKEN`, a bearer token that reads every metric and
+   * nothing else, so that Prometheus need not hold a tenant's key; undefined when none is set.
+   */
+  readonly metricsTokenHash: string | undefined;
   readonly jsonBodyLimitBytes: number;
   readonly importBodyLimitBytes: number;
   readonly heartbeatMs: number;
@@ -183,6 +190,9 @@ export interface EngineConfig {
 }
 
 /** The configuration is unusable; `problems` names each variable and what is wrong. */
+/** The shortest metrics token taken (as for API keys). */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
+
 /** Where an engine without API keys listens unless `STRATA_HOST` says otherwise. */
 export const LOOPBACK_WITHOUT_KEYS = '127.0.0.1';
 
@@ -241,6 +251,10 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
   const fromFile = keyFile !== undefined ? readKeyFile(keyFile, cwd) : { records: [], problems: [] };
   const apiKeys = [...fromEnvironment.records, ...fromFile.records];
   problems.push(...fromEnvironment.problems, ...fromFile.problems, ...duplicateKeyProblems(apiKeys));
+  const metricsToken = values?.STRATA_METRICS_TOKEN;
+  if (metricsToken !== undefined && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    problems.push(`STRATA_METRICS_TOKEN: at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
   if (values === undefined || storeLocation === undefined || problems.length > 0) {
     throw new ConfigurationError(problems);
   }
@@ -253,6 +267,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
     projectionsDatabase: values.STRATA_PROJECTIONS_DB,
     settingsFile: values.STRATA_SETTINGS,
     apiKeys,
+    metricsTokenHash:
+      metricsToken === undefined ? undefined : createHash('sha256').update(metricsToken).digest('hex'),
     jsonBodyLimitBytes: values.STRATA_BODY_LIMIT,
     importBodyLimitBytes: values.STRATA_IMPORT_BODY_LIMIT,
     heartbeatMs: values.STRATA_SSE_HEARTBEAT_MS,

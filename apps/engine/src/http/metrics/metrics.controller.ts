@@ -1,9 +1,13 @@
 // GET /metrics: the Prometheus text exposition. It carries counts by event type, outcome and
 // status only, nothing of any tenant's content; still, counts and positions tell how much the
 // store holds, so with API keys configured a caller without a valid key gets the health gauges
-// only (the projections live, their lag).
+// only (the projections live, their lag). `STRATA_METRICS_TOKEN` names a bearer token that
+// reads every metric and nothing else, so that Prometheus need not hold a tenant's key.
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EngineConfig } from '../../config/engine-config';
+import { ENGINE_CONFIG } from '../../api/http-tokens';
 import type { ApiOperation } from '../../api/openapi/api-operation';
 import { ReadModels } from '../../read-side/read-models.service';
 import { TenantDirectory } from '../../tenancy/tenant-directory';
@@ -11,6 +15,15 @@ import { presentsValidKey } from '../../api/tenant.guard';
 import { z } from 'zod';
 import { EngineMetrics } from '../../observability/engine-metrics.service';
 import { PROMETHEUS_CONTENT_TYPE } from '../../observability/metrics-registry';
+
+/** Whether the request's bearer token is the metrics token (compared by its SHA-256, in constant time). */
+function presentsMetricsToken(tokenHash: string | undefined, request: IncomingMessage): boolean {
+  if (tokenHash === undefined) return false;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (match?.[1] === undefined) return false;
+  const presented = createHash('sha256').update(match[1]).digest();
+  return timingSafeEqual(presented, Buffer.from(tokenHash, 'hex'));
+}
 
 /** What a caller without a valid key is shown. */
 const HEALTH_METRICS: ReadonlySet<string> = new Set([
@@ -24,14 +37,16 @@ export class MetricsController {
     private readonly metrics: EngineMetrics,
     private readonly readModels: ReadModels,
     @Inject(TenantDirectory) private readonly directory: TenantDirectory,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
   @Get('metrics')
   async metricsText(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     await this.refreshProjectionGauges();
-    const text = presentsValidKey(this.directory, request)
-      ? this.metrics.registry.render()
-      : this.metrics.registry.render((name) => HEALTH_METRICS.has(name));
+    const text =
+      presentsValidKey(this.directory, request) || presentsMetricsToken(this.config.metricsTokenHash, request)
+        ? this.metrics.registry.render()
+        : this.metrics.registry.render((name) => HEALTH_METRICS.has(name));
     response.statusCode = 200;
     response.setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
     response.setHeader('Content-Length', Buffer.byteLength(text));
