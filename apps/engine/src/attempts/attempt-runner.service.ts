@@ -5,7 +5,7 @@
 // started by this engine before it stopped, or run by another engine), the writes of its start
 // (seeded by session and attempt, with the request's digest and this engine's id) and of its
 // outcome, its duration on the engine's clock, its summary calls, and the errors that end it.
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   attemptEndingCommand,
   beginAttempt,
@@ -36,6 +36,7 @@ import {
   type EngineIdentity,
 } from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY } from '../shared/injection-tokens';
+import { EngineLease } from './engine-lease.service';
 import { SummaryCallLog } from '../summarizers/summary-calls';
 import { attemptMetadata, attemptOutcomeSeed, attemptStartSeeds } from './attempt-ids';
 import { requireSameAttempt, type AttemptRequest } from './attempt-requests';
@@ -103,6 +104,7 @@ export class AttemptRunner {
     private readonly streams: SessionStreams,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
+    @Optional() private readonly lease?: EngineLease,
   ) {}
 
   /**
@@ -157,6 +159,9 @@ export class AttemptRunner {
         case 'Prepare':
           return { type: 'Prepared', ...(await steps.prepare(step.round)) };
         case 'AppendStart': {
+          // an engine that ran no attempt for a while let its lease lapse: renewed before the
+          // start is visible, so that no other engine takes over an attempt just begun
+          await this.lease?.ensureLive();
           const written = await this.streams.execute(
             sessionId,
             steps.start(step.preparation, startedAt),

@@ -1,5 +1,8 @@
-// Holds this engine's liveness lease (decision 0017): at start-up and every `renewEveryMs` it
-// appends a renewal to its stream `strata-engine-<id>`, at the revision it wrote last. An append
+// Holds this engine's liveness lease (decision 0017): at start-up, before it starts an attempt
+// when the lease would lapse before the next renewal, and every `renewEveryMs` while attempts run
+// here, it appends a renewal to its stream `strata-engine-<id>`, at the revision it wrote last. An
+// idle engine lets its lease lapse: with no attempt of its own open there is nothing to take over,
+// and the stream grows with the time attempts run, not with the time the engine is up. An append
 // refused there means another engine wrote to the stream: a takeover of the attempts this engine
 // had open, after its lease expired (it was stopped, or paused longer than the lease). The engine
 // says so and holds a new lease from then on; the attempts taken over were ended by the other
@@ -14,6 +17,7 @@ import { describeError } from '../shared/attempt-errors';
 import type { Clock } from '../shared/clock';
 import type { EngineIdentity } from '../shared/engine-identity';
 import { CLOCK, ENGINE_IDENTITY, EVENT_STORE } from '../shared/injection-tokens';
+import { RunningAttempts } from './running-attempts.service';
 import {
   engineLeaseStream,
   leaseRenewal,
@@ -77,6 +81,8 @@ export async function appendLeaseEvent(
 export class EngineLease implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('EngineLease');
   private revision: bigint | null = null;
+  /** When the last renewal this engine wrote expires (epoch ms); 0 before the first. */
+  private expiresAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
 
@@ -85,14 +91,27 @@ export class EngineLease implements OnModuleInit, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENGINE_IDENTITY) private readonly identity: EngineIdentity,
     @Inject(ENGINE_LEASE_SETTINGS) readonly settings: EngineLeaseSettings,
+    private readonly running: RunningAttempts,
   ) {}
 
   async onModuleInit(): Promise<void> {
     if (!this.identity.configured) return;
     // The first renewal after a restart finds the stream's earlier events and appends after them.
     await this.renew();
-    this.timer = setInterval(() => void this.renew(), this.settings.renewEveryMs);
+    this.timer = setInterval(() => {
+      if (this.running.count > 0) void this.renew();
+    }, this.settings.renewEveryMs);
     this.timer.unref();
+  }
+
+  /**
+   * Renews the lease, before an attempt starts, when it would lapse before the next renewal
+   * (an engine that ran no attempt for a while let it lapse); at once otherwise.
+   */
+  async ensureLive(): Promise<void> {
+    if (!this.identity.configured) return;
+    if (this.clock.now() + this.settings.renewEveryMs < this.expiresAt) return;
+    await this.renew();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -117,6 +136,7 @@ export class EngineLease implements OnModuleInit, OnModuleDestroy {
     const options = { writer: this.identity.id, now };
     try {
       this.revision = await appendLeaseEvent(this.store, this.identity.id, renewal, this.revision, options);
+      this.expiresAt = now + this.settings.durationMs;
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
       const last = await lastLeaseRecord(this.store, this.identity.id);
@@ -128,6 +148,7 @@ export class EngineLease implements OnModuleInit, OnModuleDestroy {
       }
       const revision = last?.revision ?? null;
       this.revision = await appendLeaseEvent(this.store, this.identity.id, renewal, revision, options);
+      this.expiresAt = now + this.settings.durationMs;
     }
   }
 }

@@ -31,6 +31,11 @@ function keyOf(sessionId: string, attemptId: string): string {
 export class RunningAttempts {
   private readonly running = new Map<string, RunningAttempt>();
 
+  /** How many attempts run in this process now. */
+  get count(): number {
+    return this.running.size;
+  }
+
   /**
    * Runs `work` as the attempt `attemptId` with a fresh abort signal, or joins the run already
    * in progress under that id (its result is returned to both callers). Throws
