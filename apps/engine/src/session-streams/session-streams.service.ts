@@ -14,6 +14,7 @@ import {
   FoldedStreamCache,
   derivedEventId,
   foldStream,
+  type FoldedStream,
   handleCommand,
   type CommandHandled,
   type Decider,
@@ -207,7 +208,14 @@ export class SessionStreams {
    * is one, as commands are); throws `SessionNotFoundError` when it was never started.
    */
   async state(sessionId: string): Promise<ActiveSessionState> {
-    const { state } = await foldStream({
+    const { state } = await this.fold(sessionId);
+    if (state.status !== 'active') throw new SessionNotFoundError(sessionId);
+    return state;
+  }
+
+  /** The session's stream folded to its end, forward from the cached fold when there is one. */
+  private fold(sessionId: string): Promise<FoldedStream<SessionState>> {
+    return foldStream({
       store: this.store,
       streamId: sessionStreamName(sessionId),
       decider: sessionPlanDecider,
@@ -215,8 +223,6 @@ export class SessionStreams {
       lookFor: [],
       cache: this.folded,
     });
-    if (state.status !== 'active') throw new SessionNotFoundError(sessionId);
-    return state;
   }
 
   /**
@@ -245,14 +251,7 @@ export class SessionStreams {
     sessionId: string,
     error: SessionDomainError,
   ): Promise<SessionDomainError> {
-    const { state, lastEvent } = await foldStream({
-      store: this.store,
-      streamId: sessionStreamName(sessionId),
-      decider: sessionPlanDecider,
-      parseEvent: parseStoredSessionEvent,
-      lookFor: [],
-      cache: this.folded,
-    });
+    const { state, lastEvent } = await this.fold(sessionId);
     const currentLeafId = state.status === 'active' ? state.leafId : null;
     const currentRevision = lastEvent === undefined ? null : lastEvent.revision.toString();
     return new SessionDomainError(error.code, error.message, {
