@@ -10,7 +10,7 @@ import {
   type ContractStoreOptions,
   type EventStoreContractFeatures,
 } from '../contract';
-import { DuplicateEventIdError, StreamErasedError, type EventToAppend } from '../port';
+import { AppendTooLargeError, DuplicateEventIdError, StreamErasedError, type EventToAppend } from '../port';
 import { EsdbCheckpointStore } from './esdb-checkpoint-store';
 import { EsdbEventStore } from './esdb-event-store';
 import { ERASURE_STREAM, fromEsdbPosition } from './esdb-mapping';
@@ -307,3 +307,31 @@ if (realServer !== undefined && realServer !== '') {
     it('runs the event-store contract against it', () => undefined);
   });
 }
+
+describe.each([
+  ['BatchAppend', true],
+  ['the client-streaming Append', false],
+])('EsdbEventStore on a node with a maximum append size, through %s', (_path, batchAppend) => {
+  let server: EsdbTestServer;
+  let store: EsdbEventStore;
+
+  beforeAll(async () => {
+    server = await startEsdbTestServer({ maxAppendBytes: 4096, batchAppend });
+    store = EsdbEventStore.fromConnectionString(server.connectionString);
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await server.stop();
+  });
+
+  it('refuses a larger batch with AppendTooLargeError naming the bound, and stores nothing of it', async () => {
+    const streamId = `sized-${randomUUID()}`;
+    const event = (text: string): EventToAppend => ({ id: randomUUID(), type: 'Noted', data: { text } });
+    await store.appendToStream(streamId, [event('small')]);
+    const refused = store.appendToStream(streamId, [event('a'.repeat(3000)), event('b'.repeat(3000))]);
+    await expect(refused).rejects.toBeInstanceOf(AppendTooLargeError);
+    await expect(refused).rejects.toMatchObject({ streamId, maxAppendBytes: 4096 });
+    expect(await store.streamRevision(streamId)).toBe(0n);
+  });
+});

@@ -23,6 +23,7 @@ import {
   EventStoreDBClient,
   StreamDeletedError,
   WrongExpectedVersionError,
+  MaxAppendSizeExceededError,
   eventTypeFilter,
   jsonEvent,
   streamNameFilter,
@@ -33,6 +34,7 @@ import {
   type JSONType,
 } from '@eventstore/db-client';
 import {
+  AppendTooLargeError,
   assertAllowedStreamMetadata,
   ConcurrencyError,
   StreamErasedError,
@@ -193,6 +195,8 @@ export class EsdbEventStore implements EventStore {
         throw new ConcurrencyError(streamId, expected, actual);
       }
       if (error instanceof StreamDeletedError) throw new StreamErasedError(streamId);
+      if (error instanceof MaxAppendSizeExceededError)
+        throw new AppendTooLargeError(streamId, error.maxAppendSize);
       throw error;
     }
   }

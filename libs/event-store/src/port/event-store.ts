@@ -361,6 +361,24 @@ export class DuplicateEventIdError extends Error {
   }
 }
 
+/**
+ * The store refuses a batch larger than it takes in one append (an EventStoreDB or KurrentDB
+ * node's `MaxAppendSize`, 1 MiB by default); nothing of it was stored.
+ */
+export class AppendTooLargeError extends Error {
+  override readonly name = 'AppendTooLargeError';
+
+  constructor(
+    readonly streamId: string,
+    /** The store's bound, in bytes of the events' data and metadata. */
+    readonly maxAppendBytes: number,
+  ) {
+    super(
+      `the event store refuses an append to ${streamId} over ${maxAppendBytes} bytes (its maximum append size)`,
+    );
+  }
+}
+
 /** Stream metadata that would set retention or access control; nothing was stored. */
 export class ReservedStreamMetadataError extends Error {
   override readonly name = 'ReservedStreamMetadataError';

@@ -27,6 +27,11 @@ export interface EsdbTestServerOptions {
   readonly now?: () => number;
   /** The loopback port to listen on; default 0 (any free port). */
   readonly port?: number;
+  /**
+   * Refuse appends whose events' data and metadata exceed this many bytes, as a server's
+   * `MaxAppendSize` does (1 MiB by default on a real node); no bound by default.
+   */
+  readonly maxAppendBytes?: number;
 }
 
 export interface EsdbTestServer {
@@ -84,8 +89,8 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   const server = new Server();
   const streams: IStreamsServer = {
     read: (call) => void handleRead(log, registry, call),
-    append: (call, callback) => handleAppend(log, call, callback),
-    batchAppend: (call) => handleBatchAppend(log, registry, call),
+    append: (call, callback) => handleAppend(log, call, callback, options.maxAppendBytes),
+    batchAppend: (call) => handleBatchAppend(log, registry, call, options.maxAppendBytes),
     delete: (call, callback) => handleDelete(log, call, callback),
     tombstone: (call, callback) => handleTombstone(log, call, callback),
   };

@@ -5,6 +5,7 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import {
   Empty,
+  MaximumAppendSizeExceeded,
   StreamDeleted,
   StreamIdentifier,
   UUID,
@@ -105,6 +106,30 @@ export function streamDeletedError(streamName: string): ServiceError {
   metadata.set('exception', 'stream-deleted');
   metadata.set('stream-name', streamName);
   return serviceError(status.FAILED_PRECONDITION, `Event stream '${streamName}' is deleted.`, metadata);
+}
+
+/** `exception: maximum-append-size-exceeded` with `maximum-append-size` (the Append error form). */
+export function maximumAppendSizeError(maxAppendBytes: number): ServiceError {
+  const metadata = new Metadata();
+  metadata.set('exception', 'maximum-append-size-exceeded');
+  metadata.set('maximum-append-size', String(maxAppendBytes));
+  return serviceError(
+    status.INVALID_ARGUMENT,
+    `Maximum Append Size of ${maxAppendBytes} Exceeded.`,
+    metadata,
+  );
+}
+
+/** A `google.rpc.Status` whose details pack a `MaximumAppendSizeExceeded` (the BatchAppend error form). */
+export function maximumAppendSizeStatus(maxAppendBytes: number): Status {
+  const details = new MaximumAppendSizeExceeded();
+  details.setMaxappendsize(maxAppendBytes);
+  return packedStatus(
+    Code.INVALID_ARGUMENT,
+    `Maximum Append Size of ${maxAppendBytes} Exceeded.`,
+    details.serializeBinary(),
+    'MaximumAppendSizeExceeded',
+  );
 }
 
 export function invalidArgumentError(details: string): ServiceError {

@@ -21,6 +21,8 @@ import {
   Empty,
   ProtobufEmpty,
   invalidArgumentError,
+  maximumAppendSizeError,
+  maximumAppendSizeStatus,
   streamDeletedError,
   streamDeletedStatus,
   streamIdentifier,
@@ -97,10 +99,16 @@ function appendReply(
   return reply;
 }
 
+/** The bytes an append carries, as the server counts them against its maximum append size. */
+function appendBytes(events: readonly ProposedEvent[]): number {
+  return events.reduce((total, event) => total + event.data.length + event.customMetadata.length, 0);
+}
+
 export function handleAppend(
   log: EventLog,
   call: ServerReadableStream<AppendReq, AppendResp>,
   callback: sendUnaryData<AppendResp>,
+  maxAppendBytes?: number,
 ): void {
   let options: AppendReq.Options | undefined;
   const proposed: ProposedEvent[] = [];
@@ -116,6 +124,10 @@ export function handleAppend(
     }
     const streamName = streamNameOf(options.getStreamIdentifier());
     const expected = expectationOf(options);
+    if (maxAppendBytes !== undefined && appendBytes(proposed) > maxAppendBytes) {
+      callback(maximumAppendSizeError(maxAppendBytes), null);
+      return;
+    }
     const outcome = log.append(streamName, expected, proposed);
     if (outcome.kind === 'stream_deleted') callback(streamDeletedError(streamName), null);
     else callback(null, appendReply(expected, outcome));
@@ -126,7 +138,7 @@ function batchReply(
   correlationId: UUID | undefined,
   streamName: string,
   expected: WireExpectation,
-  outcome: WriteOutcome,
+  outcome: WriteOutcome | { readonly kind: 'too_large'; readonly maxAppendBytes: number },
 ): BatchAppendResp {
   const reply = new BatchAppendResp();
   reply.setCorrelationId(correlationId);
@@ -145,6 +157,9 @@ function batchReply(
       reply.setStreamPosition(expected.toString(10));
   }
   switch (outcome.kind) {
+    case 'too_large':
+      reply.setError(maximumAppendSizeStatus(outcome.maxAppendBytes));
+      return reply;
     case 'stream_deleted':
       reply.setError(streamDeletedStatus(streamName));
       return reply;
@@ -176,6 +191,7 @@ export function handleBatchAppend(
   log: EventLog,
   registry: SubscriptionRegistry,
   call: ServerDuplexStream<BatchAppendReq, BatchAppendResp>,
+  maxAppendBytes?: number,
 ): void {
   const pending = new Map<string, { options?: BatchAppendReq.Options; events: ProposedEvent[] }>();
   const unregister = registry.add(() => {
@@ -195,7 +211,10 @@ export function handleBatchAppend(
     }
     const streamName = streamNameOf(batch.options.getStreamIdentifier());
     const expected = expectationOf(batch.options);
-    const outcome = log.append(streamName, expected, batch.events);
+    const outcome =
+      maxAppendBytes !== undefined && appendBytes(batch.events) > maxAppendBytes
+        ? { kind: 'too_large' as const, maxAppendBytes }
+        : log.append(streamName, expected, batch.events);
     if (!call.writableEnded)
       call.write(batchReply(request.getCorrelationId(), streamName, expected, outcome));
   });

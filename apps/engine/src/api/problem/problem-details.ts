@@ -3,6 +3,7 @@
 import { HttpException } from '@nestjs/common';
 import {
   ConcurrencyError,
+  AppendTooLargeError,
   DuplicateEventIdError,
   StreamErasedError,
   storeUnavailableReason,
@@ -140,6 +141,14 @@ export function problemOf(error: unknown): MappedProblem {
     return problem('conflict', 'an event id of this request is already recorded', {
       reason: 'duplicate_event',
     });
+  }
+  if (error instanceof AppendTooLargeError) {
+    return problem(
+      'payload_too_large',
+      `the event store takes at most ${error.maxAppendBytes} bytes in one append (its maximum append size); ` +
+        'send fewer or smaller entries at a time, or raise the server’s MaxAppendSize',
+      { reason: 'append_too_large', maxAppendBytes: error.maxAppendBytes },
+    );
   }
   if (error instanceof SessionTooLargeError) {
     return problem('payload_too_large', error.message, {
