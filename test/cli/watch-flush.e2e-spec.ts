@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '@strata/event-store';
 import { exportSession } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
-import { repositoryRoot } from '@strata/testing';
+import { repositoryRoot, waitUntil } from '@strata/testing';
 import { startHttpEngine, type HttpHarness } from '../http/http-harness';
 
 jest.setTimeout(120_000);
@@ -60,13 +60,11 @@ function strata(...args: string[]): Promise<{ code: number | null; stdout: strin
   });
 }
 
-async function waitFor(what: string, condition: () => Promise<boolean> | boolean, watch?: Watch) {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; watch wrote:\n${watch?.log() ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function waitFor(what: string, condition: () => Promise<boolean> | boolean, watch?: Watch): Promise<void> {
+  return waitUntil(condition, what, {
+    timeoutMs: DEADLINE_MS,
+    detail: () => `watch wrote:\n${watch?.log() ?? ''}`,
+  });
 }
 
 /** The ids of the entries stored for the session, in order (none while it is not stored). */

@@ -19,7 +19,13 @@ import {
 } from '@strata/event-store';
 import { verifyStoreIntegrity } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
-import { ScriptedSummarizer, session, startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
+import {
+  ScriptedSummarizer,
+  session,
+  startEsdbTestServer,
+  waitUntil,
+  type EsdbTestServer,
+} from '@strata/testing';
 import { engineLeaseStream } from '../../apps/engine/src/attempts/engine-leases';
 import type { EngineLeaseSettings } from '../../apps/engine/src/config/engine-lease-settings';
 import { AttemptTakeover } from '../../apps/engine/src/sagas/attempt-takeover.service';
@@ -187,12 +193,8 @@ async function startedAttemptIds(store: EventStore, sessionId: string): Promise<
     .map((event) => (event.data as { attemptId: string }).attemptId);
 }
 
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  return waitUntil(condition, what, { timeoutMs });
 }
 
 /** Resolves once the engine's first (or last) renewal, read from its lease stream, has expired. */

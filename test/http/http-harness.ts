@@ -11,7 +11,7 @@ import type { EventStore, RecordedEvent } from '@strata/event-store';
 import type { ProjectionStorage } from '@strata/projections';
 import type { Summarizer } from '@strata/summarizer';
 import { sessionStreamName, type SessionEntry, type SessionHeader } from '@strata/session';
-import { session } from '@strata/testing';
+import { session, waitUntil as waitUntilCondition } from '@strata/testing';
 import { loadEngineConfig, type EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { createEngineApplication } from '../../apps/engine/src/engine-application';
 import { EVENT_STORE } from '../../apps/engine/src/shared/injection-tokens';
@@ -222,14 +222,6 @@ export function turnOverThreshold(sessionId: string, parentId: string): SessionE
 }
 
 /** Polls `check` every 50 ms until it holds; fails naming `what` after `timeoutMs`. */
-export async function waitUntil(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+export function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  return waitUntilCondition(check, what, { timeoutMs, intervalMs: 50 });
 }

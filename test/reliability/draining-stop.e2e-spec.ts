@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { session } from '@strata/testing';
+import { session, waitUntil } from '@strata/testing';
 import { httpRequest, startEngineProcess, type EngineProcess } from './support/engine-process';
 import { SummaryEndpoint } from './support/summary-endpoint';
 
@@ -42,12 +42,8 @@ async function seed(running: EngineProcess, sessionId: string): Promise<void> {
   expect(appended.status).toBe(200);
 }
 
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolveLater) => setTimeout(resolveLater, 50));
-  }
+function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  return waitUntil(condition, what, { timeoutMs });
 }
 
 beforeEach(async () => {

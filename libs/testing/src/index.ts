@@ -11,3 +11,4 @@ export * from './long-texts';
 export * from './pi-reference/pi-reference';
 export * from './transcript-samples';
 export * from './sqlite-wal';
+export * from './wait-until';
