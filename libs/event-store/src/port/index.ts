@@ -3,3 +3,4 @@ export * from './event-store';
 export * from './event-filter';
 export * from './store-capabilities';
 export * from './head-position';
+export * from './store-errors';
