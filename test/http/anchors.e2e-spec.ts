@@ -127,6 +127,10 @@ describe('signed anchors over HTTP', () => {
     );
     expect(fromFirst).toEqual(tenantAnchors.slice(1));
     expect((await engine.request('GET', '/anchors?after=-1', { key: ALPHA_KEY })).status).toBe(400);
+    // past the largest position a store holds (and past 64 bits): nothing after it, not a 500
+    const pastTheEnd = await engine.request('GET', '/anchors?after=9999999999999999999', { key: ALPHA_KEY });
+    expect(pastTheEnd.status).toBe(200);
+    expect(pastTheEnd.text).toBe('');
 
     const events = await engine.request('GET', '/sessions/served/export?format=events', { key: ALPHA_KEY });
     expect(events.status).toBe(200);

@@ -47,6 +47,16 @@ export class AnchorLogUnavailableError extends Error {
 
 const PAGE_SIZE = 500;
 
+/**
+ * The largest log position either store can hold (SQLite's 64-bit rowid): a position asked for
+ * past it has nothing after it, and is not handed to a driver that would refuse the number.
+ */
+const LAST_LOG_POSITION = 2n ** 63n - 1n;
+
+function pastTheEnd(query: AnchorQuery): boolean {
+  return query.after !== undefined && query.after >= LAST_LOG_POSITION;
+}
+
 function selected(logged: LoggedAnchor, query: AnchorQuery): boolean {
   const { anchor } = logged;
   if (query.streamId !== undefined && anchor.stream !== query.streamId) return false;
@@ -132,6 +142,7 @@ export class SqliteAnchorLog implements AnchorLog {
       `SELECT * FROM anchors WHERE ${conditions.join(' AND ')} ORDER BY anchor_id LIMIT ${PAGE_SIZE}`,
     );
     const since = query.since === undefined ? undefined : Date.parse(query.since);
+    if (pastTheEnd(query)) return;
     let after = query.after ?? 0n;
     for (;;) {
       await Promise.resolve();
@@ -178,6 +189,7 @@ export class EsdbAnchorLog implements AnchorLog {
 
   async *read(query: AnchorQuery = {}): AsyncIterable<Anchor> {
     // positions are the stream's revisions plus one, so that every log's first anchor is at 1
+    if (pastTheEnd(query)) return;
     let from = query.after ?? 0n;
     for (;;) {
       const page = await this.readPage(from);
