@@ -7,7 +7,7 @@
 // worst case). One iteration appends 50 entries and then lets the event loop turn once, so the
 // signing and the anchor write scheduled by those appends are inside the timed work.
 import { SqliteEventStore } from '@strata/event-store';
-import { AnchorScheduler, SqliteAnchorLog, generateAnchorSigningKey } from '@strata/integrity';
+import { AnchorScheduler, anchorLogOf, generateAnchorSigningKey } from '@strata/integrity';
 import { SESSION_STREAM_PREFIX, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
 import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
@@ -80,7 +80,7 @@ export async function anchorAppendFixture(
       signatures[name] = 0;
       scheduler = new AnchorScheduler({
         key,
-        log: new SqliteAnchorLog(store.database, store.writer),
+        log: anchorLogOf(store),
         onWritten: (anchors) => {
           signatures[name] = (signatures[name] ?? 0) + anchors.length;
         },

@@ -4,3 +4,4 @@
 // against them and the erasure records. Built on @strata/event-store's port; knows no sessions.
 export * from './hash-chain';
 export * from './anchors';
+export * from './store-log';

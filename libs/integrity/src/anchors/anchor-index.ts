@@ -49,9 +49,12 @@ interface AnchorRow {
   readonly time: string;
   readonly key_id: string;
   readonly signature: string;
+  /** The chained anchor's log fields (`kind`, `position`, `previousHash`, `hash`) as JSON, when it has them. */
+  readonly chain: string | null;
 }
 
 function anchorOfRow(row: AnchorRow): AnchorReference {
+  const chain = row.chain === null ? {} : (JSON.parse(row.chain) as Partial<Anchor>);
   return {
     origin: row.origin,
     anchor: {
@@ -61,14 +64,22 @@ function anchorOfRow(row: AnchorRow): AnchorReference {
       time: row.time,
       keyId: row.key_id,
       signature: row.signature,
+      ...chain,
     },
   };
+}
+
+/** The fields a chained anchor adds, as the index keeps them. */
+function chainFieldsOf(anchor: Anchor): string | null {
+  if (anchor.previousHash === undefined) return null;
+  const { kind, position, previousHash, hash } = anchor;
+  return JSON.stringify({ kind, position, previousHash, hash });
 }
 
 const SCHEMA = `
 CREATE TABLE anchors (
   origin TEXT NOT NULL, stream TEXT NOT NULL, revision INTEGER NOT NULL, head_hash TEXT NOT NULL,
-  time TEXT NOT NULL, key_id TEXT NOT NULL, signature TEXT NOT NULL
+  time TEXT NOT NULL, key_id TEXT NOT NULL, signature TEXT NOT NULL, chain TEXT
 );
 CREATE INDEX anchors_at ON anchors (stream, revision);
 CREATE TABLE refused (seq INTEGER PRIMARY KEY, stream TEXT, origin TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT, anchor TEXT);
@@ -91,7 +102,7 @@ export class AnchorIndex {
     this.database.pragma('cache_size = -8192');
     this.database.exec(SCHEMA);
     this.insertAnchor = this.database.prepare(
-      'INSERT INTO anchors (origin, stream, revision, head_hash, time, key_id, signature) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO anchors (origin, stream, revision, head_hash, time, key_id, signature, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.insertRefused = this.database.prepare(
       'INSERT INTO refused (stream, origin, reason, detail, anchor) VALUES (?, ?, ?, ?, ?)',
@@ -209,6 +220,7 @@ export class AnchorIndex {
       anchor.time,
       anchor.keyId,
       anchor.signature,
+      chainFieldsOf(anchor),
     );
   }
 }

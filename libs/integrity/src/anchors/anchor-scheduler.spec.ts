@@ -1,6 +1,10 @@
 import { checkAnchorSignature, type Anchor } from './anchor';
 import { generateAnchorSigningKey } from './signing-key';
-import { InMemoryAnchorLog, type AnchorLog, type LoggedAnchor } from './anchor-log';
+import type { AnchorLog } from './anchor-log';
+import { InMemoryLogStorage } from '../store-log/memory-log-storage';
+import { SignedLog } from '../store-log/signed-log';
+import type { LogEntry } from '../store-log/log-entry';
+import type { LogStorage } from '../store-log/log-storage';
 import { AnchorScheduler } from './anchor-scheduler';
 
 const hashOf = (revision: number): string => revision.toString(16).padStart(64, '0');
@@ -22,13 +26,31 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
   }
 }
 
+const memoryLog = (): AnchorLog => new SignedLog(new InMemoryLogStorage());
+
+/** A storage that hands each write to `write` before the memory storage takes it. */
+function storageWith(
+  write: (entries: readonly { entry: LogEntry; tenant: string | undefined }[]) => void,
+): LogStorage {
+  const inner = new InMemoryLogStorage();
+  return {
+    head: () => inner.head(),
+    writeIfHead: (expected, entries) => {
+      write(entries);
+      return inner.writeIfHead(expected, entries);
+    },
+    entries: (after) => inner.entries(after),
+    anchors: (query) => inner.anchors(query),
+  };
+}
+
 const logged = async (log: AnchorLog, count: number) => (await anchorsOf(log)).length >= count;
 
 describe('AnchorScheduler', () => {
   describe('given a burst of heads of one stream, one per turn of the event loop, within one interval', () => {
     it('signs the first at once and the last when the interval ends: two signatures, the final head last', async () => {
       const key = generateAnchorSigningKey();
-      const log = new InMemoryAnchorLog();
+      const log = memoryLog();
       // an interval long enough that the burst ends inside it even on a loaded machine
       const scheduler = new AnchorScheduler({ key, log, intervalMs: 2_000 });
       const started = Date.now();
@@ -54,14 +76,8 @@ describe('AnchorScheduler', () => {
 
   describe('given heads of many streams noted in one turn', () => {
     it('signs each stream once and writes them to the log in one append', async () => {
-      const appends: (readonly LoggedAnchor[])[] = [];
-      const log: AnchorLog = {
-        append: (anchors) => {
-          appends.push(anchors);
-          return Promise.resolve();
-        },
-        read: () => (async function* () {})(),
-      };
+      const appends: (readonly { entry: LogEntry; tenant: string | undefined }[])[] = [];
+      const log = new SignedLog(storageWith((entries) => appends.push(entries)));
       const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 200 });
       for (let stream = 0; stream < 50; stream += 1)
         scheduler.note({ streamId: `session-${stream}`, revision: 3n, headHash: hashOf(3), tenant: 'acme' });
@@ -70,7 +86,7 @@ describe('AnchorScheduler', () => {
       expect(appends[0]).toHaveLength(50);
       expect(appends[0]![0]).toMatchObject({
         tenant: 'acme',
-        anchor: { stream: 'session-0', revision: '3' },
+        entry: { kind: 'anchor', stream: 'session-0', revision: '3' },
       });
       await scheduler.close();
     });
@@ -78,7 +94,7 @@ describe('AnchorScheduler', () => {
 
   describe('given a head held inside its interval when the scheduler closes', () => {
     it('signs it on close, ignores older heads, and signs nothing after', async () => {
-      const log = new InMemoryAnchorLog();
+      const log = memoryLog();
       const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
       scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
       await until(() => logged(log, 1), 'the first head is signed at once');
@@ -95,7 +111,7 @@ describe('AnchorScheduler', () => {
 
   describe('given a head held inside its interval when its stream is erased', () => {
     it('signs nothing more of that stream, and the other streams as before', async () => {
-      const log = new InMemoryAnchorLog();
+      const log = memoryLog();
       const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, intervalMs: 60_000 });
       scheduler.note({ streamId: 'session-a', revision: 5n, headHash: hashOf(5) });
       scheduler.note({ streamId: 'session-b', revision: 1n, headHash: hashOf(1) });
@@ -114,14 +130,14 @@ describe('AnchorScheduler', () => {
 
   describe('given a log that fails once', () => {
     it('reports the failure and signs the head again an interval later', async () => {
-      const inner = new InMemoryAnchorLog();
       let failures = 1;
       const errors: unknown[] = [];
-      const log: AnchorLog = {
-        append: (anchors) =>
-          failures-- > 0 ? Promise.reject(new Error('disk full')) : inner.append(anchors),
-        read: (query) => inner.read(query),
-      };
+      const log = new SignedLog(
+        storageWith(() => {
+          if (failures-- > 0) throw new Error('disk full');
+        }),
+      );
+      const inner = log;
       const scheduler = new AnchorScheduler({
         key: generateAnchorSigningKey(),
         log,
@@ -137,7 +153,7 @@ describe('AnchorScheduler', () => {
   });
 
   it('notes only the sealed head of appends to streams with the prefix', async () => {
-    const log = new InMemoryAnchorLog();
+    const log = memoryLog();
     const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log });
     const sealed = { id: 'e', type: 't', data: {}, metadata: { hash: hashOf(1), tenant: 'acme' } };
     scheduler.noteAppend('session-a', [sealed], { nextExpectedRevision: 1n, position: 9n }, 'session-');

@@ -5,8 +5,9 @@
 // signed when the interval ends. `flush()` signs whatever is held at once (shutdown, tests). A
 // failed write is reported and its heads are tried again an interval later. Nothing of this runs
 // inside an append: noting a head costs a map lookup.
-import { signAnchor, type Anchor, type AnchorHead, type AnchorSigningKey } from './anchor';
-import type { AnchorLog, LoggedAnchor } from './anchor-log';
+import type { Anchor, AnchorHead, AnchorSigningKey } from './anchor';
+import type { AnchorLog } from './anchor-log';
+import type { EntryToLog } from '../store-log/signed-log';
 import { isHash } from '../hash-chain/event-seal';
 import type { AppendResult, EventStore, EventToAppend, RecordedEvent } from '@strata/event-store';
 
@@ -124,13 +125,12 @@ export class AnchorScheduler {
   private signDue(): void {
     if (this.due.size === 0) return;
     const time = this.clock();
-    const batch: { head: TenantAnchorHead; logged: LoggedAnchor }[] = [];
+    const batch: { head: TenantAnchorHead; logged: EntryToLog }[] = [];
     for (const streamId of this.due) {
       const window = this.windows.get(streamId);
       const head = window?.pending;
       if (window === undefined || head === undefined) continue;
-      const anchor = signAnchor(head, time, this.options.key);
-      batch.push({ head, logged: { anchor, ...(head.tenant !== undefined ? { tenant: head.tenant } : {}) } });
+      batch.push({ head, logged: anchorToLog(head, time) });
       window.pending = undefined;
       window.signed = head.revision;
       this.startInterval(streamId, window);
@@ -139,8 +139,11 @@ export class AnchorScheduler {
     if (batch.length === 0) return;
     this.writing = this.writing.then(async () => {
       try {
-        await this.options.log.append(batch.map((item) => item.logged));
-        this.options.onWritten?.(batch.map((item) => item.logged.anchor));
+        const written = await this.options.log.append(
+          batch.map((item) => item.logged),
+          this.options.key,
+        );
+        this.options.onWritten?.(written as readonly Anchor[]);
       } catch (error) {
         this.options.onError?.(error);
         for (const { head } of batch) this.retryLater(head);
@@ -193,8 +196,27 @@ export async function anchorStreamHead(
   for await (const event of store.readStream(streamId, { direction: 'backwards', maxCount: 1 })) last = event;
   const headHash = last?.metadata['hash'];
   if (last === undefined || !isHash(headHash)) return undefined;
-  const anchor = signAnchor({ streamId, revision: last.revision, headHash }, time, key);
   const tenant = last.metadata['tenant'];
-  await log.append([{ anchor, ...(typeof tenant === 'string' ? { tenant } : {}) }]);
-  return anchor;
+  const head = {
+    streamId,
+    revision: last.revision,
+    headHash,
+    ...(typeof tenant === 'string' ? { tenant } : {}),
+  };
+  const [anchor] = await log.append([anchorToLog(head, time)], key);
+  return anchor as Anchor | undefined;
+}
+
+/** The log entry that anchors a head. */
+function anchorToLog(head: TenantAnchorHead, time: Date): EntryToLog {
+  return {
+    body: {
+      kind: 'anchor',
+      stream: head.streamId,
+      revision: head.revision.toString(),
+      headHash: head.headHash,
+    },
+    time,
+    ...(head.tenant !== undefined ? { tenant: head.tenant } : {}),
+  };
 }

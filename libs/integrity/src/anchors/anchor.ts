@@ -6,6 +6,7 @@
 import { createHash, sign, verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../hash-chain/canonical-json';
+import { checkLogEntry, MAX_LOG_STREAM_LENGTH, type LogEntry } from '../store-log/log-entry';
 
 /** One anchor as it is logged and exported (one JSON line each). */
 export interface Anchor {
@@ -27,6 +28,12 @@ export interface Anchor {
    * logged since, whatever the clocks said.
    */
   readonly position?: string;
+  /** Set on an anchor of the chained log (decision 0018): it is an entry of that log. */
+  readonly kind?: 'anchor';
+  /** The hash of the log entry before it (chained anchors only; signed). */
+  readonly previousHash?: string;
+  /** The hash of this entry, which its signature covers (chained anchors only). */
+  readonly hash?: string;
 }
 
 /** Prefixed to what is signed, so that no other Strata signature can pass for an anchor. */
@@ -37,7 +44,7 @@ const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
 const REVISION_PATTERN = /^(0|[1-9][0-9]{0,19})$/;
 
 /** The longest stream id an anchor may name (session ids are at most 512 UTF-16 code units). */
-export const MAX_ANCHOR_STREAM_LENGTH = 600;
+export const MAX_ANCHOR_STREAM_LENGTH = MAX_LOG_STREAM_LENGTH;
 
 /** The shape of an anchor read from outside (a file, a store's log). */
 export const anchorSchema = z
@@ -49,6 +56,9 @@ export const anchorSchema = z
     keyId: z.string().regex(KEY_ID_PATTERN, '16 lower-case hex digits'),
     signature: z.string().min(1).max(200),
     position: z.string().regex(REVISION_PATTERN, 'a decimal position').optional(),
+    kind: z.literal('anchor').optional(),
+    previousHash: z.string().regex(HASH_PATTERN, '64 lower-case hex digits').optional(),
+    hash: z.string().regex(HASH_PATTERN, '64 lower-case hex digits').optional(),
   })
   .strict();
 
@@ -107,6 +117,12 @@ export function checkAnchorSignature(
   anchor: Anchor,
   keys: ReadonlyMap<string, AnchorPublicKey>,
 ): AnchorSignatureCheck {
+  if (anchor.previousHash !== undefined || anchor.hash !== undefined || anchor.kind !== undefined) {
+    const entry = chainedAnchorEntry(anchor);
+    if (entry === undefined) return 'bad_signature';
+    const check = checkLogEntry(entry, keys);
+    return check === 'bad_hash' ? 'bad_signature' : check;
+  }
   const key = keys.get(anchor.keyId);
   if (key === undefined) return 'unknown_key';
   const signature = Buffer.from(anchor.signature, 'base64');
@@ -114,8 +130,16 @@ export function checkAnchorSignature(
   return verify(null, signedText(anchor), key.publicKey, signature) ? 'valid' : 'bad_signature';
 }
 
+/** The anchor as a log entry, when it carries everything a chained anchor must. */
+function chainedAnchorEntry(anchor: Anchor): LogEntry | undefined {
+  const { stream, revision, headHash, time, keyId, signature, position, previousHash, hash } = anchor;
+  if (position === undefined || previousHash === undefined || hash === undefined) return undefined;
+  return { kind: 'anchor', stream, revision, headHash, position, previousHash, time, keyId, hash, signature };
+}
+
 /** The anchor as one JSON line (fields in a fixed order, its log position last when known), with its line break. */
 export function anchorLine(anchor: Anchor): string {
+  if (anchor.previousHash !== undefined) return `${JSON.stringify(anchor)}\n`;
   const { stream, revision, headHash, time, keyId, signature, position } = anchor;
   const line = {
     stream,
