@@ -1,6 +1,7 @@
 // Contract: stream metadata (round trip, replacement) and erasure (content gone, appends
 // refused, an audit record that holds no content).
 import {
+  ConcurrencyError,
   ERASURE_EVENT_TYPE,
   ERASURE_LOG_STREAM,
   erasureRecordOfEvent,
@@ -119,6 +120,27 @@ export function describeMetadataAndErasureContract({ store, features }: Contract
         all.filter((record) => record.streamId.startsWith(prefix)).map((record) => record.streamId),
       ).toEqual([streamId, `${prefix}session-kept`]);
       expect(await store().listErasures(`${prefix}never-erased`)).toEqual([]);
+    });
+
+    it('erases only the head it names, at the time it is given, and refuses a stream whose head moved', async () => {
+      const scope = newScope();
+      const streamId = scope.stream('session-signed');
+      await store().appendToStream(streamId, [anEvent('message', { text: SECRET }), anEvent()]);
+      const stale = await rejectionOf(
+        store().eraseStream(streamId, { actor: 'dpo', reason: 'stale head', expectedRevision: 0n }),
+      );
+      expect(stale).toBeInstanceOf(ConcurrencyError);
+      expect(await collect(store().readStream(streamId))).toHaveLength(2);
+      expect(await store().listErasures(streamId)).toEqual([]);
+      const erasedAt = '2026-03-04T05:06:07.089Z';
+      const record = await store().eraseStream(streamId, {
+        actor: 'dpo',
+        reason: 'signed head',
+        erasedAt,
+        expectedRevision: 1n,
+      });
+      expect(record).toMatchObject({ streamId, erasedAt, eventCount: 2, headRevision: '1' });
+      expect(await store().listErasures(streamId)).toEqual([record]);
     });
 
     it('records no head of a stream that held nothing', async () => {

@@ -40,6 +40,7 @@ import {
   StreamErasedError,
   matchesEventFilter,
   ERASURE_EVENT_TYPE,
+  assertErasureHead,
   erasureHeadOf,
   type AppendOptions,
   type AppendResult,
@@ -271,12 +272,13 @@ export class EsdbEventStore implements EventStore {
   async eraseStream(streamId: string, request: ErasureRequest): Promise<ErasureRecord> {
     const head = await streamHead(this.client, streamId);
     if (head.kind === 'erased') throw new StreamErasedError(streamId);
+    assertErasureHead(streamId, request, head.kind === 'found' ? head.last.revision : null);
     const record: ErasureRecord = {
       streamId,
       actor: request.actor,
       reason: request.reason,
       ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
-      erasedAt: this.clock().toISOString(),
+      erasedAt: request.erasedAt ?? this.clock().toISOString(),
       eventCount: head.kind === 'found' ? Number(head.last.revision + 1n) : 0,
       ...erasureHeadOf(head.kind === 'found' ? head.last : undefined),
     };

@@ -9,6 +9,7 @@ import {
   ERASURE_EVENT_TYPE,
   ERASURE_LOG_STREAM,
   erasureEventData,
+  assertErasureHead,
   erasureHeadOf,
   type AppendOptions,
   type AppendResult,
@@ -160,13 +161,14 @@ export class InMemoryEventStore implements EventStore {
   private eraseNow(streamId: string, request: ErasureRequest): ErasureRecord {
     const stream = this.streams.get(streamId) ?? { events: [], erased: false };
     if (stream.erased) throw new StreamErasedError(streamId);
+    assertErasureHead(streamId, request, stream.events[stream.events.length - 1]?.revision ?? null);
     const erasedPositions = new Set(stream.events.map((event) => event.position));
     const record: ErasureRecord = {
       streamId,
       actor: request.actor,
       reason: request.reason,
       ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
-      erasedAt: this.clock().toISOString(),
+      erasedAt: request.erasedAt ?? this.clock().toISOString(),
       eventCount: stream.events.length,
       ...erasureHeadOf(stream.events[stream.events.length - 1]),
     };

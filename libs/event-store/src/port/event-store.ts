@@ -1,7 +1,7 @@
 // The event-store port (DESIGN.md decision 3): the one contract that the SQLite, EventStoreDB
 // and in-memory adapters honour, checked for all of them by the shared contract suite. Its
 // errors are in store-errors.ts.
-import { ReservedStreamMetadataError } from './store-errors';
+import { ConcurrencyError, ReservedStreamMetadataError } from './store-errors';
 
 /**
  * What the writer believes about the stream before appending:
@@ -189,6 +189,20 @@ export interface ErasureRequest {
   readonly actor: string;
   readonly reason: string;
   readonly tenant?: string;
+  /** The time the record states (ISO 8601); the store's clock when absent. */
+  readonly erasedAt?: string;
+  /**
+   * The revision of the stream's last event the erasure is meant for: when the stream's head is
+   * elsewhere (an append came first), nothing is erased and `ConcurrencyError` is thrown. A caller
+   * that signed the head it erases before erasing (decision 0018) erases exactly that head.
+   */
+  readonly expectedRevision?: bigint;
+}
+
+/** Throws `ConcurrencyError` when the erasure names a head that is not the stream's (see `ErasureRequest.expectedRevision`). */
+export function assertErasureHead(streamId: string, request: ErasureRequest, current: bigint | null): void {
+  if (request.expectedRevision === undefined || request.expectedRevision === current) return;
+  throw new ConcurrencyError(streamId, request.expectedRevision, current);
 }
 
 /** The audit record of an erasure. It never holds event content. */

@@ -313,7 +313,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     const { record, position } = await this.writer.write<ErasureWritten>(sqliteEventWrites.eraseStream, {
       streamId,
       request,
-      erasedAt: this.clock().toISOString(),
+      erasedAt: request.erasedAt ?? this.clock().toISOString(),
       eventId: randomUUID(),
     });
     // the erased content leaves this process's memory too

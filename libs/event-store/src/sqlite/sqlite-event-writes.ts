@@ -10,6 +10,7 @@ import {
   ERASURE_LOG_STREAM,
   StreamErasedError,
   erasureEventData,
+  assertErasureHead,
   erasureHeadOf,
   type AppendResult,
   type ErasureRecord,
@@ -155,6 +156,7 @@ export function eraseStream({ database, afterCommit }: SqliteWriteContext, args:
   const { streamId, request, erasedAt } = args;
   const stream = statements.selectStream.get(streamId);
   if (stream !== undefined && stream.erased !== 0n) throw new StreamErasedError(streamId);
+  assertErasureHead(streamId, request, stream?.last_revision ?? null);
   const lastRow = statements.selectStreamBackwards.get(streamId, MAX_SQLITE_INTEGER, 1);
   const erasedHead = erasureHeadOf(lastRow === undefined ? undefined : recordedEventFromRow(lastRow));
   const eventCount = Number(statements.deleteStreamEvents.run(streamId).changes);
