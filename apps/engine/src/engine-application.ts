@@ -4,11 +4,12 @@
 // `npm start` and by the end-to-end tests.
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { AppModule } from './app.module';
 import type { EngineConfig, EngineLogLevel } from './config/engine-config';
 import { EngineMetrics } from './observability/engine-metrics.service';
 import { accessLogMiddleware } from './observability/access-log';
+import { responseMetrics } from './observability/response-metrics';
 import { engineLogger } from './observability/engine-logger';
 import { requestContextMiddleware } from './observability/request-context';
 import { answerClientErrors } from './api/problem/client-error-answers';
@@ -25,23 +26,6 @@ const nestLevels: Readonly<Record<Exclude<EngineLogLevel, 'silent'>, LogLevel[]>
 
 export function nestLogLevels(level: EngineLogLevel): LogLevel[] | false {
   return level === 'silent' ? false : nestLevels[level];
-}
-
-type Middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
-
-function responseMetrics(metrics: EngineMetrics): Middleware {
-  return (request, response, next) => {
-    const started = process.hrtime.bigint();
-    const method = request.method ?? 'UNKNOWN';
-    response.on('finish', () => {
-      metrics.httpResponses.increment({ method, status: String(response.statusCode) });
-      const isEventStream = String(response.getHeader('content-type') ?? '').startsWith('text/event-stream');
-      if (!isEventStream) {
-        metrics.httpDuration.observe({ method }, Number(process.hrtime.bigint() - started) / 1e9);
-      }
-    });
-    next();
-  };
 }
 
 export async function createEngineApplication(
