@@ -4,11 +4,7 @@
 // calls, retries, errors and tokens by provider and model after a compaction through loopback
 // providers, and the sagas' slots; a caller without a key gets the health gauges only, the
 // metrics token and a tenant's key everything. An engine whose summariser is held shows its
-// summary slots in use and queued; one on EventStoreDB (the protocol test server) counts its
-// projection lag in log bytes, not events.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// summary slots in use and queued. (On EventStoreDB: prometheus-metrics-esdb.e2e-spec.ts.)
 import type { AttemptList } from '@strata/client';
 import {
   ScriptedSummarizer,
@@ -16,8 +12,6 @@ import {
   sampleValue,
   samplesOf,
   session,
-  startEsdbTestServer,
-  type EsdbTestServer,
   type PrometheusExposition,
 } from '@strata/testing';
 import { ENGINE_VERSION } from '../../apps/engine/src/shared/engine-version';
@@ -265,42 +259,5 @@ describe('given an engine with one summary slot and a summariser that holds its 
       async () => (await gauges()).every((value) => value === 0),
       'no summary slot in use or queued, no saga slot in use',
     );
-  });
-});
-
-describe('given an engine on EventStoreDB', () => {
-  const directory = mkdtempSync(join(tmpdir(), 'strata-metrics-esdb-'));
-  let server: EsdbTestServer;
-  let engine: HttpHarness;
-
-  beforeAll(async () => {
-    server = await startEsdbTestServer();
-    engine = await startHttpEngine({
-      directory,
-      environment: {
-        STRATA_STORE: server.connectionString,
-        STRATA_PROJECTIONS_DB: join(directory, 'projections.db'),
-      },
-    });
-    const builder = session({ sessionId: 'esdb-scraped' }).editTurns(2);
-    await engine.seed(builder.header, builder.entries);
-  });
-
-  afterAll(async () => {
-    await engine.close();
-    await server.stop();
-    rmSync(directory, { recursive: true, force: true });
-  });
-
-  it('counts the projection lag in log bytes, has no lag in events, and names the store in the build', async () => {
-    let exposition = await scrape(engine);
-    await waitUntil(async () => {
-      exposition = await scrape(engine);
-      return sampleValue(exposition, 'strata_projection_lag_bytes') === 0;
-    }, 'the projections have caught up');
-    expect(samplesOf(exposition, 'strata_projection_lag_events')).toEqual([]);
-    expect(exposition.types.get('strata_projection_lag_bytes')).toBe('gauge');
-    expect(sampleValue(exposition, 'strata_projection_applied_position')).toBeGreaterThan(0);
-    expect(samplesOf(exposition, 'strata_build_info', { store: 'esdb' })).toHaveLength(1);
   });
 });
