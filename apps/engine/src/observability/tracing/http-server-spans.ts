@@ -13,6 +13,7 @@ import {
   propagation,
   trace,
   type Span,
+  type Tracer,
 } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INSTRUMENTATION_SCOPE } from './engine-spans';
@@ -60,8 +61,7 @@ function endServerSpan(
 }
 
 /** Starts a server span per request; use only when the SDK has started (telemetry-sdk.ts). */
-export function httpServerSpans(): Middleware {
-  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+export function httpServerSpans(tracer: Tracer = trace.getTracer(INSTRUMENTATION_SCOPE)): Middleware {
   return (request, response, next) => {
     const method = request.method ?? '_OTHER';
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
