@@ -12,6 +12,8 @@ import { accessLogMiddleware } from './observability/access-log';
 import { responseMetrics } from './observability/response-metrics';
 import { engineLogger } from './observability/engine-logger';
 import { requestContextMiddleware } from './observability/request-context';
+import { httpServerSpans } from './observability/tracing/http-server-spans';
+import { telemetryStarted } from './observability/tracing/telemetry-sdk';
 import { answerClientErrors } from './api/problem/client-error-answers';
 import { EngineDrain } from './http/health/engine-drain';
 import type { StrataApplicationOptions } from './http/strata-http.module';
@@ -39,6 +41,7 @@ export async function createEngineApplication(
   });
   const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
   server.disable?.('x-powered-by');
+  if (telemetryStarted()) app.use(httpServerSpans());
   app.use(requestContextMiddleware({ keepContext: config.logFormat === 'json' || config.accessLog }));
   if (config.accessLog) app.use(accessLogMiddleware(config.logFormat));
   app.use(app.get(EngineDrain).middleware());
