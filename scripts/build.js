@@ -21,8 +21,11 @@ const {
   outputPathOf,
 } = require('./build-sources.js');
 
-/** Packages only some configurations use (EventStoreDB, the Anthropic and OpenAI summarisers). */
-const lazyPackages = ['@eventstore/db-client', '@anthropic-ai/sdk', 'openai'];
+/**
+ * Packages only some configurations use (EventStoreDB, the Anthropic and OpenAI summarisers, the
+ * OpenTelemetry API, touched only once telemetry has started).
+ */
+const lazyPackages = ['@eventstore/db-client', '@anthropic-ai/sdk', 'openai', '@opentelemetry/api'];
 
 // The options of scripts/register.js and jest.config.js (legacy decorators with metadata for
 // Nest), but for the lazy packages.

@@ -4,13 +4,16 @@
 // `npm start` and by the end-to-end tests.
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { AppModule } from './app.module';
 import type { EngineConfig, EngineLogLevel } from './config/engine-config';
 import { EngineMetrics } from './observability/engine-metrics.service';
 import { accessLogMiddleware } from './observability/access-log';
+import { responseMetrics } from './observability/response-metrics';
 import { engineLogger } from './observability/engine-logger';
 import { requestContextMiddleware } from './observability/request-context';
+import { httpServerSpans } from './observability/tracing/http-server-spans';
+import { telemetryStarted } from './observability/tracing/telemetry-sdk';
 import { answerClientErrors } from './api/problem/client-error-answers';
 import { EngineDrain } from './http/health/engine-drain';
 import type { StrataApplicationOptions } from './http/strata-http.module';
@@ -27,23 +30,6 @@ export function nestLogLevels(level: EngineLogLevel): LogLevel[] | false {
   return level === 'silent' ? false : nestLevels[level];
 }
 
-type Middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
-
-function responseMetrics(metrics: EngineMetrics): Middleware {
-  return (request, response, next) => {
-    const started = process.hrtime.bigint();
-    const method = request.method ?? 'UNKNOWN';
-    response.on('finish', () => {
-      metrics.httpResponses.increment({ method, status: String(response.statusCode) });
-      const isEventStream = String(response.getHeader('content-type') ?? '').startsWith('text/event-stream');
-      if (!isEventStream) {
-        metrics.httpDuration.observe({ method }, Number(process.hrtime.bigint() - started) / 1e9);
-      }
-    });
-    next();
-  };
-}
-
 export async function createEngineApplication(
   config: EngineConfig,
   options: StrataApplicationOptions = {},
@@ -55,6 +41,7 @@ export async function createEngineApplication(
   });
   const server = app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void };
   server.disable?.('x-powered-by');
+  if (telemetryStarted()) app.use(httpServerSpans());
   app.use(requestContextMiddleware({ keepContext: config.logFormat === 'json' || config.accessLog }));
   if (config.accessLog) app.use(accessLogMiddleware(config.logFormat));
   app.use(app.get(EngineDrain).middleware());

@@ -4,10 +4,12 @@
 // under Kubernetes' 30 s grace period). Then the application closes (event streams ended, the
 // read models' checkpoints stored), with a few seconds of its own at most: an attempt still
 // waiting for a slow model is left open, for the next start's recovery to take over as after a
-// crash. The process then exits 0. A second signal stops waiting for the requests in progress.
+// crash. The spans and metrics not yet exported are flushed (tracing/telemetry-sdk.ts, 5 s at
+// most), and the process exits 0. A second signal stops waiting for the requests in progress.
 import type { INestApplication } from '@nestjs/common';
 import type { EngineConfig } from './config/engine-config';
 import { EngineDrain } from './http/health/engine-drain';
+import { stopTelemetry } from './observability/tracing/telemetry-sdk';
 
 /** The least time closing the application is given once draining is over, deadline or not. */
 const CLOSE_GRACE_MS = 3_000;
@@ -47,6 +49,7 @@ export function stopOnSignals(
         ? `stopped after ${Date.now() - started} ms`
         : `stopped after ${Date.now() - started} ms; work still running (an attempt waiting for its model) is left for the next start's recovery`,
     );
+    await stopTelemetry();
     exit(0);
   };
 

@@ -15,6 +15,7 @@ import {
 import { EngineAnchors } from './anchors/engine-anchors';
 import { createEngineApplication, nestLogLevels } from './engine-application';
 import { engineLogger, engineNotices } from './observability/engine-logger';
+import { startTelemetry } from './observability/tracing/telemetry-sdk';
 import { CannotListenError, listenFailure, stopOnSignals } from './engine-stop';
 import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
@@ -39,6 +40,7 @@ async function storeReachable(config: EngineConfig): Promise<void> {
 async function bootstrap(): Promise<void> {
   const config = loadEngineConfig(process.env);
   const settings = loadEngineSettings(process.env, config.cwd);
+  startTelemetry(process.env);
   await storeReachable(config);
   const app = await createEngineApplication(config, { settings });
   // Nest logs a failed listen itself, in colour and with its prefix; the one line below says it

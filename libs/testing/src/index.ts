@@ -12,3 +12,4 @@ export * from './pi-reference/pi-reference';
 export * from './transcript-samples';
 export * from './sqlite-wal';
 export * from './wait-until';
+export * from './prometheus-text';

@@ -38,6 +38,7 @@ import {
 import { CLOCK, ENGINE_IDENTITY } from '../shared/injection-tokens';
 import { EngineLease } from './engine-lease.service';
 import { SummaryCallLog } from '../summarizers/summary-calls';
+import { traceAttempt } from '../observability/tracing/engine-spans';
 import { attemptMetadata, attemptOutcomeSeed, attemptStartSeeds } from './attempt-ids';
 import { requireSameAttempt, type AttemptRequest } from './attempt-requests';
 import {
@@ -132,8 +133,16 @@ export class AttemptRunner {
     return { kind: 'ended', result: await this.fromElsewhere(steps) };
   }
 
-  /** Runs the attempt to its outcome under `signal`. */
-  async run<Preparation, Draft extends AttemptSpending, Result>(
+  /** Runs the attempt to its outcome under `signal` (in a span of its own, when tracing). */
+  run<Preparation, Draft extends AttemptSpending, Result>(
+    steps: AttemptSteps<Preparation, Draft, Result>,
+    alreadyStarted: boolean,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    return traceAttempt(steps.request, () => this.runAttempt(steps, alreadyStarted, signal));
+  }
+
+  private async runAttempt<Preparation, Draft extends AttemptSpending, Result>(
     steps: AttemptSteps<Preparation, Draft, Result>,
     alreadyStarted: boolean,
     signal: AbortSignal,

@@ -18,9 +18,7 @@ import { sessionFileOperations } from '../sessions/session-files/session-files.c
 import { sessionErasureOperations } from '../sessions/erase-session/session-erasures.controller';
 import { sessionQueryOperations } from '../sessions/read-sessions/session-queries.controller';
 import { sessionEntryOperations } from '../sessions/read-sessions/session-entry.controller';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const packageVersion = (require('../../../../package.json') as { version: string }).version;
+import { ENGINE_VERSION } from '../shared/engine-version';
 
 const docsOperations: readonly ApiOperation[] = [
   {
@@ -79,5 +77,5 @@ const tags = [
 ];
 
 export function apiDocument(): OpenApiDocument {
-  return buildOpenApiDocument(apiOperations, { version: packageVersion, tags });
+  return buildOpenApiDocument(apiOperations, { version: ENGINE_VERSION, tags });
 }

@@ -23,6 +23,7 @@ import { EventStreamController } from './events/event-stream.controller';
 import { EventStreams } from '../events-stream/event-streams.service';
 import type { SessionHookHandlers } from '../hooks/session-hook.types';
 import { EngineMetrics } from '../observability/engine-metrics.service';
+import { storeKindOf } from '../observability/projection-lag-metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { SESSIONS_PER_SUMMARY_SLOT } from '../sagas/saga-runner.service';
 import { SagasModule } from '../sagas/sagas.module';
@@ -195,8 +196,8 @@ export function strataApplicationImports(
   config: EngineConfig,
   options: StrataApplicationOptions = {},
 ): DynamicModule[] {
-  const metrics = new EngineMetrics();
   const inner = options.store ?? openEventStore(config.storeUrl, { cwd: config.cwd, sqlite: config.sqlite });
+  const metrics = new EngineMetrics({ store: storeKindOf(inner) });
   const { clock } = options;
   const anchors = new EngineAnchors(config, inner, {
     ...(options.anchorIntervalMs !== undefined ? { intervalMs: options.anchorIntervalMs } : {}),
@@ -224,6 +225,7 @@ export function strataApplicationImports(
       ...(config.engineId !== undefined ? { engineId: config.engineId } : {}),
       engineLease: config.engineLease,
       summarySlots: config.sagas,
+      summaryCallObserver: metrics.summarizer,
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
       ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),

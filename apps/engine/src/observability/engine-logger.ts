@@ -2,10 +2,12 @@
 // when stdout is a terminal (and NO_COLOR is unset). `json` writes one JSON object per line to
 // stdout, whatever the level: `level`, `pid`, `timestamp` (epoch milliseconds) and `time` (ISO
 // 8601), `message`, `context`, and for the lines
-// written while a request is handled its `requestId`, and the caller's `traceId` and `spanId`
-// when it sent a W3C `traceparent` (request-context.ts).
+// written while a request is handled its `requestId`; and `traceId` and `spanId`: those of the
+// active span when tracing (tracing/), else the caller's when it sent a W3C `traceparent`
+// (request-context.ts).
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 import { currentRequest } from './request-context';
+import { activeSpanIds } from './tracing/engine-spans';
 
 export const logFormats = ['text', 'json'] as const;
 /** `text`: Nest's lines (coloured on a terminal only); `json`: one JSON object per line on stdout. */
@@ -17,6 +19,7 @@ class JsonLinesLogger extends ConsoleLogger {
   protected override getJsonLogObject(message: unknown, options: JsonLogOptions) {
     const record = super.getJsonLogObject(message, options);
     const request = currentRequest();
+    const span = activeSpanIds();
     return {
       ...record,
       time: new Date(record.timestamp).toISOString(),
@@ -26,6 +29,7 @@ class JsonLinesLogger extends ConsoleLogger {
             requestId: request.requestId,
             ...(request.traceId !== undefined ? { traceId: request.traceId, spanId: request.spanId } : {}),
           }),
+      ...span,
     };
   }
 

@@ -63,6 +63,7 @@ import {
 } from '../shared/injection-tokens';
 import { buildSummarizerCandidates } from '../summarizers/summarizer-candidates';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
+import { SUMMARY_CALL_OBSERVER, type SummaryCallObserver } from '../observability/summary-call-observer';
 
 export interface EngineModuleOptions {
   /** A store to use (the caller closes it), or a store URL to open (closed with the module). */
@@ -97,6 +98,8 @@ export interface EngineModuleOptions {
    * often it is renewed. `STRATA_ENGINE_LEASE_MS` and `STRATA_ENGINE_LEASE_RENEW_MS` by default.
    */
   readonly engineLease?: EngineLeaseSettings;
+  /** Told of every summariser call (the HTTP engine's metrics); none by default. */
+  readonly summaryCallObserver?: SummaryCallObserver;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -199,6 +202,9 @@ export class EngineModule {
           buildSummarizerCandidates(settings, environment, (message) => logger.warn(message)),
         inject: [ENGINE_SETTINGS],
       },
+      ...(options.summaryCallObserver !== undefined
+        ? [{ provide: SUMMARY_CALL_OBSERVER, useValue: options.summaryCallObserver }]
+        : []),
       ...services,
       ...commandHandlers,
       {

@@ -12,6 +12,8 @@ import {
   type Summarizer,
 } from '@strata/summarizer';
 import type { EngineSettings, SummarizerCandidateSettings } from '../settings/engine-settings.schema';
+import { withGenAiTelemetry } from '../observability/tracing/genai-summarizer';
+import { genAiTargetOf } from './genai-targets';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -170,11 +172,12 @@ export function buildSummarizerCandidates(
   const remote = remoteEndpointOf(settings);
   if (remote !== undefined) {
     const summarizer = remoteSummarizerOf(remote, REMOTE_ENDPOINT_NAME, secret);
-    if (summarizer) candidates.push(summarizer);
+    const target = genAiTargetOf({ provider: 'remote', ...remote });
+    if (summarizer) candidates.push(withGenAiTelemetry(summarizer, target, environment));
   }
   for (const candidate of settings.summarizer.candidates) {
     const summarizer = candidateOf(candidate, secret);
-    if (summarizer) candidates.push(summarizer);
+    if (summarizer) candidates.push(withGenAiTelemetry(summarizer, genAiTargetOf(candidate), environment));
   }
   return candidates;
 }

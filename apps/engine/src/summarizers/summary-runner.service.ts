@@ -1,13 +1,15 @@
 // Sends one domain summary request to the summariser candidates (retries, backoff, fallback and
 // abort as in reference §5.5, through @strata/summarizer's candidate loop) and returns the text
 // with who answered (the candidate, and the model its provider reported) and what it cost. Every
-// try, answered or failed, is timed on the engine's clock and written to the attempt's call log.
-import { Inject, Injectable, Logger } from '@nestjs/common';
+// try, answered or failed, is timed on the engine's clock, written to the attempt's call log and
+// told to the call observer (the metrics) when the engine has one.
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { summarizeWithCandidates, type Summarizer } from '@strata/summarizer';
 import type { SummaryRequest, Usage } from '@strata/session';
 import type { EngineSettings } from '../settings/engine-settings.schema';
 import type { Clock } from '../shared/clock';
 import { CLOCK, ENGINE_SETTINGS, SUMMARIZER_CANDIDATES } from '../shared/injection-tokens';
+import { SUMMARY_CALL_OBSERVER, type SummaryCallObserver } from '../observability/summary-call-observer';
 import { recordedModelName, type SummaryCallLog } from './summary-calls';
 import { toPortRequest, toSessionUsage } from './summary-request-adapter';
 
@@ -38,6 +40,7 @@ export class SummaryRunner {
     @Inject(SUMMARIZER_CANDIDATES) private readonly candidates: readonly Summarizer[],
     @Inject(ENGINE_SETTINGS) private readonly settings: EngineSettings,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(SUMMARY_CALL_OBSERVER) private readonly observer?: SummaryCallObserver,
   ) {}
 
   /** The first candidate's name: the model an attempt expects to use. */
@@ -55,6 +58,7 @@ export class SummaryRunner {
         retry: this.settings.summarizer.retry,
         now: () => this.clock.now(),
         onAttemptFailed: (failure) => {
+          this.observer?.tryFailed(failure);
           this.logger.warn(
             `${request.purpose} summary by ${failure.summarizer} failed (attempt ${failure.attempt + 1}, ` +
               `${failure.error.code}): ${failure.error.message}; next: ${failure.next.action}`,
@@ -69,6 +73,7 @@ export class SummaryRunner {
         },
       },
     );
+    this.observer?.answered(outcome);
     const { result, summarizer } = outcome;
     const usage = result.usage !== undefined ? toSessionUsage(result.usage) : undefined;
     options.calls?.record({

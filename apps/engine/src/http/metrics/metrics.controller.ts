@@ -1,8 +1,10 @@
-// GET /metrics: the Prometheus text exposition. It carries counts by event type, outcome and
-// status only, nothing of any tenant's content; still, counts and positions tell how much the
-// store holds, so with API keys configured a caller without a valid key gets the health gauges
-// only (the projections live, their lag). `STRATA_METRICS_TOKEN` names a bearer token that
-// reads every metric and nothing else, so that Prometheus need not hold a tenant's key.
+// GET /metrics: the Prometheus text exposition. It carries counts by event type, outcome,
+// route, provider and status only, nothing of any tenant's content; still, counts and positions
+// tell how much the store holds, so with API keys configured a caller without a valid key gets
+// the health gauges only (the projections live, their lag). `STRATA_METRICS_TOKEN` names a
+// bearer token that reads every metric and nothing else, so that Prometheus need not hold a
+// tenant's key. The gauges of state held elsewhere (projections, sagas' slots) are read here,
+// when scraped.
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,7 +16,8 @@ import { TenantDirectory } from '../../tenancy/tenant-directory';
 import { presentsValidKey } from '../../api/tenant.guard';
 import { z } from 'zod';
 import { EngineMetrics } from '../../observability/engine-metrics.service';
-import { PROMETHEUS_CONTENT_TYPE } from '../../observability/metrics-registry';
+import { SagaRunner, SESSIONS_PER_SUMMARY_SLOT } from '../../sagas/saga-runner.service';
+import { SummarySlots } from '../../sessions/compact-session/summary-slots.service';
 
 /** Whether the request's bearer token is the metrics token (compared by its SHA-256, in constant time). */
 function presentsMetricsToken(tokenHash: string | undefined, request: IncomingMessage): boolean {
@@ -25,17 +28,18 @@ function presentsMetricsToken(tokenHash: string | undefined, request: IncomingMe
   return timingSafeEqual(presented, Buffer.from(tokenHash, 'hex'));
 }
 
-/** What a caller without a valid key is shown. */
-const HEALTH_METRICS: ReadonlySet<string> = new Set([
-  'strata_projections_live',
-  'strata_projection_lag_events',
-]);
+/** What a caller without a valid key is shown: whether the projections are live, and their lag. */
+function isHealthMetric(metrics: EngineMetrics, name: string): boolean {
+  return name === 'strata_projections_live' || name === metrics.projectionLag.lagName;
+}
 
 @Controller()
 export class MetricsController {
   constructor(
     private readonly metrics: EngineMetrics,
     private readonly readModels: ReadModels,
+    private readonly sagas: SagaRunner,
+    private readonly summarySlots: SummarySlots,
     @Inject(TenantDirectory) private readonly directory: TenantDirectory,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
@@ -43,12 +47,13 @@ export class MetricsController {
   @Get('metrics')
   async metricsText(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     await this.refreshProjectionGauges();
+    this.refreshSlotGauges();
     const text =
       presentsValidKey(this.directory, request) || presentsMetricsToken(this.config.metricsTokenHash, request)
-        ? this.metrics.registry.render()
-        : this.metrics.registry.render((name) => HEALTH_METRICS.has(name));
+        ? await this.metrics.render()
+        : await this.metrics.render((name) => isHealthMetric(this.metrics, name));
     response.statusCode = 200;
-    response.setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
+    response.setHeader('Content-Type', this.metrics.contentType);
     response.setHeader('Content-Length', Buffer.byteLength(text));
     response.end(text);
   }
@@ -59,11 +64,22 @@ export class MetricsController {
     this.metrics.sessionsSetAsideNow.set({}, this.readModels.setAsideSessions());
     try {
       const lag = await this.readModels.lag();
-      this.metrics.projectionLag.set({}, Number(lag.positionsBehind));
-      this.metrics.projectionAppliedPosition.set({}, Number(lag.appliedPosition ?? -1n));
+      this.metrics.projectionLag.set(lag.positionsBehind, lag.appliedPosition);
     } catch {
-      this.metrics.projectionLag.set({}, NaN);
+      this.metrics.projectionLag.unknown();
     }
+  }
+
+  private refreshSlotGauges(): void {
+    const sagas = this.sagas.status();
+    this.metrics.sagaSlots.set({
+      sagaSlots: SESSIONS_PER_SUMMARY_SLOT * this.config.sagas.concurrency,
+      sagaSlotsInUse: sagas.running,
+      sagaEventsQueued: sagas.queued,
+      summarySlots: this.config.sagas.concurrency,
+      summarySlotsInUse: this.summarySlots.running,
+      summariesQueued: this.summarySlots.waiting,
+    });
   }
 }
 

@@ -20,6 +20,7 @@ import { leaseCheckOf } from '../../session-streams/session-leases';
 import { requireRoomFor } from '../../shared/session-size';
 import { SessionStreams, type SessionWriteOptions } from '../../session-streams/session-streams.service';
 import { writeContextOf } from '../../shared/command-context';
+import { traceAppend } from '../../observability/tracing/engine-spans';
 import { AppendEntriesCommand, type AppendEntriesResult } from './append-entries.command';
 
 /** What an append's idempotency key stands for: its entries (the preconditions are checks, not content). */
@@ -43,7 +44,11 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({
+  execute(command: AppendEntriesCommand): Promise<AppendEntriesResult> {
+    return traceAppend(command, () => this.append(command));
+  }
+
+  private async append({
     sessionId,
     entries,
     options,

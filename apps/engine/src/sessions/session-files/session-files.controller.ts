@@ -59,6 +59,7 @@ import { requireRoomFor, SessionTooLargeError } from '../../shared/session-size'
 import { WriteBody } from '../../api/admission/write-admission.interceptor';
 import { SessionImportWork } from './session-import-work';
 import { weightOfEntries } from './session-import.tasks';
+import { traceImport } from '../../observability/tracing/engine-spans';
 
 export const SESSION_FILE_MEDIA_TYPE = JSON_LINES_MEDIA_TYPE;
 
@@ -87,10 +88,18 @@ export class SessionFilesController {
 
   @Post('sessions/import')
   @WriteBody('session_file')
-  async importFile(
+  importFile(
     @Principal() principal: TenantPrincipal,
     @Req() request: IncomingMessage,
     @Res({ passthrough: true }) response: ServerResponse,
+  ) {
+    return traceImport(() => this.importSession(principal, request, response));
+  }
+
+  private async importSession(
+    principal: TenantPrincipal,
+    request: IncomingMessage,
+    response: ServerResponse,
   ) {
     const query = parseQuery(request, importQuery);
     const file = await readJsonLinesBody(request, this.config.importBodyLimitBytes);
