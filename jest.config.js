@@ -40,6 +40,8 @@ module.exports = {
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // The HTTP end-to-end specs check every answer against the OpenAPI document (test/http/openapi-conformance).
+  setupFilesAfterEnv: ['<rootDir>/test/http/openapi-conformance/jest-setup.ts'],
   testTimeout: 30000,
   // One worker per core. Jest's default (one fewer) runs a 2-core machine's suite in a single
   // process, where most of the time is spent waiting on engines, child processes and browsers:

@@ -19,6 +19,11 @@ import { ReadModels } from '../../apps/engine/src/read-side/read-models.service'
 import type { EngineSettingsInput } from '../../apps/engine/src/settings/engine-settings.schema';
 import type { Clock } from '../../apps/engine/src/shared/clock';
 import { sendWithStaleSocketRetry } from './keep-alive-request';
+import {
+  forgetEngineOrigin,
+  recordApiResponse,
+  registerEngineOrigin,
+} from './openapi-conformance/conformance-recorder';
 
 export const ALPHA_KEY = 'alpha-key-0123456789abcdef';
 export const BETA_KEY = 'beta-key-0123456789abcdef0';
@@ -100,6 +105,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
   if (options.waitUntilCaughtUp !== false) await app.get(ReadModels).runner.whenCaughtUp();
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const port = Number(new URL(url).port);
+  registerEngineOrigin(url);
   // Connections are kept alive, as a real client keeps them; one the engine closes as idle while
   // a request goes out on it is retried (see keep-alive-request.ts).
   const agent = new Agent({ keepAlive: true });
@@ -126,6 +132,13 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
       ...(body !== undefined ? { body } : {}),
     });
     const text = response.text;
+    recordApiResponse({
+      method,
+      target: path,
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? undefined,
+      body: text,
+    });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -157,6 +170,7 @@ export async function startHttpEngine(options: HttpHarnessOptions = {}): Promise
     },
     async close(closeOptions = {}) {
       agent.destroy();
+      forgetEngineOrigin(url);
       await app.close();
       if (closeOptions.keepDirectory !== true && options.directory === undefined) {
         rmSync(directory, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // and hold its body back, read the answer while the body is unsent, send another request on the
 // same connection, and see how the connection ends (closed by the engine, or reset).
 import { connect, type Socket } from 'node:net';
+import { isEngineUrl, recordApiResponse } from './openapi-conformance/conformance-recorder';
 
 export interface RawAnswer {
   readonly status: number;
@@ -20,10 +21,15 @@ export class RawConnection {
   private received = Buffer.alloc(0);
   private wake: (() => void) | undefined;
   private endedAs: ConnectionEnd | undefined;
+  /** The requests sent whose answers have not been read, oldest first (HTTP/1.1 answers in order). */
+  private readonly unanswered: { readonly method: string; readonly path: string }[] = [];
   /** How the connection ends. */
   readonly ended: Promise<ConnectionEnd>;
 
-  private constructor(private readonly socket: Socket) {
+  private constructor(
+    private readonly socket: Socket,
+    private readonly origin: string,
+  ) {
     socket.on('data', (chunk: Buffer) => {
       this.received = Buffer.concat([this.received, chunk]);
       this.wake?.();
@@ -49,7 +55,7 @@ export class RawConnection {
     return new Promise((resolve, reject) => {
       const socket = connect(port, '127.0.0.1');
       socket.once('connect', () => {
-        const connection = new RawConnection(socket);
+        const connection = new RawConnection(socket, `http://127.0.0.1:${port}`);
         RawConnection.opened.add(connection);
         resolve(connection);
       });
@@ -59,6 +65,7 @@ export class RawConnection {
 
   /** Sends a request line and headers (`Host` added); its body, if any, follows with `send`. */
   head(method: string, path: string, headers: Readonly<Record<string, string | number>>): void {
+    this.unanswered.push({ method, path });
     const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1'];
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
     this.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -103,7 +110,18 @@ export class RawConnection {
           } catch {
             body = undefined;
           }
-          return { status: Number(statusLine.split(' ')[1]), headers, text, body };
+          const status = Number(statusLine.split(' ')[1]);
+          const request = this.unanswered.shift();
+          if (request !== undefined && isEngineUrl(this.origin)) {
+            recordApiResponse({
+              method: request.method,
+              target: request.path,
+              status,
+              contentType: headers['content-type'],
+              body: text,
+            });
+          }
+          return { status, headers, text, body };
         }
       }
       if (this.endedAs !== undefined || this.socket.destroyed) {

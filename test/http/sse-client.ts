@@ -1,6 +1,7 @@
 // A small server-sent-events client for the tests: connects over node:http, parses frames as
 // they arrive, and lets a test wait for events or comments without sleeping.
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { isEngineUrl, recordApiResponse } from './openapi-conformance/conformance-recorder';
 
 export interface ReceivedEvent {
   readonly id: string | undefined;
@@ -55,7 +56,7 @@ export function openEventStream(
         }
         listeners.add(check);
       });
-    const onResponse = (response: IncomingMessage): void => {
+    const onResponse = async (response: IncomingMessage): Promise<void> => {
       const contentType = String(response.headers['content-type'] ?? '');
       let buffer = '';
       let errorText = '';
@@ -103,6 +104,18 @@ export function openEventStream(
       });
       response.on('end', () => endedResolve());
       response.on('close', () => endedResolve());
+      const streamed = contentType.startsWith('text/event-stream');
+      if (isEngineUrl(url)) {
+        const { pathname, search } = new URL(url);
+        recordApiResponse({
+          method: 'GET',
+          target: `${pathname}${search}`,
+          status: response.statusCode ?? 0,
+          contentType,
+          // A stream is checked for its status and media type; an error for its body too.
+          body: streamed ? undefined : await errorBody,
+        });
+      }
       resolve({
         status: response.statusCode ?? 0,
         contentType,
@@ -126,7 +139,7 @@ export function openEventStream(
     const client: ClientRequest = request(
       url,
       { headers: { accept: 'text/event-stream', ...headers } },
-      onResponse,
+      (response) => void onResponse(response),
     );
     client.on('error', reject);
     client.end();

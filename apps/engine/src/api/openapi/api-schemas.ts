@@ -11,14 +11,32 @@ export interface ApiSchemaMeta {
 export const requestSchemaRegistry = z.registry<ApiSchemaMeta>();
 export const responseSchemaRegistry = z.registry<ApiSchemaMeta>();
 
+/**
+ * Adds `schema` to `registry` under `id`. Two schemas of one side under one name would leave the
+ * document a single component for both (the second), so that is refused.
+ */
+function named<Schema extends z.ZodType>(
+  registry: typeof requestSchemaRegistry,
+  id: string,
+  schema: Schema,
+  description: string | undefined,
+): Schema {
+  const holder = registry._idmap.get(id);
+  if (holder === schema) return schema;
+  if (holder !== undefined) {
+    throw new Error(`two ${registry === requestSchemaRegistry ? 'request' : 'response'} schemas named ${id}`);
+  }
+  registry.add(schema, { id, ...(description !== undefined ? { description } : {}) });
+  return schema;
+}
+
 /** Names a schema read from clients (a body). */
 export function requestSchema<Schema extends z.ZodType>(
   id: string,
   schema: Schema,
   description?: string,
 ): Schema {
-  requestSchemaRegistry.add(schema, { id, ...(description !== undefined ? { description } : {}) });
-  return schema;
+  return named(requestSchemaRegistry, id, schema, description);
 }
 
 /** Names a schema the API answers with. */
@@ -27,8 +45,7 @@ export function responseSchema<Schema extends z.ZodType>(
   schema: Schema,
   description?: string,
 ): Schema {
-  responseSchemaRegistry.add(schema, { id, ...(description !== undefined ? { description } : {}) });
-  return schema;
+  return named(responseSchemaRegistry, id, schema, description);
 }
 
 /** A decimal string standing for a bigint (revisions and global positions). */

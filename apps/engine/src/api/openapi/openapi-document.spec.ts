@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { apiDocument, apiOperations } from '../../http/api-document';
+import { responseSchema } from './api-schemas';
 import { problemStatuses } from '../problem/api-errors';
 
 function references(value: unknown, found: string[] = []): string[] {
@@ -69,6 +71,29 @@ describe('the OpenAPI document', () => {
       expect(ref).toMatch(/^#\/components\/schemas\//);
       expect(document.components.schemas[ref.split('/').pop()!]).toBeDefined();
     }
+  });
+
+  it('names each component once: an entry of a page is a SessionEntry, one entry read alone a SessionEntryView', () => {
+    const schemaOf = (path: string) =>
+      JSON.stringify(
+        (document.paths[path]?.['get'] as { responses: Record<string, unknown> }).responses['200'],
+      );
+    expect(schemaOf('/sessions/{sessionId}/entries')).toContain('#/components/schemas/SessionEntries');
+    expect(schemaOf('/sessions/{sessionId}/entries/{entryId}')).toContain(
+      '#/components/schemas/SessionEntryView',
+    );
+    expect(document.components.schemas['SessionEntries']?.['properties']).toMatchObject({
+      items: { items: { $ref: '#/components/schemas/SessionEntry' } },
+    });
+    expect(JSON.stringify(document.components.schemas['SessionEntry'])).not.toContain('onCurrentPath');
+    expect(document.components.schemas['SessionEntryView']?.['required']).toContain('onCurrentPath');
+    expect(() => responseSchema('SessionEntry', z.object({ other: z.string() }))).toThrow(
+      'two response schemas named SessionEntry',
+    );
+  });
+
+  it('gives no component an $id (a fragment there would move where its references resolve)', () => {
+    expect(JSON.stringify(document.components.schemas)).not.toContain('"$id"');
   });
 
   it('generates request bodies from the zod schemas (input side: defaults optional)', () => {

@@ -84,8 +84,14 @@ const problemSchema: JsonSchema = {
   required: ['type', 'title', 'status', 'detail', 'code'],
 };
 
+/**
+ * A zod JSON Schema as the document holds it: without `$schema` (the document's dialect applies)
+ * and without the `$id` zod gives a registered schema (`#/components/schemas/X`): an `$id` may
+ * not be a fragment, and validators that honour it would resolve the document's references
+ * against it. Components are reached by their JSON pointer.
+ */
 function withoutDialect(schema: JsonSchema): JsonSchema {
-  const { $schema: _dialect, ...rest } = schema;
+  const { $schema: _dialect, $id: _id, ...rest } = schema;
   return rest;
 }
 

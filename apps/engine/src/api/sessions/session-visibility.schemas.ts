@@ -58,7 +58,7 @@ export const contextRepairs = z
   );
 
 export const sessionEntryResponse = responseSchema(
-  'SessionEntry',
+  'SessionEntryView',
   z.object({
     sessionId: z.string(),
     entry: recordedSessionEntry,
