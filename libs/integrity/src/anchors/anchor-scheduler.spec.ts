@@ -41,6 +41,7 @@ function storageWith(
     },
     entries: (after) => inner.entries(after),
     anchors: (query) => inner.anchors(query),
+    lastCheckpoint: () => inner.lastCheckpoint(),
   };
 }
 

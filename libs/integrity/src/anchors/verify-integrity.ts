@@ -161,6 +161,11 @@ async function retentionKeysOf(store: EventStore, streamId: string): Promise<str
 export interface IntegrityOptions {
   /** Anchors to match (their signatures were checked when the index was built). */
   readonly anchors?: AnchorIndex;
+  /**
+   * The erasure that stands for each erased stream, from the store's signed log (decision 0018):
+   * when given, only these answer for a stream's absence, never an erasure record alone.
+   */
+  readonly signedErasures?: ReadonlyMap<string, ErasureRecord>;
 }
 
 /**
@@ -173,7 +178,10 @@ export async function verifyStreamIntegrity(
   streamId: string,
   options: IntegrityOptions = {},
 ): Promise<StreamIntegrity> {
-  const erasure = latestErasure(await store.listErasures(streamId));
+  const erasure =
+    options.signedErasures !== undefined
+      ? options.signedErasures.get(streamId)
+      : latestErasure(await store.listErasures(streamId));
   const recorded = await store.streamRevision(streamId);
   const retentionKeys = await retentionKeysOf(store, streamId);
   const check = new StreamCheck(streamId, options.anchors, erasure);
@@ -247,7 +255,7 @@ export async function verifyStoreIntegrity(
 ): Promise<StoreIntegrity> {
   const { anchors, filter, onProgress, progressEvents = INTEGRITY_PROGRESS_EVENTS } = options;
   const erasures = new Map<string, ErasureWithHead>();
-  for (const record of await store.listErasures()) {
+  for (const record of options.signedErasures?.values() ?? (await store.listErasures())) {
     if (inFilter(record.streamId, filter)) erasures.set(record.streamId, record);
   }
   const recorded = recordedRevisions(store);

@@ -12,7 +12,7 @@ import {
 } from '@eventstore/db-client';
 import { ANCHOR_EVENT_TYPE, ANCHOR_STREAM, createUuidV7Generator } from '@strata/event-store';
 import { anchorSchema, type Anchor } from '../anchors/anchor';
-import { LOG_GENESIS_HASH, parseLogEntryText, type LogEntry } from './log-entry';
+import { LOG_GENESIS_HASH, parseLogEntryText, type CheckpointLogEntry, type LogEntry } from './log-entry';
 import {
   anchorSelected,
   LAST_LOG_POSITION,
@@ -87,6 +87,32 @@ export class EsdbLogStorage implements LogStorage {
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       return { written: false, head: await this.head() };
+    }
+  }
+
+  /** Read backwards from the end, a page at a time, until a checkpoint (the whole stream when there is none). */
+  async lastCheckpoint(): Promise<CheckpointLogEntry | undefined> {
+    let from: bigint | 'end' = 'end';
+    for (;;) {
+      let last: bigint | undefined;
+      try {
+        for await (const resolved of this.client.readStream(ANCHOR_STREAM, {
+          direction: 'backwards',
+          fromRevision: from,
+          maxCount: PAGE_SIZE,
+        })) {
+          const event = resolved.event;
+          if (event === undefined) continue;
+          last = event.revision;
+          if (event.type !== LOG_ENTRY_EVENT_TYPE) continue;
+          const parsed = parseLogEntryText(event.revision + 1n, JSON.stringify(event.data));
+          if (typeof parsed !== 'string' && parsed.kind === 'checkpoint') return parsed;
+        }
+      } catch (error) {
+        if (!(error instanceof StreamNotFoundError)) throw error;
+      }
+      if (last === undefined || last === 0n) return undefined;
+      from = last - 1n;
     }
   }
 

@@ -67,6 +67,11 @@ export interface ErasureEntryBody {
   readonly eventCount: number;
   readonly headRevision?: string;
   readonly headHash?: string;
+  /**
+   * Set on an erasure found in the store when its log began (an erasure made before the log was
+   * chained, signed as it was found), not signed as it was carried out.
+   */
+  readonly adopted?: true;
 }
 
 export type LogEntryBody = AnchorEntryBody | CheckpointEntryBody | ErasureEntryBody;
@@ -172,6 +177,7 @@ export const logEntrySchema = z.discriminatedUnion('kind', [
       eventCount: z.number().int().nonnegative(),
       headRevision: DECIMAL.optional(),
       headHash: HASH.optional(),
+      adopted: z.literal(true).optional(),
       ...placeShape,
     })
     .strict(),
@@ -182,11 +188,17 @@ export function logEntryLine(entry: LogEntry): string {
   return `${JSON.stringify(entry)}\n`;
 }
 
-/** An erasure entry's fields as an erasure record (what the store's `erasures` row must say). */
-export function erasureFieldsOf(entry: ErasureEntryBody): Omit<ErasureEntryBody, 'kind'> {
-  const { kind: _kind, ...fields } = entry;
-  return fields;
-}
+/** The fields of an erasure record that its signed entry must state alike. */
+export const SIGNED_ERASURE_FIELDS = [
+  'streamId',
+  'actor',
+  'reason',
+  'tenant',
+  'erasedAt',
+  'eventCount',
+  'headRevision',
+  'headHash',
+] as const;
 
 /** The entry a stored text holds at `position`, or why it holds none. */
 export function parseLogEntryText(position: bigint, text: string): LogEntry | string {

@@ -4,7 +4,7 @@
 // `strata-anchors` stream; in memory: an array). Anchors signed before the log was chained
 // ("legacy" anchors) stay readable at the positions they had; the first chained entry follows them.
 import type { Anchor } from '../anchors/anchor';
-import type { LogEntry } from './log-entry';
+import type { CheckpointLogEntry, LogEntry } from './log-entry';
 
 export interface LogHead {
   readonly position: bigint;
@@ -43,6 +43,8 @@ export interface LogStorage {
   ): Promise<WriteOutcome>;
   /** Every item after `after`, in log order. */
   entries(after: bigint): AsyncIterable<LoggedItem>;
+  /** The last checkpoint entry of the log (the last part of it), if any. */
+  lastCheckpoint(): Promise<CheckpointLogEntry | undefined>;
   /** The anchors (legacy and chained) the query selects, in log order. */
   anchors(query: LogRead): AsyncIterable<Anchor & { readonly position: string }>;
 }

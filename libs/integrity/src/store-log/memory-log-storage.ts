@@ -1,6 +1,6 @@
 // The signed log of an in-memory store (tests): an array beside the store.
 import type { Anchor } from '../anchors/anchor';
-import { LOG_GENESIS_HASH, type LogEntry } from './log-entry';
+import { LOG_GENESIS_HASH, type CheckpointLogEntry, type LogEntry } from './log-entry';
 import {
   anchorSelected,
   type LoggedItem,
@@ -30,6 +30,11 @@ export class InMemoryLogStorage implements LogStorage {
     if (head.position !== expected.position || head.hash !== expected.hash) return { written: false, head };
     this.items.push(...entries);
     return { written: true };
+  }
+
+  lastCheckpoint(): Promise<CheckpointLogEntry | undefined> {
+    const found = this.items.findLast(({ entry }) => entry.kind === 'checkpoint');
+    return Promise.resolve(found?.entry as CheckpointLogEntry | undefined);
   }
 
   async *entries(after: bigint): AsyncIterable<LoggedItem> {

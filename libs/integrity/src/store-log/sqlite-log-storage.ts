@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { SqliteWriter } from '@strata/event-store';
 import type { Anchor } from '../anchors/anchor';
-import { parseLogEntryText, type LogEntry } from './log-entry';
+import { parseLogEntryText, type CheckpointLogEntry, type LogEntry } from './log-entry';
 import {
   anchorSelected,
   LAST_LOG_POSITION,
@@ -76,6 +76,19 @@ export class SqliteLogStorage implements LogStorage {
     });
     const bytes = rows.reduce((total, row) => total + row.entry.length + 64, 0);
     return this.writer.write<WriteOutcome>(logWrites.appendLogEntries, { expected, rows }, bytes);
+  }
+
+  lastCheckpoint(): Promise<CheckpointLogEntry | undefined> {
+    if (!this.hasTable('store_log')) return Promise.resolve(undefined);
+    const row = this.database
+      .prepare<[], LogRow>(
+        "SELECT position, tenant, entry FROM store_log WHERE kind = 'checkpoint' ORDER BY position DESC LIMIT 1",
+      )
+      .safeIntegers(true)
+      .get();
+    if (row === undefined) return Promise.resolve(undefined);
+    const parsed = parseLogEntryText(row.position, row.entry);
+    return Promise.resolve(typeof parsed === 'string' || parsed.kind !== 'checkpoint' ? undefined : parsed);
   }
 
   private hasTable(name: string): boolean {

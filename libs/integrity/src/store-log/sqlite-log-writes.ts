@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS store_log (
 );
 CREATE INDEX IF NOT EXISTS store_log_by_stream ON store_log (stream_id, position);
 CREATE INDEX IF NOT EXISTS store_log_by_tenant ON store_log (tenant, position);
+CREATE INDEX IF NOT EXISTS store_log_by_kind ON store_log (kind, position);
 `;
 
 const LOG_GENESIS_HASH = '0'.repeat(64);
