@@ -1,9 +1,10 @@
-// `strata anchors export`: the store's signed anchors as JSON Lines on stdout, oldest first, for
-// an auditor to keep outside the store (or to have timestamped); `--after` keeps those logged
-// after a position of the log (each line's `position`: nothing is missed whatever the clocks
-// did), `--since` those signed at or after a time. Read page by page, so a long log is never held
-// in memory.
-import { AnchorLogUnavailableError, anchorLine, anchorLogOf } from '@strata/integrity';
+// `strata anchors export`: the store's signed log as JSON Lines on stdout, oldest first — anchors,
+// checkpoints and erasures (decision 0018) — for an auditor to keep outside the store (or to
+// have timestamped); `--after` keeps the entries logged after a position of the log (each line's
+// `position`: nothing is missed whatever the clocks did), `--since` those signed at or after a
+// time. Keeping only the newest checkpoint line is enough to check the whole log before it later.
+// Read page by page, so a long log is never held in memory.
+import { AnchorLogUnavailableError, anchorLine, anchorLogOf, logEntryLine } from '@strata/integrity';
 import { CliError, type CommandImplementation } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
@@ -31,9 +32,10 @@ export const anchorsCommand: CommandImplementation = {
   name: 'anchors',
   usage:
     `strata anchors export ${storeOptionUsage} [--after <position>] [--since <time>]\n  ${storeOptionHelp}\n` +
-    '  --after: only anchors logged after this position of the anchor log (the `position` of the\n' +
+    '  The signed log: anchors, checkpoints of the whole store and signed erasures, one JSON line each\n' +
+    '  --after: only entries logged after this position of the log (the `position` of the\n' +
     '           last line exported before): everything since, whatever the clocks said\n' +
-    '  --since: only anchors signed at or after this date-time (2026-01-31T12:00:00Z), as the\n' +
+    '  --since: only entries signed at or after this date-time (2026-01-31T12:00:00Z), as the\n' +
     "           signing engine's clock said\n" +
     'examples:\n' +
     '  strata anchors export > anchors.jsonl\n' +
@@ -57,8 +59,15 @@ export const anchorsCommand: CommandImplementation = {
         if (error instanceof AnchorLogUnavailableError) throw new CliError(error.message);
         throw error;
       }
-      const query = { ...(since !== undefined ? { since } : {}), ...(after !== undefined ? { after } : {}) };
-      for await (const anchor of log.read(query)) io.stdout(anchorLine(anchor));
+      const sinceTime = since === undefined ? undefined : Date.parse(since);
+      for await (const item of log.entries(after ?? 0n)) {
+        if (item.source === 'unreadable') {
+          io.stderr(`anchors: position ${item.position} of the log holds no entry that can be read (${item.reason}); left out\n`);
+          continue;
+        }
+        if (sinceTime !== undefined && Date.parse(item.entry.time) < sinceTime) continue;
+        io.stdout(item.source === 'chained' ? logEntryLine(item.entry) : anchorLine(item.entry));
+      }
     });
     return 0;
   },

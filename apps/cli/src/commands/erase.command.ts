@@ -5,6 +5,7 @@
 import { type ErasureRecord } from '@strata/event-store';
 import { SessionNotFoundError } from '@strata/session-files';
 import { eraseSession, erasureReasonProblem, SessionErasedError } from '@strata/engine';
+import { cliLogWriting } from '../shared/anchor-options';
 import { CliError, type CommandImplementation } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { cliActor } from '../shared/cli-actor';
@@ -50,7 +51,15 @@ export const eraseCommand: CommandImplementation = {
     const actor = cliActor(values.actor);
     const record = await withEventStore(values.store, io, async (store) => {
       try {
-        return await eraseSession(store, sessionId, { actor, reason: values.reason! });
+        const writing = cliLogWriting(io, store);
+        const erased = await eraseSession(
+          store,
+          sessionId,
+          { actor, reason: values.reason! },
+          writing.erasureSigner,
+        );
+        await writing.checkpoint();
+        return erased;
       } catch (error) {
         if (error instanceof SessionErasedError) {
           throw new CliError(`session ${sessionId} was ${describeErasureRecord(error.record)} already`);

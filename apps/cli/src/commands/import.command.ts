@@ -23,7 +23,7 @@ import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { jsonLine } from '../shared/json-output';
 import { parseCommandLine, sessionFileFormatOption } from '../shared/options';
-import { anchoringOn, signingKeyOf } from '../shared/anchor-options';
+import { anchoringOn, cliLogWriting, signingKeyOf } from '../shared/anchor-options';
 
 /** Who imports, as written into each event's metadata. */
 const IMPORT_ACTOR = 'strata-cli:import';
@@ -165,6 +165,7 @@ export const importCommand: CommandImplementation = {
           throw error;
         }
       }
+      await cliLogWriting(io, store).checkpoint();
     });
     return 0;
   },

@@ -11,6 +11,7 @@ import {
   type RetentionCandidate,
 } from '@strata/engine';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
+import { cliLogWriting } from '../shared/anchor-options';
 import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import { storeOptionHelp, storeOptionUsage, withEventStore } from '../shared/event-store-option';
 import { parseCommandLine } from '../shared/options';
@@ -106,7 +107,10 @@ export const retentionCommand: CommandImplementation = {
         return;
       }
       let erased = 0;
-      for (const result of await eraseRetentionCandidates(store, candidates)) {
+      const writing = cliLogWriting(io, store);
+      const results = await eraseRetentionCandidates(store, candidates, writing.erasureSigner);
+      await writing.checkpoint();
+      for (const result of results) {
         if (result.outcome.kind === 'erased') erased += 1;
         if (values.json) {
           io.stdout(

@@ -6,8 +6,18 @@
 // and anchors. Findings are printed on stdout (one JSON object with `--json`), with exit code 1;
 // `--all` tells on stderr each stream it starts reading, since a big store takes a while.
 import { resolve } from 'node:path';
+import { type EventStore } from '@strata/event-store';
 import {
   AnchorIndex,
+  anchorLogIfAny,
+  compareWithExport,
+  describeLogFinding,
+  describeNewestCheckpoint,
+  logFileCandidates,
+  logFileItems,
+  verifyStoreWithLog,
+  type StoreLogFinding,
+  type StoreLogIntegrity,
   MAX_EVENT_LINE_BYTES,
   describeErasure,
   describeFinding,
@@ -15,7 +25,6 @@ import {
   fileLines,
   streamHolds,
   verifyEventLines,
-  verifyStoreIntegrity,
   verifyStreamIntegrity,
   type AnchorCandidate,
   type IntegrityFinding,
@@ -28,6 +37,7 @@ import { existsSync } from 'node:fs';
 import { CliError, type CommandImplementation, type CliIo } from '../cli-io';
 import {
   anchorFile,
+  anchorFilePath,
   anchorOptionsHelp,
   anchorOptionsUsage,
   publicKeysOf,
@@ -135,7 +145,10 @@ async function verifyFile(
 ): Promise<number> {
   const path = resolve(io.cwd, file);
   if (!existsSync(path)) throw new CliError(`cannot read ${file}: no such file`);
-  const candidates = anchors !== undefined ? anchorFile(io, anchors) : (async function* () {})();
+  const candidates =
+    anchors !== undefined
+      ? anchorFile(io, anchors, publicKeysOf(io, publicKeyFiles))
+      : (async function* () {})();
   const result = await withAnchorIndex(candidates, io, publicKeyFiles, undefined, (index) =>
     verifyEventLines(fileLines(path, MAX_EVENT_LINE_BYTES), { anchors: index }),
   );
@@ -161,6 +174,102 @@ async function verifyFile(
     return 1;
   }
   return result.ok ? 0 : 1;
+}
+
+async function verifySession(
+  io: CliIo,
+  store: EventStore,
+  sessionId: string,
+  anchors: string | undefined,
+  publicKeyFiles: readonly string[],
+  json: boolean,
+): Promise<number> {
+  const streamId = sessionStreamName(sessionId);
+  const candidates =
+    anchors !== undefined
+      ? anchorFile(io, anchors, publicKeysOf(io, publicKeyFiles))
+      : storeAnchors(store, streamId);
+  const inScope = (stream: string) => stream === streamId;
+  return withAnchorIndex(candidates, io, publicKeyFiles, inScope, async (index) => {
+    const result = await verifyStreamIntegrity(store, streamId, { anchors: index });
+    const refused = index.refused((stream) => stream === streamId);
+    if (result.events === 0 && result.erasure === undefined && streamHolds(result) && refused.total === 0) {
+      throw new CliError(`session ${sessionId} is not in the store`);
+    }
+    const ok = streamHolds(result) && refused.total === 0;
+    if (json)
+      io.stdout(
+        jsonLine({ ok, sessionId, stream: streamJson(result), refusedAnchors: refusedJson(refused) }),
+      );
+    else print(io, [...streamLines(result), ...refusedLines(refused)]);
+    return ok ? 0 : 1;
+  });
+}
+
+/** The store's signed log as `--json` prints it. */
+function logJson(log: StoreLogIntegrity, findings: readonly StoreLogFinding[]): Record<string, unknown> {
+  return {
+    chained: log.chained,
+    entries: log.entries,
+    legacyAnchors: log.legacyAnchors,
+    newestCheckpoint: log.newestCheckpoint ?? null,
+    findings: findings.map((finding) => ({ ...finding, description: describeLogFinding(finding) })),
+  };
+}
+
+async function verifyAll(
+  io: CliIo,
+  store: EventStore,
+  anchors: string | undefined,
+  publicKeyFiles: readonly string[],
+  json: boolean,
+): Promise<number> {
+  const keys = publicKeysOf(io, publicKeyFiles);
+  const exportedPath = anchors !== undefined ? anchorFilePath(io, anchors) : undefined;
+  const verification = await verifyStoreWithLog(store, {
+    keys,
+    ...(exportedPath !== undefined ? { exported: logFileCandidates(exportedPath, anchors!, keys) } : {}),
+    onProgress: printProgress(io),
+  });
+  const log = anchorLogIfAny(store);
+  const logFindings: StoreLogFinding[] = [...verification.log.findings];
+  if (exportedPath !== undefined && log !== undefined) {
+    logFindings.push(...(await compareWithExport(log, logFileItems(exportedPath))));
+  }
+  const result = verification.streams;
+  const ok = result.ok && logFindings.length === 0;
+  if (json) {
+    io.stdout(
+      jsonLine({
+        ...result,
+        ok,
+        failed: result.failed.map(streamJson),
+        erased: result.erased.map(streamJson),
+        refusedAnchors: refusedJson(result.refusedAnchors),
+        log: logJson(verification.log, logFindings),
+      }),
+    );
+    return ok ? 0 : 1;
+  }
+  for (const stream of result.failed) print(io, streamLines(stream));
+  for (const stream of result.erased) print(io, streamLines(stream));
+  print(io, refusedLines(result.refusedAnchors));
+  print(
+    io,
+    logFindings.map((finding) => describeLogFinding(finding)),
+  );
+  if (verification.log.chained) print(io, [describeNewestCheckpoint(verification.log.newestCheckpoint)]);
+  const anchorsNoted =
+    result.anchorsMatched > 0 ? `, ${plural(result.anchorsMatched, 'anchor')} matched` : '';
+  const logNoted = verification.log.chained
+    ? `, ${plural(verification.log.entries, 'signed log entry')} chained`
+    : '';
+  io.stdout(
+    ok
+      ? `every chain holds (${plural(result.streams, 'stream')}, ${plural(result.events, 'event')}${anchorsNoted}${logNoted})\n`
+      : `${result.failed.length} of ${plural(result.streams, 'stream')} broken${result.refusedAnchors.total > 0 ? `, ${plural(result.refusedAnchors.total, 'anchor')} refused` : ''}${logFindings.length > 0 ? `, ${plural(logFindings.length, 'finding')} in the signed log` : ''} (${plural(result.events, 'event')} read)\n`,
+  );
+  return ok ? 0 : 1;
 }
 
 export const verifyCommand: CommandImplementation = {
@@ -200,54 +309,10 @@ export const verifyCommand: CommandImplementation = {
       return verifyFile(io, values.file, values.anchors, publicKeyFiles, values.json);
     }
     return withEventStore(values.store, io, async (store) => {
-      const streamId = sessionId !== undefined ? sessionStreamName(sessionId) : undefined;
-      const candidates =
-        values.anchors !== undefined ? anchorFile(io, values.anchors) : storeAnchors(store, streamId);
-      const inScope = streamId !== undefined ? (stream: string) => stream === streamId : undefined;
-      return withAnchorIndex(candidates, io, publicKeyFiles, inScope, async (index) => {
-        if (streamId !== undefined) {
-          const result = await verifyStreamIntegrity(store, streamId, { anchors: index });
-          const refused = index.refused((stream) => stream === streamId);
-          if (
-            result.events === 0 &&
-            result.erasure === undefined &&
-            streamHolds(result) &&
-            refused.total === 0
-          ) {
-            throw new CliError(`session ${sessionId} is not in the store`);
-          }
-          const ok = streamHolds(result) && refused.total === 0;
-          if (values.json)
-            io.stdout(
-              jsonLine({ ok, sessionId, stream: streamJson(result), refusedAnchors: refusedJson(refused) }),
-            );
-          else print(io, [...streamLines(result), ...refusedLines(refused)]);
-          return ok ? 0 : 1;
-        }
-        const result = await verifyStoreIntegrity(store, { anchors: index, onProgress: printProgress(io) });
-        if (values.json) {
-          io.stdout(
-            jsonLine({
-              ...result,
-              failed: result.failed.map(streamJson),
-              erased: result.erased.map(streamJson),
-              refusedAnchors: refusedJson(result.refusedAnchors),
-            }),
-          );
-          return result.ok ? 0 : 1;
-        }
-        for (const stream of result.failed) print(io, streamLines(stream));
-        for (const stream of result.erased) print(io, streamLines(stream));
-        print(io, refusedLines(result.refusedAnchors));
-        const anchors =
-          result.anchorsMatched > 0 ? `, ${plural(result.anchorsMatched, 'anchor')} matched` : '';
-        io.stdout(
-          result.ok
-            ? `every chain holds (${plural(result.streams, 'stream')}, ${plural(result.events, 'event')}${anchors})\n`
-            : `${result.failed.length} of ${plural(result.streams, 'stream')} broken${result.refusedAnchors.total > 0 ? `, ${plural(result.refusedAnchors.total, 'anchor')} refused` : ''} (${plural(result.events, 'event')} read)\n`,
-        );
-        return result.ok ? 0 : 1;
-      });
+      if (sessionId !== undefined) {
+        return verifySession(io, store, sessionId, values.anchors, publicKeyFiles, values.json);
+      }
+      return verifyAll(io, store, values.anchors, publicKeyFiles, values.json);
     });
   },
 };

@@ -11,7 +11,7 @@ import {
   DEFAULT_SIGNING_KEY_NAME,
   SIGNING_KEY_FILE_VARIABLE,
   SigningKeyError,
-  anchorFileCandidates,
+  logFileCandidates,
   anchorLogCandidates,
   anchorLogIfAny,
   anchorsEnabled,
@@ -19,7 +19,9 @@ import {
   keyFileList,
   loadOrCreateSigningKey,
   readPublicKey,
+  writeCheckpoint,
   type AnchorCandidate,
+  type ErasureSigner,
   type AnchorPublicKey,
   type AnchorSigningKey,
 } from '@strata/integrity';
@@ -95,15 +97,47 @@ export function publicKeysOf(io: CliIo, files: readonly string[]): Map<string, A
   return keys;
 }
 
-/** The anchor file's candidates; refuses a file that does not exist. */
-export function anchorFile(io: CliIo, file: string): AsyncIterable<AnchorCandidate> {
+/** The path of an anchor file given on the command line; refuses a file that does not exist. */
+export function anchorFilePath(io: CliIo, file: string): string {
   const path = resolve(io.cwd, file);
   if (!existsSync(path)) throw new CliError(`cannot read ${file}: no such file`);
-  return anchorFileCandidates(path, file);
+  return path;
+}
+
+/**
+ * The anchors an exported log or anchor file attests (its anchors, and the heads of its
+ * checkpoints that `keys` verify); refuses a file that does not exist.
+ */
+export function anchorFile(
+  io: CliIo,
+  file: string,
+  keys: ReadonlyMap<string, AnchorPublicKey>,
+): AsyncIterable<AnchorCandidate> {
+  return logFileCandidates(anchorFilePath(io, file), file, keys);
 }
 
 /** The store's anchors of one stream (or all), or none for a store without a log. */
 export async function* storeAnchors(store: EventStore, streamId?: string): AsyncGenerator<AnchorCandidate> {
   const log = anchorLogIfAny(store);
   if (log !== undefined) yield* anchorLogCandidates(log, streamId !== undefined ? { streamId } : {});
+}
+
+/** How a command that writes signs into the store's log (decision 0018): its erasures and a checkpoint at its end. */
+export interface CliLogWriting {
+  /** Signs erasures before they are carried out; undefined when anchoring is off or the store keeps no log. */
+  readonly erasureSigner: ErasureSigner | undefined;
+  /** Writes a checkpoint of the store (nothing when anchoring is off or nothing changed). */
+  checkpoint(): Promise<void>;
+}
+
+export function cliLogWriting(io: CliIo, store: EventStore): CliLogWriting {
+  const log = anchoringOn(io) ? anchorLogIfAny(store) : undefined;
+  if (log === undefined) return { erasureSigner: undefined, checkpoint: () => Promise.resolve() };
+  const key = signingKeyOf(io);
+  return {
+    erasureSigner: { log, key },
+    checkpoint: async () => {
+      await writeCheckpoint(store, log, key);
+    },
+  };
 }

@@ -10,6 +10,12 @@ import { type AppendResult, type EventStore, type EventToAppend } from '@strata/
 import {
   AnchorIndex,
   AnchorScheduler,
+  CheckpointScheduler,
+  FileWitness,
+  UrlWitness,
+  type CheckpointLogEntry,
+  type ErasureSigner,
+  type Witness,
   anchorLogCandidates,
   SigningKeyError,
   anchorLogIfAny,
@@ -27,6 +33,8 @@ import { ConfigurationError, type EngineConfig } from '../config/engine-config';
 export interface EngineAnchorsOptions {
   /** The shortest time between two anchors of one session; 1,000 ms by default. */
   readonly intervalMs?: number;
+  /** Between two checkpoints; `STRATA_CHECKPOINT_INTERVAL_MS` by default. */
+  readonly checkpointIntervalMs?: number;
   readonly clock?: () => Date;
 }
 
@@ -41,6 +49,11 @@ export class EngineAnchors {
   /** Undefined for a store that keeps no anchor log (a store given by an embedder). */
   readonly log: AnchorLog | undefined;
   readonly scheduler: AnchorScheduler | undefined;
+  /** Writes the store's checkpoints into its signed log (decision 0018), when anchoring is on. */
+  readonly checkpoints: CheckpointScheduler | undefined;
+  /** Signs erasures before they are carried out, when anchoring is on. */
+  readonly erasureSigner: ErasureSigner | undefined;
+  private readonly witnesses: readonly Witness[];
   /** Anchors written since start (metrics, tests). */
   written = 0;
 
@@ -90,6 +103,50 @@ export class EngineAnchors {
               ),
           })
         : undefined;
+    this.witnesses = this.scheduler !== undefined ? this.witnessesOf(config) : [];
+    this.checkpoints =
+      this.scheduler !== undefined && this.log !== undefined
+        ? new CheckpointScheduler({
+            store,
+            log: this.log,
+            key: this.key,
+            intervalMs: options.checkpointIntervalMs ?? config.anchors.checkpointIntervalMs,
+            ...(options.clock !== undefined ? { clock: options.clock } : {}),
+            onWritten: (entries) => this.handToWitnesses(entries),
+            onError: (error) =>
+              this.logger.error(
+                `the store's checkpoint could not be written (tried again at the next interval): ${error instanceof Error ? error.message : String(error)}`,
+              ),
+          })
+        : undefined;
+    this.erasureSigner =
+      this.scheduler !== undefined && this.log !== undefined
+        ? { log: this.log, key: this.key, ...(options.clock !== undefined ? { clock: options.clock } : {}) }
+        : undefined;
+  }
+
+  /** Starts writing checkpoints (the first now). */
+  start(): void {
+    this.checkpoints?.start();
+  }
+
+  private witnessesOf(config: EngineConfig): Witness[] {
+    const reports = {
+      onError: (witness: string, error: unknown) =>
+        this.logger.warn(
+          `witness ${witness}: ${error instanceof Error ? error.message : String(error)} (the checkpoint stays in the store's log)`,
+        ),
+    };
+    const witnesses: Witness[] = [];
+    if (config.anchors.witnessFile !== undefined)
+      witnesses.push(new FileWitness(config.anchors.witnessFile, reports));
+    if (config.anchors.witnessUrl !== undefined)
+      witnesses.push(new UrlWitness(config.anchors.witnessUrl, reports));
+    return witnesses;
+  }
+
+  private handToWitnesses(entries: readonly CheckpointLogEntry[]): void {
+    for (const witness of this.witnesses) witness.handOver(entries);
   }
 
   /** The logged anchors the query selects, indexed for a verification (the caller closes it). */
@@ -110,8 +167,13 @@ export class EngineAnchors {
     this.scheduler?.forget(streamId);
   }
 
-  /** Signs every head held now and stops signing (at shutdown, before the store closes). */
-  async close(): Promise<void> {
+  /**
+   * Signs every head held now, writes a last checkpoint, hands it to the witnesses (waiting for
+   * them at most `witnessDeadline`, epoch ms), and stops signing (at shutdown, before the store closes).
+   */
+  async close(witnessDeadline = Date.now() + 5_000): Promise<void> {
     await this.scheduler?.close();
+    await this.checkpoints?.close();
+    await Promise.all(this.witnesses.map((witness) => witness.drain(witnessDeadline)));
   }
 }

@@ -91,6 +91,9 @@ export const engineEnvironmentSchema = z.object({
   STRATA_SIGNING_KEY_FILE: optionalTextVariable(),
   STRATA_ANCHOR_PUBLIC_KEYS: optionalTextVariable(),
   STRATA_ANCHORS: choiceVariable(['on', 'off'] as const, 'on'),
+  STRATA_CHECKPOINT_INTERVAL_MS: integerVariable({ min: 1_000, max: 86_400_000, default: 10_000 }),
+  STRATA_ANCHOR_WITNESS_FILE: optionalTextVariable(),
+  STRATA_ANCHOR_WITNESS_URL: optionalTextVariable(),
 });
 
 export interface EngineConfig {
@@ -184,6 +187,11 @@ export interface EngineConfig {
     readonly signingKeyFile: string | undefined;
     readonly dataDirectory: string;
     readonly trustedPublicKeyFiles: readonly string[];
+    /** Between two checkpoints of the store (`STRATA_CHECKPOINT_INTERVAL_MS`; decision 0018). */
+    readonly checkpointIntervalMs: number;
+    /** Witnesses every checkpoint is handed to (`STRATA_ANCHOR_WITNESS_FILE`, `STRATA_ANCHOR_WITNESS_URL`). */
+    readonly witnessFile: string | undefined;
+    readonly witnessUrl: string | undefined;
   };
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
@@ -255,6 +263,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
   if (metricsToken !== undefined && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
     problems.push(`STRATA_METRICS_TOKEN: at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
   }
+  const witnessProblem = witnessUrlProblem(values?.STRATA_ANCHOR_WITNESS_URL);
+  if (witnessProblem !== undefined) problems.push(`STRATA_ANCHOR_WITNESS_URL: ${witnessProblem}`);
   if (values === undefined || storeLocation === undefined || problems.length > 0) {
     throw new ConfigurationError(problems);
   }
@@ -327,9 +337,30 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
       signingKeyFile: values.STRATA_SIGNING_KEY_FILE,
       dataDirectory: defaultDataDirectory(cwd),
       trustedPublicKeyFiles: keyFileList(values.STRATA_ANCHOR_PUBLIC_KEYS),
+      checkpointIntervalMs: values.STRATA_CHECKPOINT_INTERVAL_MS,
+      witnessFile:
+        values.STRATA_ANCHOR_WITNESS_FILE === undefined
+          ? undefined
+          : path.resolve(cwd, values.STRATA_ANCHOR_WITNESS_FILE),
+      witnessUrl: values.STRATA_ANCHOR_WITNESS_URL,
     },
     cwd,
   };
+}
+
+/** Why a witness URL cannot be used: not a URL, or plain HTTP to anything but the loopback interface. */
+function witnessUrlProblem(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `'${text}' is not a URL`;
+  }
+  if (url.protocol === 'https:') return undefined;
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'http:' && loopback) return undefined;
+  return 'an https:// URL (plain http:// only to the loopback interface)';
 }
 
 /**

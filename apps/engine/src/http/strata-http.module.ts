@@ -6,7 +6,13 @@
 import { SessionErasuresController } from '../sessions/erase-session/session-erasures.controller';
 import { SessionErasures } from '../sessions/erase-session/session-erasures.service';
 import { RetentionService } from '../sessions/erase-session/retention.service';
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { openEventStore, type EventStore } from '@strata/event-store';
 import {
@@ -94,8 +100,13 @@ interface OwnedResources {
  * Closes what this module opened, after every module has stopped using it: first the anchors
  * (the heads still held are signed while the store is open), then the projections and the store.
  */
-class OwnedResourcesLifecycle implements OnApplicationShutdown {
+class OwnedResourcesLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(@Inject(OWNED_RESOURCES) private readonly owned: OwnedResources) {}
+
+  /** The store's checkpoints start with the engine (the first one at once). */
+  onApplicationBootstrap(): void {
+    this.owned.anchors.start();
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.owned.anchors.close();
@@ -226,6 +237,7 @@ export function strataApplicationImports(
       engineLease: config.engineLease,
       summarySlots: config.sagas,
       summaryCallObserver: metrics.summarizer,
+      ...(anchors.erasureSigner !== undefined ? { erasureSigner: anchors.erasureSigner } : {}),
       environment: options.environment ?? process.env,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
       ...(options.summarizers !== undefined ? { summarizers: options.summarizers } : {}),

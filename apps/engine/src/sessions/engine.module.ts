@@ -64,6 +64,8 @@ import {
 import { buildSummarizerCandidates } from '../summarizers/summarizer-candidates';
 import { SummaryRunner } from '../summarizers/summary-runner.service';
 import { SUMMARY_CALL_OBSERVER, type SummaryCallObserver } from '../observability/summary-call-observer';
+import { ERASURE_SIGNER } from '../shared/session-erasure';
+import type { ErasureSigner } from '@strata/integrity';
 
 export interface EngineModuleOptions {
   /** A store to use (the caller closes it), or a store URL to open (closed with the module). */
@@ -100,6 +102,8 @@ export interface EngineModuleOptions {
   readonly engineLease?: EngineLeaseSettings;
   /** Told of every summariser call (the HTTP engine's metrics); none by default. */
   readonly summaryCallObserver?: SummaryCallObserver;
+  /** Signs every erasure into the store's log before it is carried out (decision 0018); none by default. */
+  readonly erasureSigner?: ErasureSigner;
 }
 
 const STORE_OWNED = Symbol('STORE_OWNED');
@@ -204,6 +208,9 @@ export class EngineModule {
       },
       ...(options.summaryCallObserver !== undefined
         ? [{ provide: SUMMARY_CALL_OBSERVER, useValue: options.summaryCallObserver }]
+        : []),
+      ...(options.erasureSigner !== undefined
+        ? [{ provide: ERASURE_SIGNER, useValue: options.erasureSigner }]
         : []),
       ...services,
       ...commandHandlers,

@@ -4,6 +4,7 @@
 // when they read the record from the store's erasure log. Used by `DELETE /sessions/{id}`,
 // retention and `strata erase`, so all three erase alike.
 import { StreamErasedError, type ErasureRecord, type EventStore } from '@strata/event-store';
+import { eraseSigned, type ErasureSigner } from '@strata/integrity';
 import { SessionNotFoundError } from '@strata/session-files';
 import { sessionStreamName } from '@strata/session';
 import { tenantOfMetadata } from './command-context';
@@ -63,14 +64,19 @@ async function tenantOfSessionStream(store: EventStore, sessionId: string): Prom
   return undefined;
 }
 
+/** Where the engine's erasures are signed (decision 0018), when it signs: the HTTP engine's signed log and key. */
+export const ERASURE_SIGNER = Symbol('ERASURE_SIGNER');
+
 /**
- * Erases the session. Throws `SessionErasedError` when it was erased already (with that record),
+ * Erases the session, signing the erasure into the store's log first when a signer is given.
+ * Throws `SessionErasedError` when it was erased already (with that record),
  * `SessionNotFoundError` when it does not exist or belongs to another tenant than `request.tenant`.
  */
 export async function eraseSession(
   store: EventStore,
   sessionId: string,
   request: SessionErasureRequest,
+  signer?: ErasureSigner,
 ): Promise<ErasureRecord> {
   const owner = await tenantOfSessionStream(store, sessionId);
   if (owner === undefined || (request.tenant !== undefined && owner !== request.tenant)) {
@@ -79,11 +85,11 @@ export async function eraseSession(
     throw new SessionNotFoundError(sessionId);
   }
   try {
-    return await store.eraseStream(sessionStreamName(sessionId), {
-      actor: request.actor,
-      reason: request.reason,
-      tenant: owner,
-    });
+    const erasure = { actor: request.actor, reason: request.reason, tenant: owner };
+    const streamId = sessionStreamName(sessionId);
+    return signer !== undefined
+      ? await eraseSigned(store, streamId, erasure, signer)
+      : await store.eraseStream(streamId, erasure);
   } catch (error) {
     if (!(error instanceof StreamErasedError)) throw error;
     // Another engine erased it meanwhile: its record answers.

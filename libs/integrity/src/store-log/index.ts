@@ -11,3 +11,5 @@ export * from './log-findings';
 export * from './verify-store';
 export * from './signed-erasure';
 export * from './log-files';
+export * from './checkpoint-scheduler';
+export * from './witnesses';

@@ -2,7 +2,7 @@
 // auditor needs it to check anchors), a session's anchors, and the tenant's anchors since a time,
 // as JSON Lines (the format `strata anchors export` writes and `strata verify --anchors` reads).
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
-import { anchorLine, type AnchorQuery } from '@strata/integrity';
+import { anchorLine, logEntryLine, type AnchorQuery } from '@strata/integrity';
 import { sessionStreamName } from '@strata/session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -12,7 +12,7 @@ import { JSON_LINES_MEDIA_TYPE, writeJsonLines } from '../../api/request/json-li
 import { parseParameter, parseQuery } from '../../api/request/request-input';
 import { Principal, TenantGuard } from '../../api/tenant.guard';
 import { TenantSessions } from '../../api/tenant-sessions.service';
-import type { TenantPrincipal } from '../../tenancy/tenant-directory';
+import { TenantDirectory, type TenantPrincipal } from '../../tenancy/tenant-directory';
 import { anchorsQuery, sessionIdParameter } from '../../api/sessions/session-requests.schemas';
 
 export const PUBLIC_KEY_MEDIA_TYPE = 'application/x-pem-file';
@@ -23,6 +23,7 @@ export class AnchorsController {
   constructor(
     private readonly anchors: EngineAnchors,
     private readonly sessions: TenantSessions,
+    private readonly directory: TenantDirectory,
   ) {}
 
   @Get('anchors/public-key')
@@ -59,7 +60,20 @@ export class AnchorsController {
       ...(since !== undefined ? { since } : {}),
       ...(after !== undefined ? { after: BigInt(after) } : {}),
     };
-    await writeJsonLines(response, this.lines(query), 'anchors.jsonl');
+    // a single-tenant engine serves its whole signed log; with API keys, each tenant its own
+    // anchors (checkpoints name every tenant's sessions)
+    const lines = this.directory.isSingleTenant ? this.logLines(query) : this.lines(query);
+    await writeJsonLines(response, lines, 'anchors.jsonl');
+  }
+
+  private async *logLines(query: AnchorQuery): AsyncGenerator<string> {
+    if (this.anchors.log === undefined) return;
+    const since = query.since === undefined ? undefined : Date.parse(query.since);
+    for await (const item of this.anchors.log.entries(query.after ?? 0n)) {
+      if (item.source === 'unreadable') continue;
+      if (since !== undefined && Date.parse(item.entry.time) < since) continue;
+      yield item.source === 'chained' ? logEntryLine(item.entry) : anchorLine(item.entry);
+    }
   }
 
   private async *lines(query: AnchorQuery): AsyncGenerator<string> {
@@ -71,10 +85,15 @@ export class AnchorsController {
 const anchorLines = z
   .string()
   .describe(
-    'JSON Lines, one anchor a line: `{stream, revision, headHash, time, keyId, signature, position}` — the head of a ' +
-      "session stream (the revision of its last event and that event's hash) signed with Ed25519 over " +
-      '`strata-anchor/1\\n` followed by the canonical JSON of `stream`, `revision`, `headHash`, `time` and `keyId`; ' +
-      '`position` (not signed) is where the anchor sits in the anchor log, to pass as `after` next time',
+    'JSON Lines, one entry of the signed log a line (decision 0018). An anchor ' +
+      '`{kind: "anchor", stream, revision, headHash, position, previousHash, time, keyId, hash, signature}` is the head ' +
+      "of a session stream (the revision of its last event and that event's hash); a checkpoint " +
+      '(`kind: "checkpoint"`) what the whole store held; an erasure (`kind: "erasure"`) who erased which head, when ' +
+      'and why. `hash` is the SHA-256 of `strata-log/1\\n` and the canonical JSON of every other field but ' +
+      '`signature`, which signs `strata-log-signature/1\\n` and `hash` with Ed25519; `previousHash` is the hash of ' +
+      'the entry at `position - 1`. Anchors signed before the log was chained have no `kind`, `previousHash` or ' +
+      '`hash` and are signed over `strata-anchor/1\\n` and the canonical JSON of `stream`, `revision`, `headHash`, ' +
+      '`time` and `keyId`. Pass the last `position` as `after` next time',
   );
 
 export const anchorOperations: readonly ApiOperation[] = [
@@ -108,7 +127,11 @@ export const anchorOperations: readonly ApiOperation[] = [
     path: '/anchors',
     operationId: 'tenantAnchors',
     tag: 'integrity',
-    summary: "The signed anchors of the caller's tenant, oldest first",
+    summary: "The signed log (single-tenant engine) or the caller's tenant's anchors, oldest first",
+    description:
+      'A single-tenant engine (no API keys) serves its whole signed log: anchors, checkpoints and erasures. With ' +
+      "API keys, a tenant gets its own sessions' anchors only, since checkpoints name every tenant's sessions; the " +
+      'operator exports the whole log with `strata anchors export` or keeps it through a witness.',
     query: anchorsQuery,
     responses: { 200: { description: 'The anchors', schema: anchorLines, mediaType: JSON_LINES_MEDIA_TYPE } },
     problems: ['validation'],

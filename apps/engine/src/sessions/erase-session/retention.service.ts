@@ -6,10 +6,13 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
 import type { EventStore } from '@strata/event-store';
+import type { ErasureSigner } from '@strata/integrity';
+import { ERASURE_SIGNER } from '../../shared/session-erasure';
 import type { Clock } from '../../shared/clock';
 import { CLOCK, ENGINE_SETTINGS, EVENT_STORE } from '../../shared/injection-tokens';
 import type { EngineSettings } from '../../settings/engine-settings.schema';
@@ -38,6 +41,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly readModels: ReadModels,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Optional() @Inject(ERASURE_SIGNER) private readonly signer?: ErasureSigner,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -80,7 +84,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
         batch,
         order,
       );
-      const results = await eraseRetentionCandidates(this.store, candidates);
+      const results = await eraseRetentionCandidates(this.store, candidates, this.signer);
       for (const result of results) {
         if (result.outcome.kind === 'erased') {
           this.logger.log(`erased session ${result.candidate.sessionId}: ${result.candidate.reason}`);

@@ -4,6 +4,7 @@
 // and shared fairly: every tenant with a rule gets an equal part of the pass. A session another
 // engine erased meanwhile is skipped, so several engines on one store never erase one twice.
 import type { ErasureRecord, EventStore } from '@strata/event-store';
+import type { ErasureSigner } from '@strata/integrity';
 import type { CatalogSession } from '@strata/projections';
 import { SessionNotFoundError } from '@strata/session-files';
 import { eraseSession, SessionErasedError } from '../../shared/session-erasure';
@@ -79,15 +80,21 @@ export async function retentionCandidates(
 export async function eraseRetentionCandidates(
   store: EventStore,
   candidates: readonly RetentionCandidate[],
+  signer?: ErasureSigner,
 ): Promise<readonly RetentionPassResult[]> {
   const results: RetentionPassResult[] = [];
   for (const candidate of candidates) {
     try {
-      const record = await eraseSession(store, candidate.sessionId, {
-        actor: RETENTION_ACTOR,
-        reason: candidate.reason,
-        tenant: candidate.tenant,
-      });
+      const record = await eraseSession(
+        store,
+        candidate.sessionId,
+        {
+          actor: RETENTION_ACTOR,
+          reason: candidate.reason,
+          tenant: candidate.tenant,
+        },
+        signer,
+      );
       results.push({ candidate, outcome: { kind: 'erased', record } });
     } catch (error) {
       if (!(error instanceof SessionErasedError || error instanceof SessionNotFoundError)) throw error;

@@ -2,11 +2,17 @@
 // (shared/session-erasure.ts), then a short wait until this engine's read models have read the
 // erasure record from the store (so the answer is followed by reads that no longer find the
 // session), and the tenant's list of erasure records.
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { ErasureSigner } from '@strata/integrity';
 import type { ErasureRecord, EventStore } from '@strata/event-store';
 import { sessionIdOfStream } from '@strata/projections';
 import { EVENT_STORE } from '../../shared/injection-tokens';
-import { eraseSession, erasureTenant, type SessionErasureRequest } from '../../shared/session-erasure';
+import {
+  ERASURE_SIGNER,
+  eraseSession,
+  erasureTenant,
+  type SessionErasureRequest,
+} from '../../shared/session-erasure';
 import { ReadModels } from '../../read-side/read-models.service';
 
 /** An erasure record as the API answers it: the record and the session it erased. */
@@ -30,11 +36,12 @@ export class SessionErasures {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly readModels: ReadModels,
+    @Optional() @Inject(ERASURE_SIGNER) private readonly signer?: ErasureSigner,
   ) {}
 
   /** Erases the session (see `eraseSession`) and waits for this engine's read models to forget it. */
   async erase(sessionId: string, request: SessionErasureRequest): Promise<SessionErasureView> {
-    const record = await eraseSession(this.store, sessionId, request);
+    const record = await eraseSession(this.store, sessionId, request, this.signer);
     const lag = await this.readModels.lag();
     await this.readModels.reach(lag.headPosition);
     return sessionErasureView(record);
