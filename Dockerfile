@@ -31,7 +31,8 @@ ENV NODE_ENV=production \
 # signing key made on first start, the projections of an EventStoreDB engine: ./data/ by default)
 # lands in the working directory, the volume.
 COPY --from=build /opt/strata /opt/strata
-RUN mkdir -p /var/lib/strata/data && chown -R node:node /var/lib/strata
+# keys/: where a shared signing key is mounted (docker-compose.cluster.yml)
+RUN mkdir -p /var/lib/strata/data /var/lib/strata/keys && chown -R node:node /var/lib/strata
 WORKDIR /var/lib/strata
 VOLUME ["/var/lib/strata"]
 USER node

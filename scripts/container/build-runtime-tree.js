@@ -5,8 +5,9 @@
 // recipe is tested where no Docker engine exists. Steps, in `--out`:
 //   1. the checkout's files the build and the engine need (no node_modules, dist, tests, benches);
 //   2. the production dependencies only: `npm ci --omit=dev` from the lockfile, or, with
-//      `--node-modules <dir>`, a copy of an installed node_modules (native modules already built
-//      for this Node) pruned by `npm prune --omit=dev`, which needs no registry;
+//      `--node-modules <dir>`, a copy of the production packages of an installed node_modules
+//      (native modules already built for this Node) checked by `npm prune --omit=dev`, which
+//      needs no registry;
 //   3. the build: dist/ (scripts/build.js) and the audit viewer (apps/viewer/build.js);
 //   4. what only tests use removed (libs/testing, testing folders, specs, fixtures);
 //   5. a check that dist/ is up to date for the tree, so the engine never rebuilds at start-up.
@@ -78,17 +79,27 @@ function copyCheckout(from, out) {
   }
 }
 
+/** The top-level packages of the lockfile that production needs (`node_modules/<name>`). */
+function productionPackagePaths(out) {
+  const { packages } = JSON.parse(fs.readFileSync(path.join(out, 'package-lock.json'), 'utf8'));
+  return Object.entries(packages)
+    .filter(([key, locked]) => /^node_modules\/(@[^/]+\/)?[^/@][^/]*$/.test(key) && locked.dev !== true)
+    .map(([key]) => key);
+}
+
 function installProductionDependencies(out, nodeModules) {
   if (nodeModules === undefined) {
     run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], out);
     return;
   }
-  fs.cpSync(nodeModules, path.join(out, 'node_modules'), {
-    recursive: true,
-    dereference: true,
-    preserveTimestamps: true,
-  });
-  run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], out);
+  // only the packages production needs are copied (half of node_modules); npm prune then checks
+  // the copy against the lockfile and removes anything of the development tools left in it
+  for (const key of productionPackagePaths(out)) {
+    const source = path.join(nodeModules, key.slice('node_modules/'.length));
+    if (!fs.existsSync(source)) continue; // an optional package of another platform
+    fs.cpSync(source, path.join(out, key), { recursive: true, dereference: true, preserveTimestamps: true });
+  }
+  run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund'], out);
   // npm prune leaves the scope folders of the packages it removed (@jest/) empty behind it
   for (const entry of fs.readdirSync(path.join(out, 'node_modules'))) {
     const scope = path.join(out, 'node_modules', entry);

@@ -6,7 +6,16 @@
 // rebuilding, and the image's health check script answers for it. The Dockerfile is read to check
 // that its stages run that script and that health check, so recipe and test cannot drift apart.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repositoryRoot } from '@strata/testing';
@@ -60,6 +69,15 @@ function healthcheck(environment: Record<string, string>): Promise<{ code: numbe
   });
 }
 
+/** Runs the cluster's signing-key script of the tree into `keys`. */
+function signingKey(keys: string): { status: number | null; stdout: string } {
+  const result = spawnSync(process.execPath, [join(tree, 'scripts', 'container', 'signing-key.js'), keys], {
+    encoding: 'utf8',
+  });
+  if (result.stderr !== '') throw new Error(result.stderr);
+  return { status: result.status, stdout: result.stdout };
+}
+
 beforeAll(() => {
   directory = mkdtempSync(join(tmpdir(), 'strata-runtime-tree-'));
   tree = join(directory, 'tree');
@@ -85,6 +103,15 @@ describe('the runtime tree of the container image', () => {
     for (const name of Object.keys(manifest.dependencies)) {
       expect(existsSync(join(tree, 'node_modules', name, 'package.json'))).toBe(true);
     }
+    // npm itself finds every production dependency, at the lockfile's versions, and nothing missing
+    const listed = spawnSync('npm', ['ls', '--omit=dev', '--offline', '--all'], {
+      cwd: tree,
+      encoding: 'utf8',
+    });
+    expect({ status: listed.status, stderr: listed.stderr.replace(/npm warn EBADENGINE.*\n/g, '') }).toEqual({
+      status: 0,
+      stderr: '',
+    });
     const devOnly = Object.entries(lockedPackages)
       .filter(([path, locked]) => path.startsWith('node_modules/') && locked.dev === true)
       .map(([path]) => path);
@@ -113,17 +140,37 @@ describe('the runtime tree of the container image', () => {
     ).toEqual([]);
   });
 
+  it('makes a signing key to share once, and keeps it on the next run', () => {
+    const keys = join(directory, 'keys');
+    const made = signingKey(keys);
+    expect(made).toEqual({
+      status: 0,
+      stdout: expect.stringMatching(/^made .*signing-key\.pem \(key [0-9a-f]+\)\n$/),
+    });
+    expect(statSync(join(keys, 'signing-key.pem')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(keys, 'signing-key.pub.pem'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    const kept = signingKey(keys);
+    expect(kept.stdout).toBe(made.stdout.replace(/^made/, 'kept'));
+  });
+
   it('starts the engine on a new SQLite file without rebuilding, and the health check answers for it', async () => {
     // the engine's working directory holds its data, as /var/lib/strata does in the image
     const data = join(directory, 'data');
     mkdirSync(data);
-    const engine = await startEngineProcess({ directory: data, root: tree });
+    const keys = join(directory, 'engine-keys');
+    const keyId = /\(key ([0-9a-f]+)\)/.exec(signingKey(keys).stdout)?.[1];
+    expect(keyId).toBeDefined();
+    const engine = await startEngineProcess({
+      directory: data,
+      root: tree,
+      environment: { STRATA_SIGNING_KEY_FILE: join(keys, 'signing-key.pem') },
+    });
     const port = new URL(engine.url).port;
     try {
       expect(await engine.request('GET', '/health')).toEqual({ status: 200, body: { status: 'ok' } });
       expect(engine.stderr()).not.toContain('building dist/ again');
       expect(existsSync(join(data, 'strata.db'))).toBe(true);
-      expect(existsSync(join(data, 'data', 'signing-key.pem'))).toBe(true);
+      expect(engine.stdout()).toContain(`key ${keyId ?? ''} (${join(keys, 'signing-key.pem')})`);
       expect(await healthcheck({ PORT: port })).toEqual({ code: 0, stderr: '' });
     } finally {
       await engine.kill('SIGTERM');
