@@ -32,6 +32,7 @@ import {
   type Filter,
   type JSONEventData,
   type JSONType,
+  type Position,
 } from '@eventstore/db-client';
 import {
   AppendTooLargeError,
@@ -84,6 +85,11 @@ export interface EsdbEventStoreOptions {
   readonly pageBytes?: number;
   /** Dispose the client when the store closes (true for `fromConnectionString`). */
   readonly disposeClientOnClose?: boolean;
+  /**
+   * A subscription's checkpoints come every this many times 32 events the server passes over
+   * (`DEFAULT_CHECKPOINT_INTERVAL_MULTIPLIER`, every 1,024 events, by default).
+   */
+  readonly checkpointIntervalMultiplier?: number;
 }
 
 /**
@@ -106,10 +112,22 @@ function escapeRegex(text: string): string {
  */
 const USER_STREAMS = `^(?!\\$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
 
+/** How often the server reports a checkpoint of a filtered subscription, by default (see below). */
+export const DEFAULT_CHECKPOINT_INTERVAL_MULTIPLIER = 32;
+
+/** What a server-side filter reports while it passes over events: a checkpoint every so often. */
+interface CheckpointReports {
+  /** Checkpoints every this many times 32 events the server reads (EventStoreDB's multiplier). */
+  readonly checkpointInterval: number;
+  readonly checkpointReached: (subscription: unknown, position: Position) => void;
+}
+
 /** The coarse server-side filter; the client applies the exact port filter afterwards. */
-function serverFilter(filter: EventFilter | undefined): Filter {
+function serverFilter(filter: EventFilter | undefined, checkpoints: CheckpointReports): Filter {
   const streamPrefixes = filter?.streamPrefixes ?? [];
-  if (streamPrefixes.length > 0) return streamNameFilter({ prefixes: [...streamPrefixes, ERASURE_STREAM] });
+  if (streamPrefixes.length > 0) {
+    return streamNameFilter({ prefixes: [...streamPrefixes, ERASURE_STREAM], ...checkpoints });
+  }
   const eventTypes = filter?.eventTypes ?? [];
   if (eventTypes.length > 0) {
     return eventTypeFilter({
@@ -117,9 +135,10 @@ function serverFilter(filter: EventFilter | undefined): Filter {
         ...eventTypes.map((type) => (type.endsWith('*') ? type.slice(0, -1) : type)),
         ERASURE_EVENT_TYPE,
       ],
+      ...checkpoints,
     });
   }
-  return streamNameFilter({ regex: USER_STREAMS });
+  return streamNameFilter({ regex: USER_STREAMS, ...checkpoints });
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -215,13 +234,19 @@ export class EsdbEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions = {}): Subscription {
     const from = options.fromPosition ?? 'start';
+    const checkpointInterval =
+      this.options.checkpointIntervalMultiplier ?? DEFAULT_CHECKPOINT_INTERVAL_MULTIPLIER;
     const subscription = new EsdbSubscription(
-      async () => {
+      async (onCheckpoint) => {
         const erased = await this.erasedStreams();
+        // a checkpoint inside a legacy transaction (commit and prepare apart) has no port position
+        const checkpointReached = (_subscription: unknown, position: Position) => {
+          if (position.commit === position.prepare) onCheckpoint(position.commit);
+        };
         const source = this.client.subscribeToAll(
           {
             fromPosition: from === 'start' ? START : from === 'end' ? END : toEsdbPosition(from),
-            filter: serverFilter(options.filter),
+            filter: serverFilter(options.filter, { checkpointInterval, checkpointReached }),
           },
           { highWaterMark: CLIENT_READ_AHEAD },
         );

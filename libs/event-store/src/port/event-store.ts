@@ -149,7 +149,14 @@ export const DEFAULT_PAGE_BYTES = 1_048_576;
  */
 export type SubscriptionMessage =
   | { readonly kind: 'event'; readonly event: RecordedEvent }
-  | { readonly kind: 'caught_up'; readonly position: bigint | null };
+  | { readonly kind: 'caught_up'; readonly position: bigint | null }
+  /**
+   * Every event of the subscription's filter up to `position` has been delivered, and `position`
+   * is after the last one: a subscriber may store it as its checkpoint, so that a restart does not
+   * read again a long stretch of events the filter refuses. Sent by stores whose server filters a
+   * subscription (EventStoreDB's checkpoints); never before an event it passes.
+   */
+  | { readonly kind: 'checkpoint'; readonly position: bigint };
 
 /** A catch-up subscription: history, then `caught_up`, then live events. `close()` ends iteration. */
 export interface Subscription extends AsyncIterable<SubscriptionMessage> {
