@@ -50,6 +50,15 @@ export interface AppendOptions {
    * record stays. EventStoreDB cannot (a tombstone is final): it throws `StreamErasedError`.
    */
   readonly reviveErased?: boolean;
+  /**
+   * When the store refuses the events as too large for one append (EventStoreDB's maximum append
+   * size), write them in parts instead, in order, each at the revision the previous one left.
+   * A reader may then see the first parts before the last, and a failure between two parts
+   * leaves the first ones stored: only for writes that are idempotent and complete themselves
+   * when done again (imports, whose event ids derive from the file). An event larger than the
+   * bound by itself is still refused, with nothing written. Stores without such a bound ignore it.
+   */
+  readonly splitWhenTooLarge?: boolean;
 }
 
 export interface AppendResult {
