@@ -10,8 +10,10 @@
 //      needs no registry;
 //   3. the build: dist/ (scripts/build.js) and the audit viewer (apps/viewer/build.js);
 //   4. what only tests use removed (libs/testing, testing folders, specs, fixtures);
-//   5. a check that dist/ is up to date for the tree, so the engine never rebuilds at start-up.
-// The sources stay beside dist/: bin/engine.js and bin/strata.js compare them with the build.
+//   5. a check that dist/ is up to date for the tree, then dist/frozen.json, which tells
+//      bin/engine.js and bin/strata.js to run this build as it is: the image's tree belongs to
+//      root (the engine could not rebuild it) and a copy between stages may change file times.
+// The sources stay beside dist/, for the source maps.
 //   node scripts/container/build-runtime-tree.js --out <dir> [--from <checkout>] [--node-modules <dir>]
 const fs = require('node:fs');
 const path = require('node:path');
@@ -133,6 +135,10 @@ function buildRuntimeTree({ from, out, nodeModules }) {
   const { staleReason } = require(path.join(out, 'scripts', 'build-sources.js'));
   const stale = staleReason(out);
   if (stale !== undefined) throw new Error(`the runtime tree's build is stale: ${stale}`);
+  fs.writeFileSync(
+    path.join(out, 'dist', 'frozen.json'),
+    `${JSON.stringify({ frozenBy: 'scripts/container/build-runtime-tree.js', frozenAt: new Date().toISOString() })}\n`,
+  );
 }
 
 if (require.main === module) {
