@@ -1,9 +1,11 @@
 // Issue 26, item 5: an engine on an EventStoreDB / KurrentDB node whose maximum append size is
-// smaller than a request's entries answers a clear 413 naming the bound, and stores nothing of it.
+// smaller than a request's entries answers a clear 413 naming the bound, and stores nothing of it;
+// an imported session file larger than the bound is written in parts the node takes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEsdbTestServer, type EsdbTestServer } from '@strata/testing';
+import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
 import { startHttpEngine, type HttpHarness } from './http-harness';
 
@@ -51,5 +53,26 @@ describe('given an engine on a node that takes at most 64 KiB in one append', ()
     });
     const detail = (await engine.request('GET', '/sessions/big')).body as { leafId: string };
     expect(detail.leafId).toBe(leafId);
+  });
+
+  it('imports a session file larger than the bound in parts, whole and verified, and again writes nothing', async () => {
+    let builder = session({ sessionId: 'long-import' });
+    for (let turn = 0; turn < 40; turn += 1) {
+      builder = builder
+        .user(`question ${turn} ${'q'.repeat(1_500)}`)
+        .assistant(`answer ${turn} ${'a'.repeat(1_500)}`);
+    }
+    const file = serializeSessionFile(builder.header, builder.entries);
+    expect(Buffer.byteLength(file)).toBeGreaterThan(2 * MAX_APPEND_BYTES);
+    const importFile = () =>
+      engine.request('POST', '/sessions/import', { rawBody: file, contentType: 'application/x-ndjson' });
+    const imported = await importFile();
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({ outcome: 'imported', entryCount: 80 });
+    expect((await engine.request('GET', '/sessions/long-import/export')).text).toBe(file);
+    const verified = await engine.request('GET', '/sessions/long-import/verify');
+    expect(verified.body).toMatchObject({ ok: true });
+    const again = await importFile();
+    expect(again.body).toMatchObject({ outcome: 'unchanged', eventsWritten: 0 });
   });
 });

@@ -20,7 +20,7 @@ import { CannotListenError, listenFailure, stopOnSignals } from './engine-stop';
 import { loadEngineSettings, settingsFilePath } from './settings/engine-settings';
 import { SettingsValidationError } from './settings/settings-validation-error';
 import { startupMessage } from './startup-message';
-import { StoreUnreachableError, waitForStore } from './startup/wait-for-store';
+import { StoreAccessDeniedError, StoreUnreachableError, waitForStore } from './startup/wait-for-store';
 import { UiAssets } from './ui/ui-assets';
 
 /** Waits, printing each try, until the store answers (an EventStoreDB node may still be starting). */
@@ -92,6 +92,7 @@ bootstrap().catch((error: unknown) => {
   } else if (
     error instanceof ConfigurationError ||
     error instanceof StoreUnreachableError ||
+    error instanceof StoreAccessDeniedError ||
     error instanceof CannotListenError
   ) {
     process.stderr.write(`Strata engine: ${error.message}\n`);

@@ -129,6 +129,16 @@ export class ProcessorProgress {
   }
 
   /**
+   * Passes over events up to a checkpoint the store reported (none of them for this processor),
+   * and flushes now: the checkpoint is stored at the watermark, at most `position`, without
+   * waiting for `checkpointInterval` more events (the store reports such checkpoints sparingly).
+   */
+  passCheckpoint(position: bigint): void {
+    this.watermark.pass(position);
+    this.flush().catch((error: unknown) => this.hooks.onFailure(error));
+  }
+
+  /**
    * After an event finished or was passed over: handled work is flushed at once when live, else
    * every `checkpointInterval` events; with nothing to flush the position moves on in memory
    * (the checkpoint is stored every `checkpointInterval` events, and on stop).

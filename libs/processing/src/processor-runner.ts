@@ -245,6 +245,10 @@ export class ProcessorRunner<Message> {
           this.caughtUp(message.position);
           continue;
         }
+        if (message.kind === 'checkpoint') {
+          this.passCheckpoint(message.position);
+          continue;
+        }
         this.dispatch(message.event);
         this.waiters.release();
         this.reportProgress(message.event.position);
@@ -261,6 +265,16 @@ export class ProcessorRunner<Message> {
     this.eventsRead += 1;
     if (isAfter(event.position, this.lastSeen)) this.lastSeen = event.position;
     dispatchEvent(event, this.slots, this.options.decode);
+  }
+
+  /**
+   * The store passed over events up to `position` that no processor reads (a server checkpoint
+   * of a filtered subscription): every processor's checkpoint moves there, stored at once, so a
+   * restart does not read that stretch again.
+   */
+  private passCheckpoint(position: bigint): void {
+    if (isAfter(position, this.lastSeen)) this.lastSeen = position;
+    for (const slot of this.slots) slot.passCheckpoint(position);
   }
 
   private caughtUp(position: bigint | null): void {

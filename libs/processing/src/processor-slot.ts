@@ -146,6 +146,11 @@ export class ProcessorSlot<Message> {
     this.progress.pass(position);
   }
 
+  /** Passes over events up to a checkpoint of the store, and stores the checkpoint now. */
+  passCheckpoint(position: bigint): void {
+    this.progress.passCheckpoint(position);
+  }
+
   passParked(position: bigint): void {
     this.eventsPassedWhileParked += 1;
     this.pass(position);

@@ -1,5 +1,6 @@
 // Importing a pi session file (any version, migrated to v3) as the stream `session-<id>`: one
-// atomic append through the generic command handler and the import decision, with event ids
+// atomic append through the generic command handler and the import decision (on an EventStoreDB
+// node whose maximum append size it passes, several appends in order), with event ids
 // derived from the session id and each entry id (`sessionIdSeed`), so importing the same file
 // again writes nothing and no two sessions share an id. A file that grew since it was imported
 // (the stored entries are its first ones) gets the rest appended, in one append at the revision
@@ -100,13 +101,21 @@ export interface WriteSessionImportOptions {
   readonly reviveErased?: boolean;
 }
 
-/** The store with every append asked to revive an erased stream (`AppendOptions.reviveErased`). */
-function revivingStore(store: EventStore): EventStore {
+/**
+ * The store as an import writes to it: an append too large for the store at once is written in
+ * parts (`AppendOptions.splitWhenTooLarge`: an import is idempotent, and importing the file again
+ * completes one cut short), and with `reviveErased` every append may revive an erased stream.
+ */
+function importingStore(store: EventStore, reviveErased: boolean): EventStore {
   return new Proxy(store, {
     get(target, key) {
       if (key === 'appendToStream') {
         const append: EventStore['appendToStream'] = (streamId, events, appendOptions) =>
-          target.appendToStream(streamId, events, { ...appendOptions, reviveErased: true });
+          target.appendToStream(streamId, events, {
+            ...appendOptions,
+            splitWhenTooLarge: true,
+            ...(reviveErased ? { reviveErased: true } : {}),
+          });
         return append;
       }
       const value: unknown = Reflect.get(target, key, target);
@@ -326,7 +335,7 @@ export async function writeSessionImport(
     },
   };
   const handled = await handleImportCommand(() =>
-    handleCommand(options.reviveErased === true ? revivingStore(store) : store, streamId, command, decider, {
+    handleCommand(importingStore(store, options.reviveErased === true), streamId, command, decider, {
       parseEvent: parseStoredSessionEvent,
       eventIdOf: (event, index) => {
         if ((index + 1) % progressInterval === 0) {

@@ -13,6 +13,8 @@ const STARTUP_TIMEOUT_MS = 90_000;
 export interface EngineProcessOptions {
   /** Where the store (`strata.db`) and the settings file live. */
   readonly directory: string;
+  /** The tree whose `bin/engine.js` runs: this repository unless another is named. */
+  readonly root?: string;
   readonly settings?: EngineSettingsInput;
   readonly environment?: Readonly<Record<string, string>>;
   /** Told everything the process has written to stderr so far, on each new chunk. */
@@ -40,7 +42,7 @@ export function storeFileOf(directory: string): string {
 export async function startEngineProcess(options: EngineProcessOptions): Promise<EngineProcess> {
   const settingsFile = join(options.directory, 'settings.json');
   writeFileSync(settingsFile, JSON.stringify({ tokenizer: 'chars4', ...options.settings }));
-  const child = spawn(process.execPath, [join(repositoryRoot, 'bin', 'engine.js')], {
+  const child = spawn(process.execPath, [join(options.root ?? repositoryRoot, 'bin', 'engine.js')], {
     cwd: options.directory,
     env: {
       PATH: process.env.PATH ?? '',

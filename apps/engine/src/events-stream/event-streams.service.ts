@@ -233,7 +233,7 @@ export class EventStreams implements OnModuleDestroy {
       if (stream.closed) break;
       if (message.kind === 'caught_up') {
         stream.write(commentFrame(`caught up at ${message.position ?? 'start'}`));
-      } else {
+      } else if (message.kind === 'event') {
         await this.deliver(request, stream, message.event, -1);
       }
     }

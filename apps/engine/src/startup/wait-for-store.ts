@@ -2,7 +2,8 @@
 // engine, say): before the application is built, the store is asked for one stream's revision
 // until it answers. While the failure is one that means "unreachable" the engine waits, with a
 // doubling pause and a line per try; any other failure, or a store still unreachable when the
-// allowed time is up, stops the start with a message naming the store.
+// allowed time is up, stops the start with a message naming the store. A secure node refusing
+// the URL's user or password (`access-denied`) stops it at once with one line saying so.
 import { storeUnavailableReason, type EventStore } from '@strata/event-store';
 
 /** Read at start-up; it need not exist. */
@@ -41,6 +42,28 @@ export class StoreUnreachableError extends Error {
   }
 }
 
+/** A secure node refused the user and password of the store URL. */
+export class StoreAccessDeniedError extends Error {
+  override readonly name = 'StoreAccessDeniedError';
+
+  constructor(
+    readonly storeDescription: string,
+    options: { readonly cause: unknown },
+  ) {
+    super(
+      `the event store (${storeDescription}) refused the engine's credentials (access denied); ` +
+        'check the user and password in STRATA_STORE (kurrentdb://user:password@host:2113?tls=true)',
+      options,
+    );
+  }
+}
+
+function isAccessDenied(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && (error as { type?: unknown }).type === 'access-denied'
+  );
+}
+
 function defaultSleep(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
@@ -56,6 +79,7 @@ export async function waitForStore(store: EventStore, options: StoreWaitOptions)
       await store.streamRevision(STARTUP_PROBE_STREAM);
       return tries;
     } catch (error) {
+      if (isAccessDenied(error)) throw new StoreAccessDeniedError(options.storeDescription, { cause: error });
       const reason = storeUnavailableReason(error);
       if (reason === undefined) throw error;
       const waitedMs = now() - startedAt;

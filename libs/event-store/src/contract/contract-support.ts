@@ -114,9 +114,19 @@ export async function rejectionOf(operation: Promise<unknown>): Promise<unknown>
   throw new Error('expected the operation to be rejected, but it succeeded');
 }
 
-/** Pulls messages from a subscription one at a time, failing instead of hanging. */
+/** The messages a contract reads: events and `caught_up` (a store's checkpoints are checked apart). */
+export type ContractMessage = Exclude<SubscriptionMessage, { readonly kind: 'checkpoint' }>;
+
+/**
+ * Pulls messages from a subscription one at a time, failing instead of hanging. Checkpoints are
+ * not returned: each is checked to pass the last event delivered and to come before the next.
+ */
 export class SubscriptionReader {
   private readonly iterator: AsyncIterator<SubscriptionMessage>;
+  private lastEventPosition: bigint | undefined;
+  private lastCheckpoint: bigint | undefined;
+  /** Checkpoints the subscription delivered so far. */
+  checkpoints = 0;
 
   constructor(
     readonly subscription: Subscription,
@@ -125,8 +135,37 @@ export class SubscriptionReader {
     this.iterator = subscription[Symbol.asyncIterator]();
   }
 
-  /** The next message, or `'ended'` when iteration finished. */
-  async next(): Promise<SubscriptionMessage | 'ended'> {
+  /** The next event or `caught_up`, or `'ended'` when iteration finished. */
+  async next(): Promise<ContractMessage | 'ended'> {
+    for (;;) {
+      const message = await this.nextMessage();
+      if (message === 'ended' || message.kind !== 'checkpoint') {
+        if (message !== 'ended' && message.kind === 'event') this.sawEvent(message.event.position);
+        return message;
+      }
+      this.sawCheckpoint(message.position);
+    }
+  }
+
+  private sawEvent(position: bigint): void {
+    if (this.lastCheckpoint !== undefined && position <= this.lastCheckpoint) {
+      throw new Error(`an event at ${position} came after a checkpoint at ${this.lastCheckpoint}`);
+    }
+    this.lastEventPosition = position;
+  }
+
+  private sawCheckpoint(position: bigint): void {
+    if (this.lastEventPosition !== undefined && position <= this.lastEventPosition) {
+      throw new Error(`a checkpoint at ${position} does not pass the event at ${this.lastEventPosition}`);
+    }
+    if (this.lastCheckpoint !== undefined && position <= this.lastCheckpoint) {
+      throw new Error(`a checkpoint at ${position} does not pass the one at ${this.lastCheckpoint}`);
+    }
+    this.lastCheckpoint = position;
+    this.checkpoints += 1;
+  }
+
+  private async nextMessage(): Promise<SubscriptionMessage | 'ended'> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -143,8 +182,8 @@ export class SubscriptionReader {
   }
 
   /** Messages up to and including the first `caught_up`. */
-  async untilCaughtUp(): Promise<SubscriptionMessage[]> {
-    const messages: SubscriptionMessage[] = [];
+  async untilCaughtUp(): Promise<ContractMessage[]> {
+    const messages: ContractMessage[] = [];
     for (;;) {
       const message = await this.next();
       if (message === 'ended') throw new Error('subscription ended before caught_up');

@@ -24,14 +24,12 @@ import {
   StreamDeletedError,
   WrongExpectedVersionError,
   MaxAppendSizeExceededError,
-  eventTypeFilter,
   jsonEvent,
-  streamNameFilter,
   START,
   END,
-  type Filter,
   type JSONEventData,
   type JSONType,
+  type Position,
 } from '@eventstore/db-client';
 import {
   AppendTooLargeError,
@@ -39,14 +37,12 @@ import {
   ConcurrencyError,
   StreamErasedError,
   matchesEventFilter,
-  ERASURE_EVENT_TYPE,
   assertErasureHead,
   erasureHeadOf,
   type AppendOptions,
   type AppendResult,
   type ErasureRecord,
   type ErasureRequest,
-  type EventFilter,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -63,9 +59,6 @@ import { toJsonText } from '../shared/json-values';
 import { pageLimitsOf } from '../shared/page-limits';
 import { ErasureRecords, recordErasure } from './esdb-erasures';
 import {
-  ANCHOR_STREAM,
-  CHECKPOINT_STREAM_PREFIX,
-  ERASURE_STREAM,
   GIVEN_TIME_KEY,
   isVisibleInAll,
   noteErasure,
@@ -74,6 +67,8 @@ import {
   toRecordedEvent,
 } from './esdb-mapping';
 import { readAllPaged, readStreamPaged, streamHead } from './esdb-reads';
+import { DEFAULT_CHECKPOINT_INTERVAL_MULTIPLIER, serverFilter } from './esdb-server-filter';
+import { appendInParts } from './esdb-split-append';
 import { EsdbSubscription } from './esdb-subscription';
 
 export interface EsdbEventStoreOptions {
@@ -85,6 +80,11 @@ export interface EsdbEventStoreOptions {
   readonly pageBytes?: number;
   /** Dispose the client when the store closes (true for `fromConnectionString`). */
   readonly disposeClientOnClose?: boolean;
+  /**
+   * A subscription's checkpoints come every this many times 32 events the server passes over
+   * (`DEFAULT_CHECKPOINT_INTERVAL_MULTIPLIER`, every 1,024 events, by default).
+   */
+  readonly checkpointIntervalMultiplier?: number;
 }
 
 /**
@@ -95,33 +95,6 @@ const CLIENT_READ_AHEAD = 1;
 
 /** Appends answer at most this position; anything above is the server saying "no position". */
 const LARGEST_POSITION = 2n ** 63n - 1n;
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * Stream names of everything but system streams, the anchor log and the checkpoints. The erasure
- * log always passes: the adapter reads it to hide an erased stream's later events from a
- * subscription.
- */
-const USER_STREAMS = `^(?!\\$|${escapeRegex(ANCHOR_STREAM)}$|${escapeRegex(CHECKPOINT_STREAM_PREFIX)})`;
-
-/** The coarse server-side filter; the client applies the exact port filter afterwards. */
-function serverFilter(filter: EventFilter | undefined): Filter {
-  const streamPrefixes = filter?.streamPrefixes ?? [];
-  if (streamPrefixes.length > 0) return streamNameFilter({ prefixes: [...streamPrefixes, ERASURE_STREAM] });
-  const eventTypes = filter?.eventTypes ?? [];
-  if (eventTypes.length > 0) {
-    return eventTypeFilter({
-      prefixes: [
-        ...eventTypes.map((type) => (type.endsWith('*') ? type.slice(0, -1) : type)),
-        ERASURE_EVENT_TYPE,
-      ],
-    });
-  }
-  return streamNameFilter({ regex: USER_STREAMS });
-}
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -150,6 +123,8 @@ export class EsdbEventStore implements EventStore {
   private readonly clock: () => Date;
   private readonly pageLimits: PageLimits;
   private readonly erasures: ErasureRecords;
+  /** The node's maximum append size, once an append was refused for it. */
+  private knownMaxAppendBytes: number | undefined;
 
   /** A store on its own client, e.g. `esdb://localhost:2113?tls=false`; `close()` disposes it. */
   static fromConnectionString(connectionString: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
@@ -180,8 +155,31 @@ export class EsdbEventStore implements EventStore {
     );
     const proposed = events.map(toEventData);
     if (proposed.length === 0) return this.appendNothing(streamId, expected);
+    if (options.splitWhenTooLarge === true && this.knownMaxAppendBytes !== undefined) {
+      const maxAppendBytes = this.knownMaxAppendBytes;
+      return appendInParts(streamId, proposed, maxAppendBytes, expected, (part, expectation) =>
+        this.appendOnce(streamId, part, expectation),
+      );
+    }
     try {
-      const result = await this.client.appendToStream(streamId, proposed, {
+      return await this.appendOnce(streamId, proposed, expected);
+    } catch (error) {
+      if (!(error instanceof AppendTooLargeError)) throw error;
+      this.knownMaxAppendBytes = error.maxAppendBytes;
+      if (options.splitWhenTooLarge !== true) throw error;
+      return appendInParts(streamId, proposed, error.maxAppendBytes, expected, (part, expectation) =>
+        this.appendOnce(streamId, part, expectation),
+      );
+    }
+  }
+
+  private async appendOnce(
+    streamId: string,
+    proposed: readonly JSONEventData[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    try {
+      const result = await this.client.appendToStream(streamId, [...proposed], {
         expectedRevision: toExpectedRevision(expected),
       });
       const commit = result.position?.commit;
@@ -216,13 +214,19 @@ export class EsdbEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions = {}): Subscription {
     const from = options.fromPosition ?? 'start';
+    const checkpointInterval =
+      this.options.checkpointIntervalMultiplier ?? DEFAULT_CHECKPOINT_INTERVAL_MULTIPLIER;
     const subscription = new EsdbSubscription(
-      async () => {
+      async (onCheckpoint) => {
         const erased = await this.erasedStreams();
+        // a checkpoint inside a legacy transaction (commit and prepare apart) has no port position
+        const checkpointReached = (_subscription: unknown, position: Position) => {
+          if (position.commit === position.prepare) onCheckpoint(position.commit);
+        };
         const source = this.client.subscribeToAll(
           {
             fromPosition: from === 'start' ? START : from === 'end' ? END : toEsdbPosition(from),
-            filter: serverFilter(options.filter),
+            filter: serverFilter(options.filter, { checkpointInterval, checkpointReached }),
           },
           { highWaterMark: CLIENT_READ_AHEAD },
         );

@@ -5,6 +5,10 @@
 // not see (see esdb-mapping.ts), or that the subscriber's filter refuses, are dropped here as
 // they are taken from the client stream, after the server-side filter did the coarse work.
 //
+// The server's checkpoints of a filtered subscription (the client calls back, also ahead of the
+// events still buffered) are delivered the same way, after the events received before them, as
+// `checkpoint` messages, when they pass the last event delivered.
+//
 // The client stream is read only when the subscriber asks for a message and nothing is buffered:
 // then, past the subscriber's gate, one page (its count and byte limits) is taken from it. Until
 // then the client stream holds what it already received (its small buffer) and gRPC flow control
@@ -36,21 +40,27 @@ export class EsdbSubscription implements Subscription {
   private received = 0;
   private caughtUpAfter: number | undefined;
   private caughtUpDelivered = false;
+  /** Server checkpoints not delivered yet, each after the number of events received before it. */
+  private readonly checkpoints: { readonly after: number; readonly position: bigint }[] = [];
+  /** The position of the last event or checkpoint delivered. */
+  private lastDelivered: bigint | null;
 
   /**
-   * @param open opens the client subscription (after any preparation it needs)
+   * @param open opens the client subscription (after any preparation it needs), which calls
+   *   `onCheckpoint` with each checkpoint position the server reports
    * @param lastPosition the position to report with `caught_up` when no event came before it
    * @param onClosed called once when the subscription ends, for the store's bookkeeping
    * @param limits how much one page taken from the client stream may hold
    * @param gate the subscriber's gate, passed before each page
    */
   constructor(
-    open: () => Promise<OpenedEsdbSubscription>,
+    open: (onCheckpoint: (position: bigint) => void) => Promise<OpenedEsdbSubscription>,
     private lastPosition: bigint | null,
     private readonly onClosed: (subscription: EsdbSubscription) => void,
     private readonly limits: PageLimits,
     private readonly gate: ReadGate = openGate,
   ) {
+    this.lastDelivered = lastPosition;
     void this.start(open);
   }
 
@@ -72,9 +82,11 @@ export class EsdbSubscription implements Subscription {
     await this.source?.unsubscribe();
   }
 
-  private async start(open: () => Promise<OpenedEsdbSubscription>): Promise<void> {
+  private async start(
+    open: (onCheckpoint: (position: bigint) => void) => Promise<OpenedEsdbSubscription>,
+  ): Promise<void> {
     try {
-      const opened = await open();
+      const opened = await open((position) => this.onCheckpoint(position));
       opened.source.on('error', (error: unknown) => this.fail(error));
       if (this.ended) {
         await opened.source.unsubscribe();
@@ -94,10 +106,25 @@ export class EsdbSubscription implements Subscription {
   private onCaughtUp(): void {
     if (this.ended || this.caughtUpAfter !== undefined || this.source === undefined) return;
     this.caughtUpAfter = this.received + this.source.readableLength;
-    this.deliverCaughtUpWhenDue();
+    this.deliverMarksDue();
   }
 
-  private deliverCaughtUpWhenDue(): void {
+  private onCheckpoint(position: bigint): void {
+    if (this.ended) return;
+    this.checkpoints.push({ after: this.received + (this.source?.readableLength ?? 0), position });
+    this.deliverMarksDue();
+  }
+
+  /** Delivers the checkpoints and the `caught_up` whose events before them are all taken. */
+  private deliverMarksDue(): void {
+    for (let next = this.checkpoints[0]; next !== undefined && next.after <= this.received;) {
+      this.checkpoints.shift();
+      if (this.lastDelivered === null || next.position > this.lastDelivered) {
+        this.lastDelivered = next.position;
+        this.deliver({ kind: 'checkpoint', position: next.position });
+      }
+      next = this.checkpoints[0];
+    }
     if (this.caughtUpDelivered || this.caughtUpAfter === undefined || this.received < this.caughtUpAfter)
       return;
     this.caughtUpDelivered = true;
@@ -173,10 +200,11 @@ export class EsdbSubscription implements Subscription {
       let full = false;
       if (event !== undefined) {
         this.lastPosition = event.position;
+        this.lastDelivered = event.position;
         this.deliver({ kind: 'event', event });
         full = fill.add(resolvedEventBytes(resolved));
       }
-      this.deliverCaughtUpWhenDue();
+      this.deliverMarksDue();
       if (full || this.ended) return;
     }
   }
@@ -202,6 +230,7 @@ export class EsdbSubscription implements Subscription {
   private finish(): void {
     this.ended = true;
     this.buffered.length = 0;
+    this.checkpoints.length = 0;
     this.leaveGate();
     this.onClosed(this);
   }

@@ -50,6 +50,15 @@ export interface AppendOptions {
    * record stays. EventStoreDB cannot (a tombstone is final): it throws `StreamErasedError`.
    */
   readonly reviveErased?: boolean;
+  /**
+   * When the store refuses the events as too large for one append (EventStoreDB's maximum append
+   * size), write them in parts instead, in order, each at the revision the previous one left.
+   * A reader may then see the first parts before the last, and a failure between two parts
+   * leaves the first ones stored: only for writes that are idempotent and complete themselves
+   * when done again (imports, whose event ids derive from the file). An event larger than the
+   * bound by itself is still refused, with nothing written. Stores without such a bound ignore it.
+   */
+  readonly splitWhenTooLarge?: boolean;
 }
 
 export interface AppendResult {
@@ -149,7 +158,14 @@ export const DEFAULT_PAGE_BYTES = 1_048_576;
  */
 export type SubscriptionMessage =
   | { readonly kind: 'event'; readonly event: RecordedEvent }
-  | { readonly kind: 'caught_up'; readonly position: bigint | null };
+  | { readonly kind: 'caught_up'; readonly position: bigint | null }
+  /**
+   * Every event of the subscription's filter up to `position` has been delivered, and `position`
+   * is after the last one: a subscriber may store it as its checkpoint, so that a restart does not
+   * read again a long stretch of events the filter refuses. Sent by stores whose server filters a
+   * subscription (EventStoreDB's checkpoints); never before an event it passes.
+   */
+  | { readonly kind: 'checkpoint'; readonly position: bigint };
 
 /** A catch-up subscription: history, then `caught_up`, then live events. `close()` ends iteration. */
 export interface Subscription extends AsyncIterable<SubscriptionMessage> {

@@ -32,10 +32,20 @@ export interface EsdbTestServerOptions {
    * `MaxAppendSize` does (1 MiB by default on a real node); no bound by default.
    */
   readonly maxAppendBytes?: number;
+  /**
+   * Serve over TLS with this certificate (PEM, for `localhost` and 127.0.0.1) and its private
+   * key, as a secure node does; the client then needs `tls=true` and the CA (`tlsCAFile`).
+   */
+  readonly tls?: { readonly certificate: string; readonly privateKey: string };
+  /**
+   * Refuse every `Streams` call without this user's basic credentials with UNAUTHENTICATED, as
+   * a secure node does (the client sends credentials only over TLS).
+   */
+  readonly credentials?: { readonly username: string; readonly password: string };
 }
 
 export interface EsdbTestServer {
-  /** `esdb://127.0.0.1:<port>?tls=false` */
+  /** `esdb://127.0.0.1:<port>?tls=false`; with `tls`, `esdb://localhost:<port>?tls=true` */
   readonly connectionString: string;
   readonly port: number;
   /** Ends open subscriptions and batch-append streams, then shuts the server down. */
@@ -68,6 +78,24 @@ function supportedMethods(batchAppend: boolean): SupportedMethods {
   return methods;
 }
 
+function unauthenticated(): ServiceError {
+  return Object.assign(new Error('16 UNAUTHENTICATED'), {
+    code: status.UNAUTHENTICATED,
+    details: 'Bad username or password',
+    metadata: new Metadata(),
+  });
+}
+
+/** Whether a call may go on: no credentials configured, or the call carries them. */
+function authorizes(
+  credentials: EsdbTestServerOptions['credentials'],
+  call: { readonly metadata: Metadata },
+): boolean {
+  if (credentials === undefined) return true;
+  const expected = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+  return call.metadata.get('authorization').includes(`Basic ${expected}`);
+}
+
 function unimplemented(): ServiceError {
   return Object.assign(new Error('12 UNIMPLEMENTED'), {
     code: status.UNIMPLEMENTED,
@@ -87,12 +115,28 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
     },
   };
   const server = new Server();
+  const allowed = (call: { readonly metadata: Metadata }) => authorizes(options.credentials, call);
   const streams: IStreamsServer = {
-    read: (call) => void handleRead(log, registry, call),
-    append: (call, callback) => handleAppend(log, call, callback, options.maxAppendBytes),
-    batchAppend: (call) => handleBatchAppend(log, registry, call, options.maxAppendBytes),
-    delete: (call, callback) => handleDelete(log, call, callback),
-    tombstone: (call, callback) => handleTombstone(log, call, callback),
+    read: (call) => {
+      if (allowed(call)) void handleRead(log, registry, call);
+      else call.emit('error', unauthenticated());
+    },
+    append: (call, callback) => {
+      if (allowed(call)) handleAppend(log, call, callback, options.maxAppendBytes);
+      else callback(unauthenticated(), null);
+    },
+    batchAppend: (call) => {
+      if (allowed(call)) handleBatchAppend(log, registry, call, options.maxAppendBytes);
+      else call.emit('error', unauthenticated());
+    },
+    delete: (call, callback) => {
+      if (allowed(call)) handleDelete(log, call, callback);
+      else callback(unauthenticated(), null);
+    },
+    tombstone: (call, callback) => {
+      if (allowed(call)) handleTombstone(log, call, callback);
+      else callback(unauthenticated(), null);
+    },
   };
   server.addService(StreamsService, streams);
   const features = supportedMethods(options.batchAppend ?? true);
@@ -106,14 +150,22 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(
       `127.0.0.1:${options.port ?? 0}`,
-      ServerCredentials.createInsecure(),
+      options.tls === undefined
+        ? ServerCredentials.createInsecure()
+        : ServerCredentials.createSsl(null, [
+            {
+              cert_chain: Buffer.from(options.tls.certificate),
+              private_key: Buffer.from(options.tls.privateKey),
+            },
+          ]),
       (error, boundPort) => (error === null ? resolve(boundPort) : reject(error)),
     );
   });
   let stopped: Promise<void> | undefined;
   return {
     port,
-    connectionString: `esdb://127.0.0.1:${port}?tls=false`,
+    connectionString:
+      options.tls === undefined ? `esdb://127.0.0.1:${port}?tls=false` : `esdb://localhost:${port}?tls=true`,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         for (const stop of [...stoppers]) stop();
