@@ -70,8 +70,10 @@ describe('signed anchors over HTTP', () => {
 
     const database = new Database(join(directory, 'strata.db'), { readonly: true });
     const rows = database
-      .prepare("SELECT revision FROM anchors WHERE stream_id = 'session-burst' ORDER BY anchor_id")
-      .all() as { revision: number }[];
+      .prepare(
+        "SELECT json_extract(entry, '$.revision') AS revision FROM store_log WHERE kind = 'anchor' AND stream_id = 'session-burst' ORDER BY position",
+      )
+      .all() as { revision: string }[];
     database.close();
     // One when the session starts, one per second of the burst and the one the interval holds.
     expect(rows.length).toBeLessThanOrEqual(Math.ceil(seconds) + 3);

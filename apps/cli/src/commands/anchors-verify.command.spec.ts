@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '@strata/event-store';
-import { anchorSchema, signAnchor, generateAnchorSigningKey, type Anchor } from '@strata/integrity';
+import {
+  anchorLogOf,
+  anchorSchema,
+  anchorStreamHead,
+  generateAnchorSigningKey,
+  loadOrCreateSigningKey,
+  signAnchor,
+  type Anchor,
+} from '@strata/integrity';
 import { serializeSessionFile } from '@strata/session';
 import { session } from '@strata/testing';
 import { runCli } from '../run-cli';
@@ -87,11 +95,18 @@ async function exportAnchors(store: string): Promise<string> {
   return file;
 }
 
-function anchorsIn(file: string): Anchor[] {
-  return readFileSync(file, 'utf8')
+/** The anchors of exported log lines (checkpoints and erasures left out). */
+function anchorLines(text: string): Anchor[] {
+  return text
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => anchorSchema.parse(JSON.parse(line)));
+    .map((line) => JSON.parse(line) as { kind?: string })
+    .filter((entry) => entry.kind === undefined || entry.kind === 'anchor')
+    .map((entry) => anchorSchema.parse(entry));
+}
+
+function anchorsIn(file: string): Anchor[] {
+  return anchorLines(readFileSync(file, 'utf8'));
 }
 
 describe("strata verify against the store's records and signed anchors", () => {
@@ -152,13 +167,31 @@ describe("strata verify against the store's records and signed anchors", () => {
       expect((await strata(['verify', 'tail', '--store', `sqlite:${copy}`])).out()).toContain(
         'anchor anchor log #1 (revision 8',
       );
-      sql(copy, 'DELETE FROM anchors');
+      sql(copy, 'DELETE FROM store_log');
       expect((await strata(['verify', 'tail', '--store', `sqlite:${copy}`])).code).toBe(0);
     });
   });
 
-  describe('given a store rewritten whole, its records and anchor log included', () => {
-    it('passes on its own but fails against the anchors exported before, naming the anchor', async () => {
+  describe('given a session rewritten with its own log entries removed', () => {
+    it('is caught with the store alone: the log has a gap, and the checkpoints name the session', async () => {
+      await importInto(sessionFile('rewritten', 3), storeFile);
+      await importInto(sessionFile('other', 2), storeFile);
+      for (const table of ['events', 'streams'])
+        sql(storeFile, `DELETE FROM ${table} WHERE stream_id = 'session-rewritten'`);
+      sql(storeFile, "DELETE FROM store_log WHERE stream_id = 'session-rewritten'");
+      await importInto(sessionFile('rewritten', 3, 'Something else entirely.'), storeFile, {
+        STRATA_ANCHORS: 'off',
+      });
+      const alone = await strata(['verify', '--all', '--store', `sqlite:${storeFile}`]);
+      expect(alone.code).toBe(1);
+      expect(alone.out()).toContain('the signed log: positions 1–1 are missing');
+      expect(alone.out()).toContain('session-rewritten: anchor anchor log #2 (revision 6, head');
+      expect(alone.out()).toContain("is not matched: the chain's hash at that revision is");
+    });
+  });
+
+  describe('given a store rewritten whole, its records and its whole signed log included', () => {
+    it('passes on its own but fails against the log exported before, naming the anchor and the cut log', async () => {
       await importInto(sessionFile('rewritten', 3), storeFile);
       await importInto(sessionFile('other', 2), storeFile);
       const anchors = await exportAnchors(storeFile);
@@ -166,14 +199,14 @@ describe("strata verify against the store's records and signed anchors", () => {
       copyFileSync(storeFile, copy);
       for (const table of ['events', 'streams'])
         sql(copy, `DELETE FROM ${table} WHERE stream_id = 'session-rewritten'`);
-      sql(copy, "DELETE FROM anchors WHERE stream_id = 'session-rewritten'");
+      sql(copy, 'DELETE FROM store_log');
       await importInto(sessionFile('rewritten', 3, 'Something else entirely.'), copy, {
         STRATA_ANCHORS: 'off',
       });
 
       const alone = await strata(['verify', '--all', '--store', `sqlite:${copy}`]);
       expect(alone.code).toBe(0);
-      expect(alone.out()).toBe('every chain holds (2 streams, 12 events, 1 anchor matched)\n');
+      expect(alone.out()).toBe('every chain holds (2 streams, 12 events)\n');
 
       const against = await strata(['verify', '--all', '--store', `sqlite:${copy}`, '--anchors', anchors]);
       expect(against.code).toBe(1);
@@ -182,6 +215,9 @@ describe("strata verify against the store's records and signed anchors", () => {
         `session-rewritten: anchor ${anchors}:1 (revision 6, head ${rewrittenAnchor.headHash.slice(0, 12)}…`,
       );
       expect(against.out()).toContain("is not matched: the chain's hash at that revision is");
+      expect(against.out()).toContain(
+        "the store's log ends at position 0, but the exported copy holds entries up to 4",
+      );
       expect(against.out()).toContain('1 of 2 streams broken');
       expect(against.out()).not.toContain('session-other');
     });
@@ -239,7 +275,7 @@ describe("strata verify against the store's records and signed anchors", () => {
     it('refuses lines that are no anchor at all, and an anchor file line past the length bound', async () => {
       await importInto(sessionFile('lines', 1), storeFile);
       const anchors = join(directory, 'bad.jsonl');
-      writeFileSync(anchors, `not json\n{"stream":"session-lines"}\n${'x'.repeat(5000)}\n`);
+      writeFileSync(anchors, `not json\n{"stream":"session-lines"}\n${'x'.repeat(1024 * 1024 + 10)}\n`);
       const result = await strata([
         'verify',
         '--all',
@@ -252,7 +288,7 @@ describe("strata verify against the store's records and signed anchors", () => {
       expect(result.out()).toContain(`anchor ${anchors}:1 refused: not an anchor (it is not JSON)`);
       expect(result.out()).toContain(`anchor ${anchors}:2 refused: not an anchor (revision:`);
       expect(result.out()).toContain(
-        `anchor ${anchors}:3 refused: not an anchor (it is longer than 4096 bytes)`,
+        `anchor ${anchors}:3 refused: not an anchor (it is longer than 1048576 bytes)`,
       );
     });
   });
@@ -280,8 +316,9 @@ describe("strata verify against the store's records and signed anchors", () => {
 
       const holds = await strata(['verify', '--file', events, '--anchors', anchors]);
       expect(holds.code).toBe(0);
+      // the anchor, and the head the checkpoint written after the import recorded
       expect(holds.out()).toMatch(
-        /^session-offline: chain holds \(7 events, head [0-9a-f]{64}\); 1 anchor matched\n$/,
+        /^session-offline: chain holds \(7 events, head [0-9a-f]{64}\); 2 anchors matched\n$/,
       );
 
       const changed = lines.map((line, index) => (index === 3 ? line.replace('Step 1', 'Step 9') : line));
@@ -319,16 +356,41 @@ describe("strata verify against the store's records and signed anchors", () => {
     it('reports the erasure record with exit 0, and its anchors are answered by it', async () => {
       await importInto(sessionFile('erased', 2), storeFile);
       const anchors = await exportAnchors(storeFile);
-      const store = new SqliteEventStore({ filename: storeFile });
-      const record = await store.eraseStream('session-erased', { actor: 'dpo', reason: 'erasure request 7' });
-      await store.close();
-      for (const args of [['erased'], ['--all'], ['erased', '--anchors', anchors]]) {
+      const erased = await strata([
+        'erase',
+        'erased',
+        '--reason',
+        'erasure request 7',
+        '--actor',
+        'dpo',
+        '--json',
+        '--store',
+        `sqlite:${storeFile}`,
+      ]);
+      expect(erased.code).toBe(0);
+      const record = JSON.parse(erased.out()) as { erasedAt: string };
+      for (const [args, answered] of [
+        [['erased'], 1],
+        [['--all'], 2],
+        [['erased', '--anchors', anchors], 2],
+      ] as const) {
         const result = await strata(['verify', ...args, '--store', `sqlite:${storeFile}`]);
         expect(result.code).toBe(0);
         expect(result.out()).toContain(
-          `session-erased: erased at ${record.erasedAt} by dpo: erasure request 7; 1 anchor answered by the erasure record`,
+          `session-erased: erased at ${record.erasedAt} by dpo: erasure request 7; ${answered} anchors answered by the erasure record`.replace(
+            '; 1 anchors',
+            '; 1 anchor',
+          ),
         );
       }
+      // an erasure made behind the engine, unsigned, is named
+      await importInto(sessionFile('unsigned', 1), storeFile);
+      const store = new SqliteEventStore({ filename: storeFile });
+      await store.eraseStream('session-unsigned', { actor: 'dpo', reason: 'not signed' });
+      await store.close();
+      const unsigned = await strata(['verify', '--all', '--store', `sqlite:${storeFile}`]);
+      expect(unsigned.code).toBe(1);
+      expect(unsigned.out()).toContain('no signed erasure in the log stands for this record');
     });
 
     it('answers an anchor signed after the erasure only when it is the head the record states', async () => {
@@ -407,12 +469,10 @@ describe("strata verify against the store's records and signed anchors", () => {
       await importInto(sessionFile('second', 1), storeFile);
       const all = await strata(['anchors', 'export', '--store', `sqlite:${storeFile}`]);
       expect(all.code).toBe(0);
-      const anchors = all
-        .out()
-        .trim()
-        .split('\n')
-        .map((line) => anchorSchema.parse(JSON.parse(line)));
+      const anchors = anchorLines(all.out());
       expect(anchors.map((anchor) => anchor.stream)).toEqual(['session-first', 'session-second']);
+      // each import ends with a checkpoint of the store
+      expect(all.out().match(/"kind":"checkpoint"/g)).toHaveLength(2);
       const future = await strata([
         'anchors',
         'export',
@@ -438,22 +498,20 @@ describe("strata verify against the store's records and signed anchors", () => {
     it('gives each anchor its position in the log, and with --after only those logged after it, whatever their times', async () => {
       await importInto(sessionFile('early', 1), storeFile);
       const first = await strata(['anchors', 'export', '--store', `sqlite:${storeFile}`]);
-      const kept = first
-        .out()
-        .trim()
-        .split('\n')
-        .map((line) => anchorSchema.parse(JSON.parse(line)));
+      const kept = anchorLines(first.out());
       expect(kept.map((anchor) => anchor.position)).toEqual(['1']);
-      await importInto(sessionFile('late', 1), storeFile);
       // an anchor signed under a clock far behind: a time-based export after the first would miss it
-      const raw = new Database(storeFile);
-      try {
-        raw
-          .prepare("UPDATE anchors SET signed_at = '2000-01-01T00:00:00.000Z' WHERE stream_id = ?")
-          .run('session-late');
-      } finally {
-        raw.close();
-      }
+      await importInto(sessionFile('late', 1), storeFile, { STRATA_ANCHORS: 'off' });
+      const store = new SqliteEventStore({ filename: storeFile });
+      const { key } = loadOrCreateSigningKey({ dataDirectory: join(directory, 'data'), cwd: directory });
+      await anchorStreamHead(
+        store,
+        'session-late',
+        key,
+        anchorLogOf(store),
+        new Date('2000-01-01T00:00:00.000Z'),
+      );
+      await store.close();
       const byTime = await strata([
         'anchors',
         'export',
@@ -472,12 +530,8 @@ describe("strata verify against the store's records and signed anchors", () => {
         kept[0]!.position!,
       ]);
       expect(after.code).toBe(0);
-      const since = after
-        .out()
-        .trim()
-        .split('\n')
-        .map((line) => anchorSchema.parse(JSON.parse(line)));
-      expect(since.map((anchor) => [anchor.stream, anchor.position])).toEqual([['session-late', '2']]);
+      const since = anchorLines(after.out());
+      expect(since.map((anchor) => [anchor.stream, anchor.position])).toEqual([['session-late', '3']]);
       const refused = await strata([
         'anchors',
         'export',

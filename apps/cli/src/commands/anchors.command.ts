@@ -62,7 +62,9 @@ export const anchorsCommand: CommandImplementation = {
       const sinceTime = since === undefined ? undefined : Date.parse(since);
       for await (const item of log.entries(after ?? 0n)) {
         if (item.source === 'unreadable') {
-          io.stderr(`anchors: position ${item.position} of the log holds no entry that can be read (${item.reason}); left out\n`);
+          io.stderr(
+            `anchors: position ${item.position} of the log holds no entry that can be read (${item.reason}); left out\n`,
+          );
           continue;
         }
         if (sinceTime !== undefined && Date.parse(item.entry.time) < sinceTime) continue;

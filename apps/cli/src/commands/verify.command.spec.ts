@@ -66,7 +66,10 @@ describe('strata verify', () => {
       for (const args of [['--all'], []]) {
         const result = await strata('verify', ...args, '--store', storeUrl);
         expect(result.code).toBe(0);
-        expect(result.out()).toBe('every chain holds (2 streams, 8 events, 2 anchors matched)\n');
+        // each session's anchor, and the head each import's checkpoint recorded
+        expect(result.out()).toMatch(
+          /^newest checkpoint: position 4, signed \S+, \d+ s old, covers the store up to position 8 \(2 streams, 8 events\); nothing was written after it\nevery chain holds \(2 streams, 8 events, 4 anchors matched, 4 signed log entries chained\)\n$/,
+        );
       }
     });
   });
@@ -89,8 +92,14 @@ describe('strata verify', () => {
         ok: true,
         streams: 2,
         events: 8,
-        anchorsMatched: 2,
+        anchorsMatched: 4,
         failed: [],
+        log: {
+          chained: true,
+          entries: 4,
+          findings: [],
+          newestCheckpoint: { streams: 2, events: '8', eventsAfter: 0 },
+        },
       });
       const exported = await strata('export', 'verify-1', '--events', '--store', storeUrl);
       writeFileSync(join(directory, 'events.jsonl'), exported.out());

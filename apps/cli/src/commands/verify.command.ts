@@ -262,7 +262,7 @@ async function verifyAll(
   const anchorsNoted =
     result.anchorsMatched > 0 ? `, ${plural(result.anchorsMatched, 'anchor')} matched` : '';
   const logNoted = verification.log.chained
-    ? `, ${plural(verification.log.entries, 'signed log entry')} chained`
+    ? `, ${`${verification.log.entries} signed log entr${verification.log.entries === 1 ? 'y' : 'ies'}`} chained`
     : '';
   io.stdout(
     ok

@@ -44,26 +44,37 @@ export class EsdbLogStorage implements LogStorage {
   constructor(private readonly client: EventStoreDBClient) {}
 
   async head(): Promise<LogHead> {
+    // read to the end of the call before looking (an iteration left early keeps the gRPC call open)
+    const [last] = await this.readBackwards('end', 1);
+    if (last === undefined) return { position: 0n, hash: LOG_GENESIS_HASH };
+    const position = last.revision + 1n;
+    if (last.type !== LOG_ENTRY_EVENT_TYPE) return { position, hash: LOG_GENESIS_HASH };
+    const parsed = parseLogEntryText(position, JSON.stringify(last.data));
+    // an unreadable last entry: chain to what it claims, so the break shows there and not after
+    const hash = typeof parsed === 'string' ? String((last.data as { hash?: unknown }).hash) : parsed.hash;
+    return { position, hash };
+  }
+
+  /** Up to `count` events of the log, newest first, from `from`; none for a log that does not exist. */
+  private async readBackwards(
+    from: bigint | 'end',
+    count: number,
+  ): Promise<{ revision: bigint; type: string; data: unknown }[]> {
+    const events: { revision: bigint; type: string; data: unknown }[] = [];
     try {
       for await (const resolved of this.client.readStream(ANCHOR_STREAM, {
         direction: 'backwards',
-        fromRevision: 'end',
-        maxCount: 1,
+        fromRevision: from,
+        maxCount: count,
       })) {
         const event = resolved.event;
-        if (event === undefined) continue;
-        const position = event.revision + 1n;
-        if (event.type !== LOG_ENTRY_EVENT_TYPE) return { position, hash: LOG_GENESIS_HASH };
-        const parsed = parseLogEntryText(position, JSON.stringify(event.data));
-        // an unreadable last entry: chain to what it claims, so the break shows there and not after
-        const hash =
-          typeof parsed === 'string' ? String((event.data as { hash?: unknown }).hash) : parsed.hash;
-        return { position, hash };
+        if (event !== undefined)
+          events.push({ revision: event.revision, type: event.type, data: event.data });
       }
     } catch (error) {
       if (!(error instanceof StreamNotFoundError)) throw error;
     }
-    return { position: 0n, hash: LOG_GENESIS_HASH };
+    return events;
   }
 
   async writeIfHead(
@@ -94,25 +105,15 @@ export class EsdbLogStorage implements LogStorage {
   async lastCheckpoint(): Promise<CheckpointLogEntry | undefined> {
     let from: bigint | 'end' = 'end';
     for (;;) {
-      let last: bigint | undefined;
-      try {
-        for await (const resolved of this.client.readStream(ANCHOR_STREAM, {
-          direction: 'backwards',
-          fromRevision: from,
-          maxCount: PAGE_SIZE,
-        })) {
-          const event = resolved.event;
-          if (event === undefined) continue;
-          last = event.revision;
-          if (event.type !== LOG_ENTRY_EVENT_TYPE) continue;
-          const parsed = parseLogEntryText(event.revision + 1n, JSON.stringify(event.data));
-          if (typeof parsed !== 'string' && parsed.kind === 'checkpoint') return parsed;
-        }
-      } catch (error) {
-        if (!(error instanceof StreamNotFoundError)) throw error;
+      const page = await this.readBackwards(from, PAGE_SIZE);
+      for (const event of page) {
+        if (event.type !== LOG_ENTRY_EVENT_TYPE) continue;
+        const parsed = parseLogEntryText(event.revision + 1n, JSON.stringify(event.data));
+        if (typeof parsed !== 'string' && parsed.kind === 'checkpoint') return parsed;
       }
-      if (last === undefined || last === 0n) return undefined;
-      from = last - 1n;
+      const last = page[page.length - 1];
+      if (last === undefined || last.revision === 0n || page.length < PAGE_SIZE) return undefined;
+      from = last.revision - 1n;
     }
   }
 

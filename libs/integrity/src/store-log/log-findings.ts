@@ -48,7 +48,7 @@ export function describeNewestCheckpoint(checkpoint: NewestCheckpoint | undefine
     return 'the signed log holds no checkpoint yet: nothing attests the store as a whole';
   const counts =
     checkpoint.streams !== null && checkpoint.events !== null
-      ? ` (${checkpoint.streams} streams, ${checkpoint.events} events)`
+      ? ` (${checkpoint.streams} stream${checkpoint.streams === 1 ? '' : 's'}, ${checkpoint.events} event${checkpoint.events === '1' ? '' : 's'})`
       : '';
   const after =
     checkpoint.eventsAfter === null

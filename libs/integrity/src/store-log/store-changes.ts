@@ -36,7 +36,11 @@ export async function storeChangesSince(store: EventStore, from: bigint): Promis
   const heads = new Map<string, StreamHead>();
   const erased = new Set<string>();
   let storePosition = from;
-  for await (const event of store.readAll({ uncached: true, filter: { includeErasures: true } })) {
+  for await (const event of store.readAll({
+    uncached: true,
+    filter: { includeErasures: true },
+    ...(from >= 0n ? { fromPosition: from } : {}),
+  })) {
     if (event.position <= from) continue;
     storePosition = event.position;
     const record = erasureRecordOfEvent(event);

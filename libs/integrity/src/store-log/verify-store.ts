@@ -40,10 +40,11 @@ export async function verifyStoreWithLog(
 ): Promise<LoggedStoreVerification> {
   const { keys, exported, filter, onProgress, now } = options;
   const log = anchorLogIfAny(store);
-  const check = new LogCheck(keys, 'store log');
+  const check = new LogCheck(keys, 'anchor log');
+  // anchors kept outside first, so that a finding names the exported anchor before the store's own
   const sources: AsyncIterable<AnchorCandidate>[] = [];
-  if (log !== undefined) sources.push(storeLogCandidates(log, check));
   if (exported !== undefined) sources.push(exported);
+  if (log !== undefined) sources.push(storeLogCandidates(log, check));
   const prefixes = filter?.streamPrefixes ?? [];
   const inScope = (streamId: string): boolean =>
     prefixes.length === 0 || prefixes.some((prefix) => streamId.startsWith(prefix));
