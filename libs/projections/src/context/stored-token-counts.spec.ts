@@ -21,6 +21,7 @@ import { o200kTokenCounter } from '@strata/tokenizer';
 import { readProjectedEvent } from '../runner/projected-event';
 import { sqliteProjectionStorage, type ProjectionStorage } from '../storage/projection-storage';
 import { extraActivityArbitrary, sessionEventsOf } from '../testing/session-events';
+import { SearchProjection } from '../search/search-projection';
 import { ContextProjection } from './context-projection';
 import type { ProjectedContext } from './session-view';
 
@@ -314,5 +315,22 @@ describe('stored token counts that cannot be trusted', () => {
     await projection.erase(sessionId);
     expect((await stored())?.size).toBe(0);
     await opened.close();
+  });
+
+  it('forgets them when the durable search index reads the erasure (the context projection did not run then)', async () => {
+    const file = withFile('strata.db');
+    const opened = open(file);
+    const { sessionId } = await importSessionFile(
+      opened.store,
+      fileOf(new SessionBuilder({ sessionId: 'erased-while-down' }).editTurns(5)),
+    );
+    await opened.close();
+    await readAfterStart(file, sessionId);
+    const reopened = open(file);
+    const stored = () => reopened.storage.tokenCounts?.load(sessionId, 'o200k/v1');
+    expect((await stored())?.size).toBe(20);
+    await new SearchProjection(reopened.storage.search).erase(sessionId);
+    expect((await stored())?.size).toBe(0);
+    await reopened.close();
   });
 });

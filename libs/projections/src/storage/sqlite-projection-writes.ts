@@ -128,6 +128,19 @@ function forgetSearchSession(context: SqliteWriteContext, args: { readonly sessi
   );
   run(context, 'DELETE FROM projection_search_rows WHERE session_id = ?', args.sessionId);
   run(context, 'DELETE FROM projection_search_sessions WHERE session_id = ?', args.sessionId);
+  // The context projection's stored token counts go with them: the context projection is
+  // volatile and never reads an erasure written while no engine ran, the search index reads
+  // every one (it is durable, resumed from its checkpoint).
+  const countsTable = context
+    .statement<[], { readonly found: number }>(
+      "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'projection_context_token_counts'",
+    )
+    .get();
+  if (countsTable !== undefined) forgetTokenCounts(context, args);
+}
+
+function forgetTokenCounts(context: SqliteWriteContext, args: { readonly sessionId: string }): void {
+  run(context, 'DELETE FROM projection_context_token_counts WHERE session_id = ?', args.sessionId);
 }
 
 /** @public The writer thread requires this module by path and takes this export by name. */
@@ -194,9 +207,7 @@ export const sqliteWriteOperations: SqliteWriteOperations = {
       insert.run(row.sessionId, row.counterKey, row.eventHash, row.characters, row.tokens);
     }
   },
-  forgetTokenCounts(context: SqliteWriteContext, args: { readonly sessionId: string }) {
-    run(context, 'DELETE FROM projection_context_token_counts WHERE session_id = ?', args.sessionId);
-  },
+  forgetTokenCounts,
   park(context: SqliteWriteContext, args: { readonly record: ParkedPartition }) {
     const { record } = args;
     run(
