@@ -24,6 +24,8 @@ function ownMessage(entry: SessionEntry): AgentMessage | undefined {
   return entry.type === 'compaction' ? compactionSummaryMessage(entry) : messageFromEntry(entry);
 }
 
+const noCounts: readonly StoredTokenCount[] = [];
+
 export class EntryCountRecords {
   private stored: ReadonlyMap<string, StoredTokenCount> | undefined;
   private readonly hashesOfUncounted = new Map<string, string>();
@@ -63,7 +65,8 @@ export class EntryCountRecords {
   }
 
   /** The counts made since the last call. */
-  take(): StoredTokenCount[] {
+  take(): readonly StoredTokenCount[] {
+    if (this.fresh.length === 0) return noCounts;
     const counts = this.fresh;
     this.fresh = [];
     return counts;

@@ -201,7 +201,7 @@ export class SessionView implements MessageSource {
   }
 
   /** The counts made since the last call, each with the hash of its entry's event (to store). */
-  takeFreshCounts(): StoredTokenCount[] {
+  takeFreshCounts(): readonly StoredTokenCount[] {
     return this.countRecords?.take() ?? [];
   }
 
