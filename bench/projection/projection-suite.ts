@@ -1,7 +1,8 @@
 // Suite `projection` (issue 5): the context at the current leaf through the context projection
 // against recomputing it from the stream, for generated sessions of 1,000 to 100,000 entries in
-// a SQLite store; the memory a live session keeps; and `strata replay` of a store of 200,000
-// events against a bare SELECT of every event (replay-cases.ts).
+// a SQLite store; the memory a live session keeps; the first context of a 3,000-message session
+// after a restart, in this process and through the engine (restart-cases.ts); and `strata replay`
+// of a store of 200,000 events against a bare SELECT of every event (replay-cases.ts).
 import * as path from 'node:path';
 import { SqliteEventStore } from '@strata/event-store';
 import {
@@ -20,6 +21,14 @@ import {
   type LiveSession,
 } from './projection-cases';
 import { replayCases } from './replay-cases';
+import {
+  assertRestartAgreement,
+  engineRestartFigures,
+  engineRestartTimings,
+  primeStoredCounts,
+  restartCases,
+  writeRestartStore,
+} from './restart-cases';
 import { writeReplayStore } from './replay-store';
 import { writeSession } from './session-streams';
 
@@ -35,6 +44,18 @@ function contextSettings(entries: number, quick: boolean): MeasureSettings {
   if (entries >= 100_000) return { warmupIterations: 0, iterations: 2, maxSeconds: 0, minIterations: 2 };
   if (entries >= 10_000) return { warmupIterations: 1, iterations: 5, maxSeconds: 6, minIterations: 3 };
   return { warmupIterations: 2, iterations: 20, maxSeconds: 5, minIterations: 5 };
+}
+
+/** A cold read takes a few hundred milliseconds: enough rounds for a median under load. */
+function restartSettings(quick: boolean): MeasureSettings {
+  return quick
+    ? { warmupIterations: 1, iterations: 3, maxSeconds: 2, minIterations: 2 }
+    : { warmupIterations: 2, iterations: 20, maxSeconds: 8, minIterations: 8 };
+}
+
+/** Engine starts per condition (counts deleted, counts stored). */
+function engineRestarts(quick: boolean): number {
+  return quick ? 2 : 7;
 }
 
 /** Events in the replay store: the issue's 200,000 (20,000 in a quick run). */
@@ -112,6 +133,20 @@ export const projectionSuite: BenchSuite = {
             `projection and write-side fold together ${memory.bothSidesBytes ?? '?'} bytes`,
         );
       }
+      progress.step('projection', 'importing a session of 3,000 messages for the restart cases');
+      const restartStore = await writeRestartStore(scratchDirectory);
+      await primeStoredCounts(restartStore.file);
+      await assertRestartAgreement(restartStore.file);
+      cases.push(
+        ...(await measureCases('projection', restartCases(restartStore), restartSettings(quick), progress)),
+      );
+      const engineTimings = await engineRestartTimings(
+        restartStore,
+        scratchDirectory,
+        engineRestarts(quick),
+        progress,
+      );
+      figures.push(engineRestartFigures(engineTimings, restartStore.messages));
       progress.step('projection', `writing a store of ${replayEvents(quick)} events for the replay cases`);
       const storeFile = path.join(scratchDirectory, 'replay-bench.db');
       const replayStore = await writeReplayStore(storeFile, replayEvents(quick));
@@ -130,7 +165,12 @@ export const projectionSuite: BenchSuite = {
           'Both sides count tokens with chars/4 (the reference heuristic), so the comparison is of the ' +
             'work, not of the tokenizer; the engine counts o200k, where hydration costs far more.',
         ],
-        facts: { datasets, replayStore, replaySettings: replaySettings(quick) },
+        facts: {
+          datasets,
+          restart: { ...restartStore, settings: restartSettings(quick), engineTimings },
+          replayStore,
+          replaySettings: replaySettings(quick),
+        },
       };
     } finally {
       await store.close();

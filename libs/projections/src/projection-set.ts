@@ -55,6 +55,7 @@ export function createProjectionSet(options: ProjectionSetOptions): ProjectionSe
     ...options.context,
     store: options.store,
     tokenCounter: options.tokenCounter,
+    ...(options.storage.tokenCounts !== undefined ? { tokenCounts: options.storage.tokenCounts } : {}),
   });
   const catalog = new CatalogProjection(options.storage.catalog);
   const audit = new AuditProjection(options.storage.audit);

@@ -75,6 +75,7 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.projections.runner.dispose();
+    await this.projections.context.close();
   }
 
   get runner(): ProjectionSet['runner'] {

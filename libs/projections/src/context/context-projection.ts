@@ -11,6 +11,8 @@
 // requests between slices: a first count of a pi fixture takes seconds with o200k, and held the
 // whole engine that long. A prepared counter (@strata/tokenizer) also cuts the count of one long
 // text into slices; any other counter counts an entry at once.
+// With a TokenCountStorage, the counts it makes are saved behind its work and a hydration takes
+// the stored counts of the session's events (issue 22 item 4: a restart does not count again).
 // The limit is a Map in use order, not lru-cache: a held view grows in place as events arrive
 // (lru-cache weighs an entry once, when it is set), and the view growing is never the one evicted.
 import { type EventStore, type RecordedEvent } from '@strata/event-store';
@@ -18,6 +20,8 @@ import { SessionNotFoundError } from '@strata/session-files';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import { WorkSlices } from './work-slices';
+import { TokenCountSaver, type TokenCountSaverStats } from './token-count-saver';
+import type { TokenCountStorage } from './token-count-storage';
 import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
 import { SessionSetAsideError } from '../runner/session-set-aside';
 import {
@@ -58,6 +62,8 @@ export interface ContextProjectionOptions {
    * alone is larger. `DEFAULT_MAX_CACHED_ENTRIES` by default.
    */
   readonly maxEntries?: number;
+  /** Where token counts are kept between hydrations (none: a hydration counts every entry it needs). */
+  readonly tokenCounts?: TokenCountStorage;
   /** Events of a type no session event has (skipped while hydrating). */
   readonly onInvalidEvent?: (report: InvalidEventReport) => void;
 }
@@ -78,6 +84,8 @@ export interface ContextCacheStats {
   readonly evictions: number;
   /** Times the context of a current leaf was built from its path instead of extended. */
   readonly currentLeafBuilds: number;
+  /** The stored token counts' saves (absent without a TokenCountStorage). */
+  readonly storedCounts?: TokenCountSaverStats;
 }
 
 function inScope(view: SessionView, scope: TenantScope | undefined): SessionView {
@@ -103,8 +111,13 @@ export class ContextProjection implements Projection {
   private hydrations = 0;
   private evictions = 0;
   private readonly viewMetrics: SessionViewMetrics = { currentLeafBuilds: 0 };
+  private readonly countSaver: TokenCountSaver | undefined;
 
   constructor(private readonly options: ContextProjectionOptions) {
+    this.countSaver =
+      options.tokenCounts === undefined
+        ? undefined
+        : new TokenCountSaver(options.tokenCounts, options.tokenCounter.name);
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_CACHED_SESSIONS;
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_CACHED_ENTRIES;
     if (!(this.maxSessions >= 1) || !(this.maxEntries >= 1)) {
@@ -122,6 +135,7 @@ export class ContextProjection implements Projection {
       const before = view.weight;
       if (view.apply(event) === 'gap') this.evict(event.sessionId);
       else this.afterGrowth(view, before);
+      this.saveCounts(view);
     } else {
       this.arrivals.get(event.sessionId)?.push(event);
     }
@@ -138,13 +152,21 @@ export class ContextProjection implements Projection {
   }
 
   /** The session was erased: drop it, and what waits to be applied to it. */
-  erase(sessionId: string): Promise<void> {
+  async erase(sessionId: string): Promise<void> {
     this.evict(sessionId);
     this.arrivals.get(sessionId)?.splice(0);
-    return Promise.resolve();
+    await this.countSaver?.forget(sessionId);
   }
 
-  /** Forgets every session held (they hydrate again on demand). */
+  /** Saves the token counts that wait, and saves no more (the engine stops). */
+  async close(): Promise<void> {
+    await this.countSaver?.close();
+  }
+
+  /**
+   * Forgets every session held (they hydrate again on demand). Stored token counts stay: each
+   * is bound to the event it counts, so no rebuild can make one wrong.
+   */
   reset(): Promise<void> {
     for (const sessionId of [...this.sessions.keys()]) this.evict(sessionId);
     return Promise.resolve();
@@ -158,7 +180,9 @@ export class ContextProjection implements Projection {
     const view = inScope(await this.view(sessionId), scope);
     const uncounted = view.uncountedEntries(leafId);
     if (uncounted.length > 0) await countInSlices(view, uncounted);
-    return view.contextAt(leafId);
+    const context = view.contextAt(leafId);
+    this.saveCounts(view);
+    return context;
   }
 
   /**
@@ -174,7 +198,9 @@ export class ContextProjection implements Projection {
     const view = inScope(await this.readStream(sessionId, position), scope);
     const uncounted = view.uncountedEntries(leafId);
     if (uncounted.length > 0) await countInSlices(view, uncounted);
-    return view.contextAt(leafId);
+    const context = view.contextAt(leafId);
+    this.saveCounts(view);
+    return context;
   }
 
   /** The session's tree, entries, labels and current leaf. Throws `SessionNotFoundError`. */
@@ -202,6 +228,7 @@ export class ContextProjection implements Projection {
       hydrations: this.hydrations,
       evictions: this.evictions,
       currentLeafBuilds: this.viewMetrics.currentLeafBuilds,
+      ...(this.countSaver !== undefined ? { storedCounts: this.countSaver.stats() } : {}),
     };
   }
 
@@ -256,13 +283,21 @@ export class ContextProjection implements Projection {
 
   /** A view of the stream's events up to `lastPosition` (all when undefined). */
   private async readStream(sessionId: string, lastPosition: bigint | undefined): Promise<SessionView> {
-    const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics);
+    const saver = this.countSaver;
+    const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics, saver !== undefined);
+    if (saver !== undefined) view.useStoredCounts(await saver.load(sessionId));
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId))) {
       if (lastPosition !== undefined && recorded.position > lastPosition) break;
       this.applyRecorded(view, recorded);
     }
+    view.useStoredCounts(undefined);
     if (!view.isStarted) throw new SessionNotFoundError(sessionId);
     return view;
+  }
+
+  /** Queues the counts the view made for storage. */
+  private saveCounts(view: SessionView): void {
+    this.countSaver?.collect(view.sessionId, view.takeFreshCounts());
   }
 
   /**

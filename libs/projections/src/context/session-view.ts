@@ -1,6 +1,7 @@
 // One session as the context projection holds it in memory: the tree (entries, index by id,
 // children, labels), the current leaf, pruned outputs, per-entry token counts (computed once,
-// when first needed), and a running context for the current leaf. Events are applied in
+// when first needed, or taken from the counts stored for the entries' events while hydrating:
+// entry-count-records.ts), and a running context for the current leaf. Events are applied in
 // stream order and folded as the decider folds them; an event out of order is refused so that
 // the owner can drop a copy that missed something.
 import {
@@ -24,6 +25,8 @@ import {
 } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import type { ProjectedEvent } from '../runner/projected-event';
+import { EntryCountRecords } from './entry-count-records';
+import type { StoredTokenCount } from './token-count-storage';
 import { ContextCursor, type CountedContext, type MessageSource } from './context-cursor';
 import type { CountedMessage } from './pairing-cursor';
 
@@ -106,6 +109,8 @@ export class SessionView implements MessageSource {
   private readonly danglingParents = new Set<string>();
   private readonly prunedResults = new Map<string, PrunedResult>();
   private readonly tokenCounts = new Map<string, number>();
+  /** Present when the owner stores counts: what to take from storage and to give back. */
+  private readonly countRecords: EntryCountRecords | undefined;
   private cursor: ContextCursor | undefined;
   private heldWeight = 0;
   /** The counter's preparation, when it offers one: long texts are counted ahead in slices. */
@@ -115,8 +120,10 @@ export class SessionView implements MessageSource {
     readonly sessionId: string,
     private readonly counter: TokenCounter,
     private readonly metrics: SessionViewMetrics = { currentLeafBuilds: 0 },
+    storesCounts = false,
   ) {
     this.preparedCounter = preparedCounterOf(counter);
+    this.countRecords = storesCounts ? new EntryCountRecords() : undefined;
   }
 
   get entryCount(): number {
@@ -148,7 +155,7 @@ export class SessionView implements MessageSource {
     }
     switch (event.type) {
       case 'EntryAppended':
-        this.append(event.data.entry);
+        this.append(event.data.entry, projected.eventHash);
         break;
       case 'LeafMoved':
         this.leafId = event.data.leafId;
@@ -159,6 +166,7 @@ export class SessionView implements MessageSource {
           if (this.prunedResults.has(result.entryId)) continue;
           this.prunedResults.set(result.entryId, { prunedAt: event.data.prunedAt, tokens: result.tokens });
           this.tokenCounts.delete(result.entryId);
+          this.countRecords?.pruned(result.entryId);
           if (this.cursor?.includes(result.entryId)) this.cursor = undefined;
         }
         break;
@@ -185,6 +193,16 @@ export class SessionView implements MessageSource {
       }
     }
     return 'applied';
+  }
+
+  /** Offers counts stored for the session's events to the entries applied next (a hydration). */
+  useStoredCounts(counts: ReadonlyMap<string, StoredTokenCount> | undefined): void {
+    this.countRecords?.offer(counts);
+  }
+
+  /** The counts made since the last call, each with the hash of its entry's event (to store). */
+  takeFreshCounts(): readonly StoredTokenCount[] {
+    return this.countRecords?.take() ?? [];
   }
 
   /** Steps over an event of the stream that is not a session event, so the next one is in order. */
@@ -296,12 +314,18 @@ export class SessionView implements MessageSource {
     if (tokens === undefined) {
       tokens = estimateMessageTokens(message, this.counter);
       this.tokenCounts.set(entry.id, tokens);
+      this.countRecords?.counted(entry, tokens, this.prunedResults.has(entry.id));
     }
     return tokens;
   }
 
-  private append(entry: SessionEntry): void {
+  private append(entry: SessionEntry, eventHash: string | undefined): void {
     if (this.byId.has(entry.id)) return;
+    const stored =
+      eventHash === undefined || this.prunedResults.has(entry.id)
+        ? undefined
+        : this.countRecords?.adopt(entry, eventHash);
+    if (stored !== undefined) this.tokenCounts.set(entry.id, stored);
     this.entries.push(entry);
     this.heldWeight += entryWeight(entry);
     this.byId.set(entry.id, entry);

@@ -30,6 +30,8 @@ export interface ProjectedEvent {
   readonly actor?: string;
   /** `metadata.onBehalfOf` (who the writer acted for), when it records one. */
   readonly onBehalfOf?: string;
+  /** `metadata.hash`, the event's integrity hash (covers its data), when it was sealed. */
+  readonly eventHash?: string;
   readonly event: SessionEvent;
 }
 
@@ -69,12 +71,17 @@ export function tenantOf(metadata: Readonly<Record<string, unknown>>): string {
 }
 
 /** `{ [key]: value }` when the metadata holds a non-empty string there, else nothing. */
-function textOf<Key extends 'actor' | 'onBehalfOf'>(
+function textOf<Key extends 'actor' | 'onBehalfOf' | 'hash'>(
   metadata: Readonly<Record<string, unknown>>,
   key: Key,
 ): Partial<Record<Key, string>> {
   const value = metadata[key];
   return typeof value === 'string' && value !== '' ? ({ [key]: value } as Record<Key, string>) : {};
+}
+
+function hashOf(metadata: Readonly<Record<string, unknown>>): { eventHash?: string } {
+  const { hash } = textOf(metadata, 'hash');
+  return hash === undefined ? {} : { eventHash: hash };
 }
 
 function invalid(
@@ -124,6 +131,7 @@ export function readProjectedEvent(recorded: RecordedEvent): ReadProjectedEventR
       tenant: tenantOf(recorded.metadata),
       ...textOf(recorded.metadata, 'actor'),
       ...textOf(recorded.metadata, 'onBehalfOf'),
+      ...hashOf(recorded.metadata),
       event: candidate as SessionEvent,
     },
   };

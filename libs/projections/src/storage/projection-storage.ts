@@ -26,6 +26,8 @@ import { SqliteParkedPartitionStore } from './sqlite-parked-partitions';
 import { InMemorySearchStorage } from '../search/in-memory-search-storage';
 import type { SearchStorage } from '../search/search-storage';
 import { SqliteSearchStorage } from '../search/sqlite-search-storage';
+import { InMemoryTokenCountStorage, type TokenCountStorage } from '../context/token-count-storage';
+import { SqliteTokenCountStorage } from '../context/sqlite-token-count-storage';
 
 export const DEFAULT_PROJECTIONS_DATABASE = './data/projections.db';
 
@@ -34,6 +36,8 @@ export interface ProjectionStorage {
   readonly audit: AuditStorage;
   /** The session search's index (entry texts by session and tenant). */
   readonly search: SearchStorage;
+  /** The context projection's stored token counts (none: every hydration counts its entries). */
+  readonly tokenCounts?: TokenCountStorage;
   readonly checkpoints: CheckpointStore;
   /** The sessions the read models have set aside (kept with the checkpoints). */
   readonly parked: ParkedPartitionStore;
@@ -47,6 +51,7 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
     catalog: new InMemoryCatalogStorage(),
     audit: new InMemoryAuditStorage(),
     search: new InMemorySearchStorage(),
+    tokenCounts: new InMemoryTokenCountStorage(),
     checkpoints: new InMemoryCheckpointStore(),
     parked: new InMemoryParkedPartitionStore(),
     location: 'memory',
@@ -70,6 +75,7 @@ export function sqliteProjectionStorage(
       catalog: new SqliteCatalogStorage(database, writer),
       audit: new SqliteAuditStorage(database, writer),
       search: new SqliteSearchStorage(database, writer),
+      tokenCounts: new SqliteTokenCountStorage(database, writer),
       checkpoints: new SqliteCheckpointStore(database, writer),
       parked: new SqliteParkedPartitionStore(database, writer),
       location: filename,

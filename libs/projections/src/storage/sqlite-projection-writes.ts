@@ -1,6 +1,6 @@
 // The writes of the read models' SQLite storage, as operations of the file's writer (run on its
 // thread, in a batch's transaction, each in a savepoint): catalog and audit documents, the search
-// index, and the sessions set aside. The tables are created by the storage classes when they open;
+// index, the context projection's stored token counts, and the sessions set aside. The tables are created by the storage classes when they open;
 // the reads stay with them. Arguments are plain data (documents as the JSON text to store).
 // Besides types, only SQL text is imported: this module is loaded by the writer thread, which
 // needs nothing else.
@@ -38,6 +38,15 @@ export interface SearchRowToSave {
   readonly scope: string;
   readonly text: string;
   readonly position: bigint;
+}
+
+/** A context projection's token count (context/token-count-storage.ts). */
+export interface TokenCountRowToSave {
+  readonly sessionId: string;
+  readonly counterKey: string;
+  readonly eventHash: string;
+  readonly characters: number;
+  readonly tokens: number;
 }
 
 function run(context: SqliteWriteContext, sql: string, ...values: unknown[]): void {
@@ -119,6 +128,19 @@ function forgetSearchSession(context: SqliteWriteContext, args: { readonly sessi
   );
   run(context, 'DELETE FROM projection_search_rows WHERE session_id = ?', args.sessionId);
   run(context, 'DELETE FROM projection_search_sessions WHERE session_id = ?', args.sessionId);
+  // The context projection's stored token counts go with them: the context projection is
+  // volatile and never reads an erasure written while no engine ran, the search index reads
+  // every one (it is durable, resumed from its checkpoint).
+  const countsTable = context
+    .statement<[], { readonly found: number }>(
+      "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'projection_context_token_counts'",
+    )
+    .get();
+  if (countsTable !== undefined) forgetTokenCounts(context, args);
+}
+
+function forgetTokenCounts(context: SqliteWriteContext, args: { readonly sessionId: string }): void {
+  run(context, 'DELETE FROM projection_context_token_counts WHERE session_id = ?', args.sessionId);
 }
 
 /** @public The writer thread requires this module by path and takes this export by name. */
@@ -174,6 +196,18 @@ export const sqliteWriteOperations: SqliteWriteOperations = {
     run(context, 'DELETE FROM projection_search_rows');
     run(context, 'DELETE FROM projection_search_sessions');
   },
+  saveTokenCounts(context: SqliteWriteContext, args: { readonly rows: readonly TokenCountRowToSave[] }) {
+    const insert = context.statement(
+      `INSERT INTO projection_context_token_counts
+         (session_id, counter_key, event_hash, characters, tokens) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, counter_key, event_hash)
+       DO UPDATE SET characters = excluded.characters, tokens = excluded.tokens`,
+    );
+    for (const row of args.rows) {
+      insert.run(row.sessionId, row.counterKey, row.eventHash, row.characters, row.tokens);
+    }
+  },
+  forgetTokenCounts,
   park(context: SqliteWriteContext, args: { readonly record: ParkedPartition }) {
     const { record } = args;
     run(
@@ -218,6 +252,8 @@ export const projectionWrites = {
   saveSearchRows: operation('saveSearchRows'),
   forgetSearchSession: operation('forgetSearchSession'),
   clearSearch: operation('clearSearch'),
+  saveTokenCounts: operation('saveTokenCounts'),
+  forgetTokenCounts: operation('forgetTokenCounts'),
   park: operation('park'),
   release: operation('release'),
 } as const;
