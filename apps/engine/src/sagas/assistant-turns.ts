@@ -19,6 +19,7 @@ import {
   pruneToolOutputs,
   type AssistantMessage,
   type FreshUsage,
+  type SessionEntry,
   type SessionEvent,
 } from '@strata/session';
 import type { SagaCommand, SagaSessionView, SagaTrigger } from './saga-messages';
@@ -60,6 +61,17 @@ export interface CheckPoint {
 }
 
 /**
+ * The index of entry `entryId` on `path`, or −1. Looked for from the leaf: the entry a saga
+ * reacts to was just appended, so it is nearly always at the end (an id is on a path once).
+ */
+function pathIndexOf(path: readonly SessionEntry[], entryId: string): number {
+  for (let index = path.length - 1; index >= 0; index -= 1) {
+    if (path[index]?.id === entryId) return index;
+  }
+  return -1;
+}
+
+/**
  * The check point the trigger appended, when it is one and still counts: an answer that ends
  * its turn and is the newest usage on the path, or a user message after an answer with usage
  * newer than the latest compaction; in both cases the newest entry of the conversation on the
@@ -70,7 +82,7 @@ export function checkPointOf(trigger: SagaTrigger, view: SagaSessionView): Check
   if (event.type !== 'EntryAppended') return undefined;
   const { entry } = event.data;
   if (entry.type !== 'message') return undefined;
-  const pathIndex = view.path.findIndex((candidate) => candidate.id === entry.id);
+  const pathIndex = pathIndexOf(view.path, entry.id);
   if (pathIndex < 0 || !isLatestInConversation(view.path, pathIndex)) return undefined;
   if (entry.message.role === 'assistant') {
     if (!endsTurn(entry.message)) return undefined;
@@ -79,7 +91,7 @@ export function checkPointOf(trigger: SagaTrigger, view: SagaSessionView): Check
     return { kind: 'turn_end', entryId: entry.id, pathIndex, measured };
   }
   if (entry.message.role !== 'user') return undefined;
-  const measured = findFreshAssistantUsage(view.path.slice(0, pathIndex));
+  const measured = findFreshAssistantUsage(view.path, pathIndex);
   if (measured === undefined) return undefined;
   return { kind: 'prompt', entryId: entry.id, pathIndex, measured };
 }
@@ -111,7 +123,7 @@ export function liveAssistantTurn(
   if (event.type !== 'EntryAppended') return undefined;
   const { entry } = event.data;
   if (entry.type !== 'message' || entry.message.role !== 'assistant') return undefined;
-  const pathIndex = view.path.findIndex((candidate) => candidate.id === entry.id);
+  const pathIndex = pathIndexOf(view.path, entry.id);
   if (pathIndex < 0 || pathIndex < latestCompactionIndex(view.path)) return undefined;
   return { entryId: entry.id, message: entry.message, pathIndex };
 }

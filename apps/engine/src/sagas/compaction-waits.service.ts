@@ -1,10 +1,10 @@
 // How an agent host learns that a compaction is under way, and waits for it (issue 13,
 // docs/agent-hosts.md). After an append, `askedBy` names the automatic compaction it asked for:
 // one the sagas have already started for one of its entries (the attempt id derives from the
-// entry's event id), or else the one the sagas' own rules ask for on the session as the append
-// left it (compaction-forecast.ts). Only batches holding a user or assistant message are
-// looked at, and a batch that asks for nothing costs one read of the cached session and a walk
-// of its path. `waitUntilSettled` waits, up to a bound, until the sagas have reacted to every
+// entry's event id; only an idempotent repeat can find one), or else the one the sagas' own rules
+// ask for on the session as the append left it (compaction-forecast.ts; a fresh append hands
+// over the state it left, which is not read again). Only batches holding a user or assistant
+// message are looked at, and a batch that asks for nothing costs a walk of its path. `waitUntilSettled` waits, up to a bound, until the sagas have reacted to every
 // event of the session (their compactions run to the end inside that reaction) and no
 // compaction attempt of the session — automatic or manual, of this engine or another — is open.
 // Both say how each attempt ended (compaction-reports.ts): an append's answer when its attempt
@@ -122,14 +122,33 @@ export class CompactionWaits {
     @Inject(TOKEN_COUNTER) private readonly tokenCounter: TokenCounter,
   ) {}
 
-  /** The automatic compaction the append of `appended` asked for; undefined when none. */
+  /**
+   * The automatic compaction the append of `appended` asked for; undefined when none.
+   * `sessionAfter` is the session as a fresh append left it: the forecast is made on it, without
+   * reading the session again, and no attempt is looked for (the attempts its entries set off
+   * start after it, so it holds none). Without it (an idempotent repeat), the session is read as
+   * it is now, and an attempt the sagas already started for one of the entries is reported.
+   */
   async askedBy(
     sessionId: string,
     tenant: string,
     appended: readonly AppendedEntry[],
+    sessionAfter?: ActiveSessionState,
   ): Promise<AskedCompactionReport | undefined> {
     if (!appended.some(isMessage)) return undefined;
-    const state = await this.streams.state(sessionId);
+    const state = sessionAfter ?? (await this.streams.state(sessionId));
+    const started = sessionAfter === undefined ? this.startedFor(state, appended) : undefined;
+    if (started !== undefined) return started;
+    const view = sagaViewOf(state, this.settings, this.tokenCounter);
+    const asked = compactionAskedBy({ sessionId, tenant }, appended, view);
+    return asked === undefined ? undefined : { ...asked, ...NOT_STARTED };
+  }
+
+  /** The automatic compaction attempt the session holds for one of the entries, newest first. */
+  private startedFor(
+    state: ActiveSessionState,
+    appended: readonly AppendedEntry[],
+  ): AskedCompactionReport | undefined {
     for (const { eventId } of [...appended].reverse()) {
       for (const trigger of AUTOMATIC_TRIGGERS) {
         const attemptId = autoCompactionAttemptId(eventId, trigger);
@@ -140,9 +159,7 @@ export class CompactionWaits {
         }
       }
     }
-    const view = sagaViewOf(state, this.settings, this.tokenCounter);
-    const asked = compactionAskedBy({ sessionId, tenant }, appended, view);
-    return asked === undefined ? undefined : { ...asked, ...NOT_STARTED };
+    return undefined;
   }
 
   /**

@@ -14,7 +14,7 @@ import {
 } from '@strata/session';
 import { contextWindowOf } from '../settings/engine-settings';
 import type { EngineSettings } from '../settings/engine-settings.schema';
-import { resolveSessionSettings } from '../settings/session-settings';
+import { resolveStateSettings } from '../settings/session-settings';
 import type { SagaSessionView } from './saga-messages';
 
 /** Compaction entry id → the trigger of the attempt that wrote it. */
@@ -55,7 +55,7 @@ function buildSagaView(
   engineSettings: EngineSettings,
   tokenCounter: TokenCounter,
 ): SagaSessionView {
-  const settings = resolveSessionSettings(engineSettings, state.entries()).settings;
+  const settings = resolveStateSettings(engineSettings, state).settings;
   const path = state.currentPath();
   const currentModel = sessionModelOf(path);
   return {

@@ -3,7 +3,7 @@
 // settings; the newest such entry (in append order, whatever the branch) is in force and is
 // merged over the engine's settings. An entry is validated when it is appended; one that was
 // imported invalid is ignored and reported.
-import type { SessionEntry } from '@strata/session';
+import type { ActiveSessionState, SessionEntry } from '@strata/session';
 import {
   sessionSettingsOverrideSchema,
   type EngineSettings,
@@ -32,6 +32,18 @@ export interface ResolvedSessionSettings {
   readonly overrideEntryId?: string;
   /** An invalid settings entry that was ignored. */
   readonly ignored?: SettingsValidationError;
+}
+
+/**
+ * `resolveSessionSettings` of a folded session, which keeps its newest override at hand: no walk
+ * of its entries (the saga view is built after every append with a message).
+ */
+export function resolveStateSettings(
+  engine: EngineSettings,
+  state: ActiveSessionState,
+): ResolvedSessionSettings {
+  const newest = state.newestCustomEntry(SESSION_SETTINGS_CUSTOM_TYPE);
+  return resolveSessionSettings(engine, newest === undefined ? [] : [newest]);
 }
 
 /** The engine settings with the session's newest valid override merged in. */

@@ -58,4 +58,11 @@ describe('createUuidV7Generator without a clock of its own (uuid v7)', () => {
     for (const id of ids.slice(0, 10)) expect(id).toMatch(UUID_V7);
     expect(ids.every((id, index) => index === 0 || ids[index - 1]! < id)).toBe(true);
   });
+
+  it('gives every id random bits of its own, across many refills of the random pool', () => {
+    const next = createUuidV7Generator();
+    // 16 bytes an id from a 4 KiB pool: 20,000 ids use about 80 pools
+    const tails = Array.from({ length: 20_000 }, () => next().slice(-12));
+    expect(new Set(tails).size).toBe(tails.length);
+  });
 });

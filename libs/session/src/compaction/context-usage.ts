@@ -69,10 +69,42 @@ export interface FreshUsage {
 /**
  * The usage of the newest assistant message after the latest compaction on the path whose
  * stop reason is neither `aborted` nor `error` and whose usage reports a non-zero context.
- * Undefined when there is none (no model answer since the last compaction).
+ * Undefined when there is none (no model answer since the last compaction). With `end`, only
+ * the entries before that index count (the path as it was when the entry at `end` was appended).
+ * One walk back from the newest entry, ending at the first answer that counts or at the latest
+ * compaction: an append's check point pays for the entries since the last answer, not for the
+ * whole path.
  */
-export function findFreshAssistantUsage(pathEntries: readonly SessionEntry[]): FreshUsage | undefined {
-  return findContextUsage(pathEntries, true);
+export function findFreshAssistantUsage(
+  pathEntries: readonly SessionEntry[],
+  end = pathEntries.length,
+): FreshUsage | undefined {
+  for (let index = Math.min(end, pathEntries.length) - 1; index >= 0; index -= 1) {
+    const entry = pathEntries[index];
+    if (entry?.type === 'compaction') return undefined;
+    const measured = measuredAt(pathEntries, index, true);
+    if (measured !== undefined) return measured;
+  }
+  return undefined;
+}
+
+/**
+ * The usage of the entry at `index` when it is an assistant message whose stop reason is neither
+ * `aborted` nor `error` and that has usage (with `freshOnly`, a non-zero context).
+ */
+function measuredAt(
+  pathEntries: readonly SessionEntry[],
+  index: number,
+  freshOnly: boolean,
+): FreshUsage | undefined {
+  const entry = pathEntries[index];
+  if (entry?.type !== 'message' || entry.message.role !== 'assistant') return undefined;
+  const message = entry.message;
+  if (message.stopReason === 'aborted' || message.stopReason === 'error') return undefined;
+  const { usage } = message;
+  if (usage === undefined) return undefined;
+  if (freshOnly && calculateContextTokens(usage) === 0) return undefined;
+  return { usage, entryIndex: index, message };
 }
 
 /**
@@ -84,15 +116,11 @@ export function findContextUsage(
   pathEntries: readonly SessionEntry[],
   freshOnly: boolean,
 ): FreshUsage | undefined {
-  const oldest = freshOnly ? latestCompactionIndex(pathEntries) + 1 : firstContextEntryIndex(pathEntries);
+  if (freshOnly) return findFreshAssistantUsage(pathEntries);
+  const oldest = firstContextEntryIndex(pathEntries);
   for (let index = pathEntries.length - 1; index >= oldest; index -= 1) {
-    const entry = pathEntries[index];
-    if (entry?.type !== 'message' || entry.message.role !== 'assistant') continue;
-    const message = entry.message;
-    if (message.stopReason === 'aborted' || message.stopReason === 'error') continue;
-    if (message.usage === undefined) continue;
-    if (freshOnly && calculateContextTokens(message.usage) === 0) continue;
-    return { usage: message.usage, entryIndex: index, message };
+    const measured = measuredAt(pathEntries, index, false);
+    if (measured !== undefined) return measured;
   }
   return undefined;
 }

@@ -44,6 +44,8 @@ export class SessionLog {
     private readonly ancestry: AncestorIndex,
     private readonly indexById: Map<string, number>,
     private readonly labelIndexesByTarget: Map<string, number[]>,
+    /** `custom` entries by their `customType`, in append order (the newest of a type is read often). */
+    private readonly customIndexesByType: Map<string, number[]>,
     private readonly pruned: Map<string, Tagged<PrunedResult>>,
     private readonly attemptStarts: Map<string, Tagged<AttemptStart>>,
     private readonly attemptOutcomes: Map<string, Tagged<AttemptOutcome>>,
@@ -58,6 +60,7 @@ export class SessionLog {
       [],
       [],
       AncestorIndex.empty(),
+      new Map(),
       new Map(),
       new Map(),
       new Map(),
@@ -81,18 +84,14 @@ export class SessionLog {
     const entries = this.entries.slice(0, entryCount);
     const indexById = new Map<string, number>();
     entries.forEach((entry, index) => indexById.set(entry.id, index));
-    const labelIndexesByTarget = new Map<string, number[]>();
-    for (const [targetId, indexes] of this.labelIndexesByTarget) {
-      const visible = indexes.filter((index) => index < entryCount);
-      if (visible.length > 0) labelIndexesByTarget.set(targetId, visible);
-    }
     return new SessionLog(
       tick,
       entries,
       this.weightsUpTo.slice(0, entryCount),
       this.ancestry.copy(entryCount),
       indexById,
-      labelIndexesByTarget,
+      indexesBelow(this.labelIndexesByTarget, entryCount),
+      indexesBelow(this.customIndexesByType, entryCount),
       visibleEntries(this.pruned, tick),
       visibleEntries(this.attemptStarts, tick),
       visibleEntries(this.attemptOutcomes, tick),
@@ -118,11 +117,8 @@ export class SessionLog {
     this.weightsUpTo.push((this.weightsUpTo[index - 1] ?? 0) + entryWeight(entry));
     this.ancestry.add(parentIndex);
     this.indexById.set(entry.id, index);
-    if (entry.type === 'label') {
-      const indexes = this.labelIndexesByTarget.get(entry.targetId);
-      if (indexes) indexes.push(index);
-      else this.labelIndexesByTarget.set(entry.targetId, [index]);
-    }
+    if (entry.type === 'label') addIndex(this.labelIndexesByTarget, entry.targetId, index);
+    if (entry.type === 'custom') addIndex(this.customIndexesByType, entry.customType, index);
     return true;
   }
 
@@ -190,13 +186,12 @@ export class SessionLog {
 
   /** The label entry in force for `targetId`: the last one visible below `entryCount`. */
   lastLabelIndex(targetId: string, entryCount: number): number | undefined {
-    const indexes = this.labelIndexesByTarget.get(targetId);
-    if (!indexes) return undefined;
-    for (let position = indexes.length - 1; position >= 0; position -= 1) {
-      const index = indexes[position];
-      if (index !== undefined && index < entryCount) return index;
-    }
-    return undefined;
+    return lastIndexBelow(this.labelIndexesByTarget.get(targetId), entryCount);
+  }
+
+  /** The newest `custom` entry of `customType` visible below `entryCount`. */
+  lastCustomIndex(customType: string, entryCount: number): number | undefined {
+    return lastIndexBelow(this.customIndexesByType.get(customType), entryCount);
   }
 
   labelTargets(): Iterable<string> {
@@ -230,6 +225,34 @@ export class SessionLog {
   attemptIds(): Iterable<string> {
     return this.attemptStarts.keys();
   }
+}
+
+function addIndex(indexesByKey: Map<string, number[]>, key: string, index: number): void {
+  const indexes = indexesByKey.get(key);
+  if (indexes) indexes.push(index);
+  else indexesByKey.set(key, [index]);
+}
+
+/** The indexes below `entryCount` of each key (a copy; keys left without any are dropped). */
+function indexesBelow(
+  indexesByKey: ReadonlyMap<string, number[]>,
+  entryCount: number,
+): Map<string, number[]> {
+  const copy = new Map<string, number[]>();
+  for (const [key, indexes] of indexesByKey) {
+    const visible = indexes.filter((index) => index < entryCount);
+    if (visible.length > 0) copy.set(key, visible);
+  }
+  return copy;
+}
+
+function lastIndexBelow(indexes: readonly number[] | undefined, entryCount: number): number | undefined {
+  if (!indexes) return undefined;
+  for (let position = indexes.length - 1; position >= 0; position -= 1) {
+    const index = indexes[position];
+    if (index !== undefined && index < entryCount) return index;
+  }
+  return undefined;
 }
 
 function visible<Value>(record: Tagged<Value> | undefined, tick: number): Value | undefined {

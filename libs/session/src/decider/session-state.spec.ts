@@ -10,6 +10,7 @@ import {
   toolResult,
   user,
 } from './decider-spec-data';
+import type { SessionEntry } from '../entries/entries';
 import type { SessionEvent } from './session-events';
 import { ActiveSessionState, evolve, initialState, type SessionState } from './session-state';
 
@@ -226,5 +227,39 @@ describe('a long session', () => {
     expect(state.entryCount).toBe(100_000);
     expect(state.leafId).toBe('e99999');
     expect(state.currentPath()).toHaveLength(100_000);
+  });
+});
+
+describe('the newest custom entry of a type', () => {
+  const custom = (id: string, parentId: string, customType: string, data: unknown): SessionEntry => ({
+    type: 'custom',
+    id,
+    parentId,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    customType,
+    data,
+  });
+  const before = active(foldSessionEvents([...startedChain, appended(custom('c1', 't2', 'settings', 1))]));
+  const after = active(
+    evolve(
+      evolve(before, appended(custom('c2', 'c1', 'other', 2))),
+      // on another branch: append order decides, not the path
+      appended(custom('c3', 'a1', 'settings', 3)),
+    ),
+  );
+
+  it('is the newest of that type in append order, whatever the branch', () => {
+    expect(after.newestCustomEntry('settings')?.id).toBe('c3');
+    expect(after.newestCustomEntry('other')?.id).toBe('c2');
+    expect(after.newestCustomEntry('missing')).toBeUndefined();
+  });
+
+  it('is not seen by an earlier state, nor by a state forked from it', () => {
+    expect(before.newestCustomEntry('settings')?.id).toBe('c1');
+    expect(before.newestCustomEntry('other')).toBeUndefined();
+    const forked = active(evolve(before, appended(custom('c4', 'c1', 'other', 4))));
+    expect(forked.newestCustomEntry('other')?.id).toBe('c4');
+    expect(forked.newestCustomEntry('settings')?.id).toBe('c1');
+    expect(after.newestCustomEntry('other')?.id).toBe('c2');
   });
 });

@@ -5,7 +5,7 @@
 // visibility and copy-on-fork rules), so folding N events costs O(N) and an earlier state
 // never observes a later event. The read helpers below are the only way into the log.
 import type { PrunedResult } from '../context/build-session-context';
-import type { SessionEntry, SessionHeader } from '../entries/entries';
+import type { CustomEntry, SessionEntry, SessionHeader } from '../entries/entries';
 import type {
   BranchSummaryOutcome,
   BranchSummaryStartedEvent,
@@ -118,6 +118,13 @@ export class ActiveSessionState {
       (entryId) => this.log.indexOf(entryId, this.entryCount),
       this.log.ancestryOf(this.entryCount),
     );
+  }
+
+  /** The newest `custom` entry of `customType` in append order (any branch); undefined when none. */
+  newestCustomEntry(customType: string): CustomEntry | undefined {
+    const index = this.log.lastCustomIndex(customType, this.entryCount);
+    const entry = index === undefined ? undefined : this.log.entryAt(index);
+    return entry?.type === 'custom' ? entry : undefined;
   }
 
   /** The label in force for an entry: the last label entry for it wins, an empty one clears. */

@@ -1,6 +1,6 @@
 // AppendEntries: a batch of complete entries (ids, parents, timestamps chosen by the writer).
 import { Command } from '@nestjs/cqrs';
-import type { SessionEntry } from '@strata/session';
+import type { ActiveSessionState, SessionEntry } from '@strata/session';
 import type { CommandContext } from '../../shared/command-context';
 
 export interface AppendEntriesOptions {
@@ -23,6 +23,11 @@ export interface AppendEntriesResult {
   readonly revision: bigint | null;
   /** True when the batch of this idempotency key was already written (nothing was written now). */
   readonly alreadyAppended: boolean;
+  /**
+   * The session as this append left it (not part of the answer): the compaction forecast is made
+   * on it. Undefined when nothing was written now.
+   */
+  readonly sessionAfter?: ActiveSessionState;
 }
 
 export class AppendEntriesCommand extends Command<AppendEntriesResult> {

@@ -46,12 +46,12 @@ export class AppendEntriesController {
           context,
         ),
     );
-    const { eventIds, ...answer } = result;
+    const { eventIds, sessionAfter, ...answer } = result;
     const appended = eventIds.flatMap((eventId, index) => {
       const entry = body.entries[index];
       return entry === undefined ? [] : [{ eventId, entry }];
     });
-    const compaction = await this.waits.askedBy(sessionId, principal.tenant, appended);
+    const compaction = await this.waits.askedBy(sessionId, principal.tenant, appended, sessionAfter);
     return { ...answer, revision: revisionText(result.revision), compaction: compaction ?? null };
   }
 }

@@ -96,6 +96,7 @@ export class AppendEntriesHandler implements ICommandHandler<AppendEntriesComman
       leafId: written.state.status === 'active' ? written.state.leafId : null,
       revision: written.revision,
       alreadyAppended: false,
+      ...(written.state.status === 'active' ? { sessionAfter: written.state } : {}),
     };
   }
 

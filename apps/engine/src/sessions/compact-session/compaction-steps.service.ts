@@ -24,7 +24,7 @@ import type { AttemptPrepared, AttemptSteps } from '../../attempts/attempt-runne
 import { attemptDigestOf, type AttemptRequest } from '../../attempts/attempt-requests';
 import { SessionStreams } from '../../session-streams/session-streams.service';
 import type { EngineSettings } from '../../settings/engine-settings.schema';
-import { resolveSessionSettings } from '../../settings/session-settings';
+import { resolveStateSettings } from '../../settings/session-settings';
 import { DEFAULT_TENANT } from '../../shared/command-context';
 import { ENGINE_SETTINGS, TOKEN_COUNTER } from '../../shared/injection-tokens';
 import { SummaryRunner } from '../../summarizers/summary-runner.service';
@@ -72,7 +72,7 @@ export class CompactionStepsFactory {
   /** The steps of `request`'s attempt, whose first round prepares on `loaded`. */
   of(request: CompactRequest, loaded: ActiveSessionState): CompactionSteps {
     const { sessionId, attemptId, trigger } = request;
-    const settings = resolveSessionSettings(this.settings, loaded.entries()).settings;
+    const settings = resolveStateSettings(this.settings, loaded).settings;
     return {
       request: compactionRequestOf(request),
       ...(request.context !== undefined ? { context: request.context } : {}),

@@ -24,7 +24,7 @@ import { navigationTarget } from './navigation-target';
 import { SessionHooks } from '../../hooks/session-hooks.service';
 import { SessionStreams } from '../../session-streams/session-streams.service';
 import type { EngineSettings } from '../../settings/engine-settings.schema';
-import { resolveSessionSettings } from '../../settings/session-settings';
+import { resolveStateSettings } from '../../settings/session-settings';
 import { ENGINE_SETTINGS } from '../../shared/injection-tokens';
 import { NavigateSessionCommand } from './navigate-session.command';
 
@@ -60,7 +60,7 @@ export class NavigateSessionHandler implements ICommandHandler<NavigateSessionCo
     if (targetId === oldLeafId)
       return { sessionId, targetId, oldLeafId, leafId: oldLeafId, outcome: 'unchanged' };
 
-    const settings = resolveSessionSettings(this.settings, state.entries()).settings;
+    const settings = resolveStateSettings(this.settings, state).settings;
     const userWantsSummary = request.summarize && settings.branchSummary.enabled;
     const byId = new Map(state.entries().map((entry) => [entry.id, entry] as const));
     const collected = collectEntriesForBranchSummary(byId, oldLeafId, targetId);

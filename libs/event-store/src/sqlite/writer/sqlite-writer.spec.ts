@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { walCommitCount } from '@strata/testing';
 import { ConcurrencyError } from '../../port';
 import { SqliteEventStore } from '../sqlite-event-store';
@@ -159,6 +160,31 @@ describe('the writer thread', () => {
       ]);
     } finally {
       reader.close();
+    }
+  });
+
+  it('sends the writes of separate callbacks of one turn of the event loop in one message', async () => {
+    await writer.write(testOperations.note, { text: 'thread started' });
+    const posted = jest.spyOn(Worker.prototype, 'postMessage');
+    try {
+      // as the requests read from several sockets in one turn: each callback writes on its own
+      const answers = await Promise.all(
+        Array.from(
+          { length: 10 },
+          (_, index) =>
+            new Promise<unknown>((resolve, reject) =>
+              setImmediate(() => {
+                writer.write(testOperations.note, { text: `${index}` }).then(resolve, reject);
+              }),
+            ),
+        ),
+      );
+      expect(answers).toEqual(Array.from({ length: 10 }, (_, index) => `noted ${index}`));
+      expect(posted).toHaveBeenCalledTimes(1);
+      expect(posted.mock.calls[0]?.[0]).toMatchObject({ type: 'requests', requests: expect.any(Array) });
+      expect((posted.mock.calls[0]?.[0] as { requests: unknown[] }).requests).toHaveLength(10);
+    } finally {
+      posted.mockRestore();
     }
   });
 

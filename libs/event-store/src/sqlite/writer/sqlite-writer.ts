@@ -3,7 +3,8 @@
 // arriving together commit together (group commit) and no write ever waits on the event loop.
 // For a file the writer is a thread of its own (sqlite-writer.worker.ts); for a private
 // in-memory database, which no other connection can see, it runs the same executor in place at
-// the next turn of the event loop. A write resolves once its batch has committed.
+// the next turn of the event loop. The writes made in one turn of the event loop reach the thread
+// in one message. A write resolves once its batch has committed.
 import type Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@strata/threads';
@@ -129,7 +130,9 @@ export class ThreadSqliteWriter implements SqliteWriter {
     this.outgoing.push(request);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(() => this.flush());
+      // at the end of this turn of the event loop: the writes of every request it handled go in
+      // one message (one structured clone and one wake-up of the thread, not one per write)
+      setImmediate(() => this.flush());
     }
     return settled as Promise<Result>;
   }
