@@ -20,7 +20,7 @@ import {
   recomputeFromStream,
   type LiveSession,
 } from './projection-cases';
-import { replayCases } from './replay-cases';
+import { checkpointReplayStore, replayCases } from './replay-cases';
 import {
   assertRestartAgreement,
   engineRestartFigures,
@@ -150,10 +150,11 @@ export const projectionSuite: BenchSuite = {
       progress.step('projection', `writing a store of ${replayEvents(quick)} events for the replay cases`);
       const storeFile = path.join(scratchDirectory, 'replay-bench.db');
       const replayStore = await writeReplayStore(storeFile, replayEvents(quick));
+      const keys = await checkpointReplayStore(storeFile);
       cases.push(
         ...(await measureCases(
           'projection',
-          replayCases({ storeFile, scratchDirectory, events: replayStore.events }),
+          replayCases({ storeFile, scratchDirectory, events: replayStore.events, keys }),
           replaySettings(quick),
           progress,
         )),

@@ -1,6 +1,6 @@
 // The replay cases of suite `projection` (issue 22): `strata replay` (catalog, audit and search
-// rebuilt from the log, run in-process through the command itself) and a rebuild of catalog +
-// audit alone, against a bare SELECT of every event with raw better-sqlite3 and against the
+// rebuilt from the log, run in-process through the command itself), a rebuild of catalog +
+// audit alone and `strata verify --all`'s work with the signed log (issue 24), against a bare SELECT of every event with raw better-sqlite3 and against the
 // store's own `readAll`, on one store of many sessions (replay-store.ts).
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,6 +11,13 @@ import {
   type ProjectionSet,
   type ProjectionStorage,
 } from '@strata/projections';
+import {
+  anchorLogOf,
+  generateAnchorSigningKey,
+  verifyStoreWithLog,
+  writeCheckpoint,
+  type AnchorPublicKey,
+} from '@strata/integrity';
 import { charsPerFourCounter } from '@strata/session';
 import { replayCommand } from '../../apps/cli/src/commands/replay.command';
 import type { CliIo } from '../../apps/cli/src/cli-io';
@@ -20,6 +27,29 @@ export interface ReplayCaseOptions {
   readonly storeFile: string;
   readonly scratchDirectory: string;
   readonly events: number;
+}
+
+/** Signs a checkpoint of the whole store into its log (its genesis), and returns the keys that check it. */
+export async function checkpointReplayStore(storeFile: string): Promise<Map<string, AnchorPublicKey>> {
+  const key = generateAnchorSigningKey();
+  const store = new SqliteEventStore({ filename: storeFile });
+  try {
+    await writeCheckpoint(store, anchorLogOf(store), key);
+  } finally {
+    await store.close();
+  }
+  return new Map([[key.keyId, { keyId: key.keyId, publicKey: key.publicKey }]]);
+}
+
+/** `strata verify --all`'s work: every chain, held against every head the store's checkpoint recorded. */
+async function verifyAll(storeFile: string, keys: ReadonlyMap<string, AnchorPublicKey>): Promise<void> {
+  const store = new SqliteEventStore({ filename: storeFile });
+  try {
+    const result = await verifyStoreWithLog(store, { keys });
+    if (!result.ok) throw new Error('the replay store did not verify');
+  } finally {
+    await store.close();
+  }
 }
 
 /** Reads every row of the events table in log order, every column, as the store's reads do. */
@@ -56,8 +86,10 @@ const quietIo = (cwd: string): CliIo => ({
   cwd,
 });
 
-export function replayCases(options: ReplayCaseOptions): BenchCase<unknown>[] {
-  const { storeFile, scratchDirectory, events } = options;
+export function replayCases(
+  options: ReplayCaseOptions & { readonly keys: ReadonlyMap<string, AnchorPublicKey> },
+): BenchCase<unknown>[] {
+  const { storeFile, scratchDirectory, events, keys } = options;
   const group = `replay of the whole log (${events.toLocaleString('en-US')} events)`;
   const details = { events };
   let round = 0;
@@ -114,5 +146,12 @@ export function replayCases(options: ReplayCaseOptions): BenchCase<unknown>[] {
       await store.close();
     },
   };
-  return [select, storeReadAll, strataReplay, catalogAudit] as BenchCase<unknown>[];
+  const verify: BenchCase<void> = {
+    ...shared,
+    name: 'projection/replay/verify-all',
+    role: 'subject',
+    label: 'strata verify --all (every chain, the signed log and its checkpoint heads)',
+    run: () => verifyAll(storeFile, keys),
+  };
+  return [select, storeReadAll, strataReplay, catalogAudit, verify] as BenchCase<unknown>[];
 }

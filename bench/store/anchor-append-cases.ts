@@ -1,13 +1,19 @@
-// Store-suite cases for the cost of signed anchors (issue 14): appends through the engine's write
-// side (`SessionStreams.execute` over the tenant-guarding store, as every append request runs)
-// with anchoring on (the engine's scheduler: at most one Ed25519 signature per session per second,
-// written to the `anchors` table) next to the same without it (`STRATA_ANCHORS=off`). Two shapes:
+// Store-suite cases for the cost of the signed log (issues 14 and 24): appends through the engine's
+// write side (`SessionStreams.execute` over the tenant-guarding store, as every append request
+// runs) with the log on — the engine's anchor scheduler (at most one Ed25519 signature per session
+// per second) and its checkpoints (here every second, ten times the default), chained into
+// `store_log` — next to the same without it (`STRATA_ANCHORS=off`). Two shapes:
 // one busy session (its anchors coalesced to one a second) and appends spread over 2,000 sessions
 // in turn (each append is the first of its session's second, so nearly every one is signed: the
 // worst case). One iteration appends 50 entries and then lets the event loop turn once, so the
 // signing and the anchor write scheduled by those appends are inside the timed work.
 import { SqliteEventStore } from '@strata/event-store';
-import { AnchorScheduler, anchorLogOf, generateAnchorSigningKey } from '@strata/integrity';
+import {
+  AnchorScheduler,
+  CheckpointScheduler,
+  anchorLogOf,
+  generateAnchorSigningKey,
+} from '@strata/integrity';
 import { SESSION_STREAM_PREFIX, type SessionEntry } from '@strata/session';
 import { session } from '@strata/testing';
 import { SessionStreams } from '../../apps/engine/src/session-streams/session-streams.service';
@@ -70,13 +76,21 @@ export async function anchorAppendFixture(
   manySessions: number,
 ): Promise<AnchorAppendFixture> {
   const key = generateAnchorSigningKey();
-  const opened: { store: SqliteEventStore; remove: () => void; scheduler?: AnchorScheduler }[] = [];
+  const opened: {
+    store: SqliteEventStore;
+    remove: () => void;
+    scheduler?: AnchorScheduler;
+    checkpoints?: CheckpointScheduler;
+  }[] = [];
   const signatures: Record<string, number> = {};
   async function target(name: string, anchoring: boolean, sessions: number): Promise<AppendTarget> {
     const database = freshDatabase(scratchDirectory, `anchors-${name}`);
     const store = new SqliteEventStore({ filename: database.filename });
     let scheduler: AnchorScheduler | undefined;
+    let checkpoints: CheckpointScheduler | undefined;
     if (anchoring) {
+      checkpoints = new CheckpointScheduler({ store, log: anchorLogOf(store), key, intervalMs: 1_000 });
+      checkpoints.start();
       signatures[name] = 0;
       scheduler = new AnchorScheduler({
         key,
@@ -90,6 +104,7 @@ export async function anchorAppendFixture(
       store,
       remove: () => database.remove(),
       ...(scheduler !== undefined ? { scheduler } : {}),
+      ...(checkpoints !== undefined ? { checkpoints } : {}),
     });
     const guarded = new TenantGuardEventStore(store, [
       {
@@ -108,8 +123,9 @@ export async function anchorAppendFixture(
   for (const { scheduler } of opened) await scheduler?.flush();
   await new Promise((resolve) => setTimeout(resolve, 1_200));
   for (const name of Object.keys(signatures)) signatures[name] = 0;
-  const oneGroup = 'append one entry to one busy session (SessionStreams over SQLite): anchoring off vs on';
-  const manyGroup = `append one entry to each of ${manySessions.toLocaleString('en-US')} sessions in turn: anchoring off vs on`;
+  const oneGroup =
+    'append one entry to one busy session (SessionStreams over SQLite): the signed log off vs on';
+  const manyGroup = `append one entry to each of ${manySessions.toLocaleString('en-US')} sessions in turn: the signed log off vs on`;
   const common = { unit: 'append', operationsPerIteration: APPENDS_PER_ITERATION } as const;
   const cases: BenchCase<unknown>[] = [
     {
@@ -125,7 +141,7 @@ export async function anchorAppendFixture(
       name: 'store/anchors/one-session/on',
       group: oneGroup,
       role: 'subject',
-      label: 'anchoring on (one signature a second)',
+      label: 'signed log on (anchors, a checkpoint a second)',
       run: () => oneOn.appendBatch(),
     },
     {
@@ -142,7 +158,7 @@ export async function anchorAppendFixture(
       name: 'store/anchors/many-sessions/on',
       group: manyGroup,
       role: 'subject',
-      label: 'anchoring on (a signature per append: each first of its second)',
+      label: 'signed log on (a signature per append, a checkpoint a second)',
       details: { sessions: manySessions },
       run: () => manyOn.appendBatch(),
     },
@@ -151,8 +167,9 @@ export async function anchorAppendFixture(
     cases,
     signatures: () => ({ ...signatures }),
     async close() {
-      for (const { store, remove, scheduler } of opened) {
+      for (const { store, remove, scheduler, checkpoints } of opened) {
         await scheduler?.close();
+        await checkpoints?.close();
         await store.close();
         remove();
       }
