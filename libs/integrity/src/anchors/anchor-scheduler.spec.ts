@@ -53,7 +53,8 @@ describe('AnchorScheduler', () => {
       const key = generateAnchorSigningKey();
       const log = memoryLog();
       // an interval long enough that the burst ends inside it even on a loaded machine
-      const scheduler = new AnchorScheduler({ key, log, intervalMs: 2_000 });
+      // no batch delay: the interval alone decides (batching is the next case's)
+      const scheduler = new AnchorScheduler({ key, log, intervalMs: 2_000, batchDelayMs: 0 });
       const started = Date.now();
       for (let revision = 0; revision < 100; revision += 1) {
         scheduler.note({ streamId: 'session-a', revision: BigInt(revision), headHash: hashOf(revision) });
@@ -89,6 +90,22 @@ describe('AnchorScheduler', () => {
         tenant: 'acme',
         entry: { kind: 'anchor', stream: 'session-0', revision: '3' },
       });
+      await scheduler.close();
+    });
+  });
+
+  describe('given heads of many streams noted over several turns within the batch delay', () => {
+    it('signs them together, in one write to the log', async () => {
+      const appends: number[] = [];
+      const log = new SignedLog(storageWith((entries) => appends.push(entries.length)));
+      const scheduler = new AnchorScheduler({ key: generateAnchorSigningKey(), log, batchDelayMs: 5_000 });
+      for (let stream = 0; stream < 20; stream += 1) {
+        scheduler.note({ streamId: `session-${stream}`, revision: 1n, headHash: hashOf(1) });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(appends).toEqual([]);
+      await scheduler.flush();
+      expect(appends).toEqual([20]);
       await scheduler.close();
     });
   });
