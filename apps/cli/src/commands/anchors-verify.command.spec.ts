@@ -393,6 +393,20 @@ describe("strata verify against the store's records and signed anchors", () => {
       expect(unsigned.out()).toContain('no signed erasure in the log stands for this record');
     });
 
+    it('verifies a session erased and imported again, alone and against the log exported before the erasure', async () => {
+      const file = sessionFile('again', 2);
+      await importInto(file, storeFile);
+      const anchors = await exportAnchors(storeFile);
+      const store = `sqlite:${storeFile}`;
+      expect((await strata(['erase', 'again', '--reason', 'request 9', '--store', store])).code).toBe(0);
+      const reimported = await strata(['import', file, '--allow-erased', '--store', store]);
+      expect(reimported.code).toBe(0);
+      for (const args of [['--all'], ['--all', '--anchors', anchors], ['again']]) {
+        const result = await strata(['verify', ...args, '--store', store]);
+        expect([result.code, result.out()]).toEqual([0, expect.not.stringContaining('not matched')]);
+      }
+    });
+
     it('answers an anchor signed after the erasure only when it is the head the record states', async () => {
       await importInto(sessionFile('late', 2), storeFile);
       const store = new SqliteEventStore({ filename: storeFile });
