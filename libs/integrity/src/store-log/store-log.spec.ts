@@ -6,7 +6,8 @@ import { SqliteEventStore, type EventToAppend } from '@strata/event-store';
 import { anchorLogOf } from '../anchors/anchor-log';
 import { anchorStreamHead } from '../anchors/anchor-scheduler';
 import { generateAnchorSigningKey } from '../anchors/signing-key';
-import type { AnchorSigningKey } from '../anchors/anchor';
+import { signAnchor, type AnchorSigningKey } from '../anchors/anchor';
+import { SQLITE_LEGACY_ANCHOR_SCHEMA } from './sqlite-log-writes';
 import { appendChained } from '../testing/append-chained';
 import { sealEvents } from '../hash-chain/event-seal';
 import { describeLogFinding } from './log-findings';
@@ -194,6 +195,48 @@ describe('the signed log of a SQLite store', () => {
       const compared = await compareWithExport(anchorLogOf(store), logFileItems(exported));
       await store.close();
       expect(compared).toEqual([expect.objectContaining({ kind: 'log_truncated' })]);
+    });
+  });
+
+  describe('given a store whose anchors were signed before the log was chained', () => {
+    async function legacyStore(): Promise<void> {
+      const store = new SqliteEventStore({ filename });
+      for (const name of ['a', 'b']) await appendChained(store, `session-${name}`, [entry(`${name}1`)]);
+      await store.close();
+      const database = new Database(filename);
+      database.exec(SQLITE_LEGACY_ANCHOR_SCHEMA);
+      const insert = database.prepare(
+        'INSERT INTO anchors (stream_id, revision, head_hash, signed_at, key_id, signature) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      for (const name of ['a', 'b']) {
+        const head = database
+          .prepare("SELECT json_extract(metadata, '$.hash') AS hash FROM events WHERE stream_id = ?")
+          .get(`session-${name}`) as { hash: string };
+        const anchor = signAnchor(
+          { streamId: `session-${name}`, revision: 0n, headHash: head.hash },
+          new Date(),
+          key,
+        );
+        insert.run(anchor.stream, 0, anchor.headHash, anchor.time, anchor.keyId, anchor.signature);
+      }
+      database.close();
+      const reopened = new SqliteEventStore({ filename });
+      await writeCheckpoint(reopened, anchorLogOf(reopened), key);
+      await reopened.close();
+    }
+
+    it('keeps them as the first positions, the chain starting after them, and verifies', async () => {
+      await legacyStore();
+      const result = await verified();
+      expect(findings(result)).toEqual([]);
+      expect(result.log).toMatchObject({ legacyAnchors: 2, entries: 1, newestCheckpoint: { position: '3' } });
+      expect(result.streams.anchorsMatched).toBe(2 + 2);
+    });
+
+    it('names an older anchor deleted from among them', async () => {
+      await legacyStore();
+      sql('DELETE FROM anchors WHERE anchor_id = 1');
+      expect(findings(await verified())).toEqual(['log_gap']);
     });
   });
 
