@@ -12,7 +12,6 @@ import {
   type SqliteSettings,
   type StoreLocation,
 } from '@strata/event-store';
-import { defaultDataDirectory, keyFileList } from '@strata/integrity';
 import { z } from 'zod';
 import {
   duplicateKeyProblems,
@@ -29,6 +28,7 @@ import {
   optionalTextVariable,
 } from './environment-values';
 import { defaultThreadCount } from '@strata/threads';
+import { anchorSettingsOf, type AnchorSettings } from './anchor-settings';
 import { engineLeaseSettingsOf, type EngineLeaseSettings } from './engine-lease-settings';
 
 export const DEFAULT_PORT = 3000;
@@ -88,12 +88,6 @@ export const engineEnvironmentSchema = z.object({
   STRATA_ENGINE_ID: optionalTextVariable(),
   STRATA_SAGA_CONCURRENCY: integerVariable({ min: 1, max: 4_096, default: DEFAULT_SAGA_CONCURRENCY }),
   STRATA_SAGA_TENANT_CONCURRENCY: optionalPositiveIntegerVariable(),
-  STRATA_SIGNING_KEY_FILE: optionalTextVariable(),
-  STRATA_ANCHOR_PUBLIC_KEYS: optionalTextVariable(),
-  STRATA_ANCHORS: choiceVariable(['on', 'off'] as const, 'on'),
-  STRATA_CHECKPOINT_INTERVAL_MS: integerVariable({ min: 1_000, max: 86_400_000, default: 10_000 }),
-  STRATA_ANCHOR_WITNESS_FILE: optionalTextVariable(),
-  STRATA_ANCHOR_WITNESS_URL: optionalTextVariable(),
 });
 
 export interface EngineConfig {
@@ -176,23 +170,8 @@ export interface EngineConfig {
   readonly engineLease: EngineLeaseSettings;
   /** Sessions the sagas handle at once, in all and for one tenant. */
   readonly sagas: { readonly concurrency: number; readonly maxPerTenant: number };
-  /**
-   * Signed anchors: whether the engine signs the heads it writes (`STRATA_ANCHORS`), the key file
-   * named by `STRATA_SIGNING_KEY_FILE`, the data folder where a key is made otherwise, and the
-   * public key files of earlier signing keys whose anchors verification accepts too
-   * (`STRATA_ANCHOR_PUBLIC_KEYS`, comma-separated, after a key rotation).
-   */
-  readonly anchors: {
-    readonly enabled: boolean;
-    readonly signingKeyFile: string | undefined;
-    readonly dataDirectory: string;
-    readonly trustedPublicKeyFiles: readonly string[];
-    /** Between two checkpoints of the store (`STRATA_CHECKPOINT_INTERVAL_MS`; decision 0018). */
-    readonly checkpointIntervalMs: number;
-    /** Witnesses every checkpoint is handed to (`STRATA_ANCHOR_WITNESS_FILE`, `STRATA_ANCHOR_WITNESS_URL`). */
-    readonly witnessFile: string | undefined;
-    readonly witnessUrl: string | undefined;
-  };
+  /** The signed log: signing, keys, checkpoints, witnesses (anchor-settings.ts). */
+  readonly anchors: AnchorSettings;
   /** The working directory relative paths were resolved against. */
   readonly cwd: string;
 }
@@ -263,8 +242,8 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
   if (metricsToken !== undefined && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
     problems.push(`STRATA_METRICS_TOKEN: at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
   }
-  const witnessProblem = witnessUrlProblem(values?.STRATA_ANCHOR_WITNESS_URL);
-  if (witnessProblem !== undefined) problems.push(`STRATA_ANCHOR_WITNESS_URL: ${witnessProblem}`);
+  const anchors = anchorSettingsOf(environment, cwd);
+  problems.push(...anchors.problems);
   if (values === undefined || storeLocation === undefined || problems.length > 0) {
     throw new ConfigurationError(problems);
   }
@@ -332,35 +311,9 @@ export function loadEngineConfig(environment: Environment, cwd: string = process
         values.STRATA_SAGA_TENANT_CONCURRENCY ?? defaultTenantShare(values.STRATA_SAGA_CONCURRENCY, apiKeys),
       ),
     },
-    anchors: {
-      enabled: values.STRATA_ANCHORS === 'on',
-      signingKeyFile: values.STRATA_SIGNING_KEY_FILE,
-      dataDirectory: defaultDataDirectory(cwd),
-      trustedPublicKeyFiles: keyFileList(values.STRATA_ANCHOR_PUBLIC_KEYS),
-      checkpointIntervalMs: values.STRATA_CHECKPOINT_INTERVAL_MS,
-      witnessFile:
-        values.STRATA_ANCHOR_WITNESS_FILE === undefined
-          ? undefined
-          : path.resolve(cwd, values.STRATA_ANCHOR_WITNESS_FILE),
-      witnessUrl: values.STRATA_ANCHOR_WITNESS_URL,
-    },
+    anchors: anchors.settings,
     cwd,
   };
-}
-
-/** Why a witness URL cannot be used: not a URL, or plain HTTP to anything but the loopback interface. */
-function witnessUrlProblem(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `'${text}' is not a URL`;
-  }
-  if (url.protocol === 'https:') return undefined;
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol === 'http:' && loopback) return undefined;
-  return 'an https:// URL (plain http:// only to the loopback interface)';
 }
 
 /**
