@@ -21,6 +21,14 @@ export const MAX_CHECKPOINT_HEADS = 1_000;
 export const MAX_CHECKPOINT_ERASED = 1_000;
 /** The longest stream id an entry may name (session ids are at most 512 UTF-16 code units). */
 export const MAX_LOG_STREAM_LENGTH = 600;
+/**
+ * The longest stream id a checkpoint or an erasure entry names: the store bounds no stream id, so
+ * a checkpoint takes any stream a writer could make up to this; a longer one is left out of
+ * checkpoints (and said so in decision 0018).
+ */
+export const MAX_CHECKPOINT_STREAM_LENGTH = 16 * 1024;
+/** The most characters of stream ids one checkpoint part holds, so that its line stays under `MAX_LOG_LINE_BYTES`. */
+export const MAX_CHECKPOINT_PART_STREAM_CHARACTERS = 256 * 1024;
 /** The longest line of an exported log (a checkpoint of `MAX_CHECKPOINT_HEADS` long stream ids). */
 export const MAX_LOG_LINE_BYTES = 1024 * 1024;
 
@@ -135,6 +143,7 @@ const HASH = z.string().regex(/^[0-9a-f]{64}$/, '64 lower-case hex digits');
 const DECIMAL = z.string().regex(/^(0|[1-9][0-9]{0,19})$/, 'a decimal number');
 const POSITION = z.string().regex(/^(-1|0|[1-9][0-9]{0,19})$/, 'a decimal position');
 const STREAM = z.string().min(1).max(MAX_LOG_STREAM_LENGTH);
+const ANY_STREAM = z.string().min(1).max(MAX_CHECKPOINT_STREAM_LENGTH);
 
 const placeShape = {
   position: DECIMAL,
@@ -158,9 +167,9 @@ export const logEntrySchema = z.discriminatedUnion('kind', [
       streams: z.number().int().nonnegative().nullable(),
       events: DECIMAL.nullable(),
       heads: z
-        .array(z.object({ stream: STREAM, revision: DECIMAL, headHash: HASH.nullable() }).strict())
+        .array(z.object({ stream: ANY_STREAM, revision: DECIMAL, headHash: HASH.nullable() }).strict())
         .max(MAX_CHECKPOINT_HEADS),
-      erased: z.array(STREAM).max(MAX_CHECKPOINT_ERASED),
+      erased: z.array(ANY_STREAM).max(MAX_CHECKPOINT_ERASED),
       part: z.number().int().min(1),
       parts: z.number().int().min(1),
       ...placeShape,
@@ -169,7 +178,7 @@ export const logEntrySchema = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('erasure'),
-      streamId: STREAM,
+      streamId: ANY_STREAM,
       actor: z.string().max(1_000),
       reason: z.string().max(2_000),
       tenant: z.string().max(1_000).optional(),

@@ -9,6 +9,8 @@ import type { AnchorSigningKey } from '../anchors/anchor';
 import {
   MAX_CHECKPOINT_ERASED,
   MAX_CHECKPOINT_HEADS,
+  MAX_CHECKPOINT_PART_STREAM_CHARACTERS,
+  MAX_CHECKPOINT_STREAM_LENGTH,
   type CheckpointEntryBody,
   type ErasureEntryBody,
   type LogEntry,
@@ -38,13 +40,42 @@ export function erasureEntryBody(record: ErasureRecord, adopted = false): Erasur
   };
 }
 
-/** The checkpoint's entries: one, or as many parts as its heads and erased streams need. */
+/** Items in groups of at most `most`, each group's stream ids at most `MAX_CHECKPOINT_PART_STREAM_CHARACTERS` long together. */
+function chunks<Item>(items: readonly Item[], most: number, streamOf: (item: Item) => string): Item[][] {
+  const groups: Item[][] = [];
+  let group: Item[] = [];
+  let characters = 0;
+  for (const item of items) {
+    const length = streamOf(item).length;
+    if (
+      group.length > 0 &&
+      (group.length >= most || characters + length > MAX_CHECKPOINT_PART_STREAM_CHARACTERS)
+    ) {
+      groups.push(group);
+      group = [];
+      characters = 0;
+    }
+    group.push(item);
+    characters += length;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/**
+ * The checkpoint's entries: one, or as many parts as its heads and erased streams need (each part
+ * at most 1,000 of each, and short enough for one exported line). Streams whose ids are longer than
+ * `MAX_CHECKPOINT_STREAM_LENGTH` are left out: no entry could name them.
+ */
 export function checkpointBodies(from: bigint, changes: StoreChanges): CheckpointEntryBody[] {
-  const parts = Math.max(
-    1,
-    Math.ceil(changes.heads.length / MAX_CHECKPOINT_HEADS),
-    Math.ceil(changes.erased.length / MAX_CHECKPOINT_ERASED),
+  const named = (stream: string): boolean => stream.length <= MAX_CHECKPOINT_STREAM_LENGTH;
+  const heads = chunks(
+    changes.heads.filter((head) => named(head.stream)),
+    MAX_CHECKPOINT_HEADS,
+    (head) => head.stream,
   );
+  const erased = chunks(changes.erased.filter(named), MAX_CHECKPOINT_ERASED, (stream) => stream);
+  const parts = Math.max(1, heads.length, erased.length);
   const bodies: CheckpointEntryBody[] = [];
   for (let part = 0; part < parts; part += 1) {
     bodies.push({
@@ -53,8 +84,8 @@ export function checkpointBodies(from: bigint, changes: StoreChanges): Checkpoin
       storePosition: changes.storePosition.toString(),
       streams: changes.streams,
       events: changes.events === null ? null : changes.events.toString(),
-      heads: changes.heads.slice(part * MAX_CHECKPOINT_HEADS, (part + 1) * MAX_CHECKPOINT_HEADS),
-      erased: changes.erased.slice(part * MAX_CHECKPOINT_ERASED, (part + 1) * MAX_CHECKPOINT_ERASED),
+      heads: heads[part] ?? [],
+      erased: erased[part] ?? [],
       part: part + 1,
       parts,
     });

@@ -11,7 +11,7 @@ import { SQLITE_LEGACY_ANCHOR_SCHEMA } from './sqlite-log-writes';
 import { appendChained } from '../testing/append-chained';
 import { sealEvents } from '../hash-chain/event-seal';
 import { describeLogFinding } from './log-findings';
-import { signLogEntry, type LogEntry } from './log-entry';
+import { MAX_CHECKPOINT_STREAM_LENGTH, MAX_LOG_LINE_BYTES, signLogEntry, type LogEntry } from './log-entry';
 import { eraseSigned } from './signed-erasure';
 import { writeCheckpoint } from './store-checkpoints';
 import { verifyStoreWithLog, type LoggedStoreVerification } from './verify-store';
@@ -195,6 +195,25 @@ describe('the signed log of a SQLite store', () => {
       const compared = await compareWithExport(anchorLogOf(store), logFileItems(exported));
       await store.close();
       expect(compared).toEqual([expect.objectContaining({ kind: 'log_truncated' })]);
+    });
+  });
+
+  describe('given streams whose ids are long, many of them written in one interval', () => {
+    it('writes the checkpoint in parts that each fit one exported line, and verifies', async () => {
+      const store = new SqliteEventStore({ filename });
+      const long = (index: number): string => `stream-${index}-${'x'.repeat(10_000)}`;
+      for (let index = 0; index < 120; index += 1)
+        await appendChained(store, long(index), [entry(`l${index}`)]);
+      const beyond = `stream-${'y'.repeat(MAX_CHECKPOINT_STREAM_LENGTH)}`;
+      await appendChained(store, beyond, [entry('beyond')]);
+      const written = await writeCheckpoint(store, anchorLogOf(store), key);
+      await store.close();
+      expect(written.length).toBeGreaterThan(1);
+      for (const part of written) expect(JSON.stringify(part).length).toBeLessThan(MAX_LOG_LINE_BYTES);
+      const heads = written.flatMap((part) => (part.kind === 'checkpoint' ? part.heads : []));
+      expect(heads).toHaveLength(120);
+      const result = await verified();
+      expect([findings(result), result.streams.anchorsMatched]).toEqual([[], 120]);
     });
   });
 
