@@ -54,6 +54,21 @@ const quickPlan: Plan = {
   importFile: { messages: 16, runCharacters: 1_000_000 },
 };
 
+/**
+ * `STRATA_BENCH_ISOLATION_ATTACKS=a,b` runs only the attacks named (to profile one of them); every
+ * attack otherwise. A run of some attacks is not one for the committed results.
+ */
+function chosenAttacks(attacks: readonly Attack[]): Attack[] {
+  const names = process.env.STRATA_BENCH_ISOLATION_ATTACKS?.split(',').map((name) => name.trim());
+  if (names === undefined || names.join('') === '') return [...attacks];
+  const chosen = attacks.filter((attack) => names.includes(attack.name));
+  if (chosen.length === 0)
+    throw new Error(
+      `STRATA_BENCH_ISOLATION_ATTACKS names no attack of ${attacks.map((attack) => attack.name).join(', ')}`,
+    );
+  return chosen;
+}
+
 export const isolationSuite: BenchSuite = {
   name: 'isolation',
   title: "Tenant B's latency on a shared engine process while tenant A attacks it, against a quiet engine",
@@ -85,11 +100,11 @@ export const isolationSuite: BenchSuite = {
       const warmup = startWorkload(clients.b, 'b-warmup', warmupLeaf);
       await sleep(plan.warmupMs);
       await warmup.stop();
-      const attacks: Attack[] = [
+      const attacks: Attack[] = chosenAttacks([
         importAttack(clients.a, entryLines),
         largeAppendsAttack(clients.a, limits.bodyLimitBytes),
         streamsAttack(clients.a, clients.b, limits.streamsPerTenant),
-      ];
+      ]);
       phases.push(await runPhase('quiet', 'quiet engine', null, clients, engine, plan.windowMs));
       step(describePhase(phases[0]!));
       for (const attack of attacks) {

@@ -1,3 +1,8 @@
 export * from './module-worker';
 export * from './task-pool';
-export { TaskFailedError, type SerializedTaskError } from './task-protocol';
+export {
+  TaskFailedError,
+  transferredResult,
+  type SerializedTaskError,
+  type TransferredResult,
+} from './task-protocol';

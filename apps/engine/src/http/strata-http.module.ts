@@ -59,6 +59,8 @@ import { SessionEntryController } from '../sessions/read-sessions/session-entry.
 import { TenantSessions } from '../api/tenant-sessions.service';
 import { SessionCommandInputs } from '../api/sessions/session-command-input.service';
 import { SessionImportWork } from '../sessions/session-files/session-import-work';
+import { AppendBodyWork } from '../sessions/append-entries/append-body-work';
+import { EngineThreads } from '../shared/engine-threads';
 import { WriteAdmissions } from '../api/admission/write-admissions.service';
 import { WriteAdmissionInterceptor } from '../api/admission/write-admission.interceptor';
 
@@ -164,7 +166,9 @@ export class StrataHttpModule {
         RetentionService,
         EventStreams,
         WriteAdmissions,
+        EngineThreads,
         SessionImportWork,
+        AppendBodyWork,
         { provide: APP_INTERCEPTOR, useClass: WriteAdmissionInterceptor },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

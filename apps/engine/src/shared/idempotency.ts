@@ -2,11 +2,11 @@
 // records a digest of what it asked; the same key or id later with the same content answers the
 // first outcome, and with other content is refused with `IdempotencyMismatchError` (409
 // `conflict`, `reason: idempotency_mismatch`), as payment APIs answer a reused key.
-import { canonicalJson, sha256Hex } from '@strata/integrity';
+import { canonicalSha256Hex } from '@strata/integrity';
 
 /** SHA-256 of the canonical JSON of `content`: equal content gives an equal digest. */
 export function requestDigestOf(content: unknown): string {
-  return sha256Hex(canonicalJson(content));
+  return canonicalSha256Hex(content);
 }
 
 /** What makes a write idempotent: the caller's key or id, named as the API names it. */

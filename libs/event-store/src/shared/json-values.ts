@@ -1,11 +1,12 @@
 // Event data and metadata are JSON: serialised once on append (bigints and other non-JSON
 // values are refused there) and handed out read-only.
+import { splicedJsonText } from './known-encodings';
 
 /** JSON text of a value, or a TypeError naming what was not JSON. */
 export function toJsonText(value: unknown, what: string): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    text = splicedJsonText(value) ?? JSON.stringify(value);
   } catch (error) {
     throw new TypeError(
       `${what} is not JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`,

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealEventsOffLoop, streamHolds, verifyStream, verifyStreamIntegrity } from '@strata/integrity';
+import { deepFreeze } from '../shared/json-values';
+import { rememberEncoding } from '../shared/known-encodings';
 import { SharedEventData } from './shared-event-data';
 import { SqliteEventStore } from './sqlite-event-store';
 
@@ -69,6 +71,29 @@ describe('a SQLite store sharing parsed data between its readers', () => {
     expect(fromStream!.data).toEqual(data);
     expect(fromLog!.data).toBe(fromStream!.data);
     expect(Object.isFrozen(fromLog!.data)).toBe(true);
+  });
+
+  it('hands its readers the very value of an entry whose texts were remembered, and stores its text', async () => {
+    const entry = deepFreeze({ id: 'big', message: { role: 'user', text: 'spliced "text"\n'.repeat(50) } });
+    rememberEncoding(entry, { jsonText: JSON.stringify(entry), canonicalUtf8: new Uint8Array() });
+    const plain = { id: 'small', text: 'kept apart' };
+    await store.appendToStream('session-s', [
+      { id: 'event-spliced', type: 'EntryAppended', data: { entry, note: 'n' } },
+      { id: 'event-plain', type: 'EntryAppended', data: { entry: plain } },
+    ]);
+    const [spliced, other] = await collect(store.readStream('session-s'));
+    // no reader parses the spliced event's text: the value written is the one read
+    expect((spliced!.data as { entry: unknown }).entry).toBe(entry);
+    expect(Object.isFrozen(spliced!.data)).toBe(true);
+    // a value not vouched for is parsed from its text as before
+    expect((other!.data as { entry: unknown }).entry).not.toBe(plain);
+    expect(other!.data).toEqual({ entry: plain });
+    const raw = new Database(join(directory, 'store.db'), { readonly: true });
+    const stored = raw.prepare("SELECT data FROM events WHERE event_id = 'event-spliced'").get() as {
+      data: string;
+    };
+    raw.close();
+    expect(stored.data).toBe(JSON.stringify({ entry, note: 'n' }));
   });
 
   it('lets verification see a row changed in the file after it was read and shared (it reads uncached)', async () => {

@@ -64,6 +64,15 @@ export class SharedEventData {
     return data;
   }
 
+  /**
+   * Keeps the value of an event this process just wrote, as a reader would parse it from its
+   * stored text of `chars` characters (the caller vouches that the value is that text's JSON,
+   * deeply frozen), so that no reader parses the text again.
+   */
+  remember(position: bigint, streamId: string, eventId: string, chars: number, data: unknown): void {
+    this.kept.set(position, { streamId, eventId, data, chars });
+  }
+
   /** Forgets every kept event of the stream (it was erased). */
   forgetStream(streamId: string): void {
     const positions = [...this.kept.entries()].filter(([, kept]) => kept.streamId === streamId);

@@ -28,7 +28,8 @@ import {
   type Subscription,
 } from '../port';
 import { assertDistinctIds, asyncIterableOf, recordedTimeOf, settle } from '../shared/append-rules';
-import { fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
+import { deepFreeze, fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
+import { isSplicedJson } from '../shared/known-encodings';
 import { pageLimitsOf } from '../shared/page-limits';
 import { CatchUpSubscription } from '../subscription/catch-up-subscription';
 import { SqliteAppendWatch } from './sqlite-append-watch';
@@ -156,14 +157,32 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         ...(event.createdAt === undefined ? {} : { createdAt: event.createdAt }),
       })),
     );
-    return this.appendEncoded(streamId, encoded, options);
+    return this.appendWith(
+      streamId,
+      encoded,
+      options,
+      events.map((event) => (isSplicedJson(event.data) ? deepFreeze(event.data) : undefined)),
+    );
   }
 
   /** Writes events already encoded as JSON text (EncodedAppends): nothing is serialised here. */
-  async appendEncoded(
+  appendEncoded(
     streamId: string,
     events: readonly EncodedEvent[],
     options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    return this.appendWith(streamId, events, options, []);
+  }
+
+  /**
+   * Writes encoded events; `values[i]`, when given, is the data of event i as its text parses
+   * (frozen), which the store's readers are then given instead of parsing the text again.
+   */
+  private async appendWith(
+    streamId: string,
+    events: readonly EncodedEvent[],
+    options: AppendOptions,
+    values: readonly unknown[],
   ): Promise<AppendResult> {
     const createdAt = this.clock().toISOString();
     await settle(() => {
@@ -187,6 +206,17 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
     if (events.length > 0) {
       if (written === true) {
         const rows = writtenRows(streamId, events, result, createdAt);
+        rows.forEach((row, index) => {
+          if (values[index] !== undefined) {
+            this.sharedData.remember(
+              row.global_position,
+              streamId,
+              row.event_id,
+              row.data.length,
+              values[index],
+            );
+          }
+        });
         this.recentAppends.add(rows);
         const last = rows[rows.length - 1]!;
         this.writtenHeads.remember(streamId, {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { canonicalJson, sha256Hex } from './canonical-json';
+import { rememberEncoding } from '@strata/event-store';
+import { canonicalJson, canonicalJsonParts, sha256Hex } from './canonical-json';
 
 function shuffledKeys(value: unknown, seed: number): unknown {
   if (Array.isArray(value)) return value.map((item, index) => shuffledKeys(item, seed + index));
@@ -91,5 +92,35 @@ describe('canonicalJson', () => {
 
   it('hashes with SHA-256 in lower-case hex', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('canonicalJsonParts', () => {
+  const utf8 = new TextEncoder();
+  const bytesOf = (parts: readonly (string | Uint8Array)[]): string =>
+    Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))).toString();
+
+  it('is the canonical text in one part when no value has known bytes', () => {
+    const value = { b: [1, 'two', { z: null, a: true }], a: 'x\u0000y' };
+    expect(canonicalJsonParts(value)).toEqual([canonicalJson(value)]);
+  });
+
+  it('takes the known bytes of a remembered value in its place, unwalked, wherever it is', () => {
+    const entry = Object.freeze({ text: 'ünïcode "quoted" \u0000 nul', id: 'e' });
+    rememberEncoding(entry, {
+      jsonText: JSON.stringify(entry),
+      canonicalUtf8: utf8.encode(canonicalJson(entry)),
+    });
+    const value = { type: 'EntryAppended', data: { entry, also: [entry] }, id: '\u0000 0 \u0000' };
+    const parts = canonicalJsonParts(value);
+    expect(parts.filter((part) => typeof part !== 'string')).toHaveLength(2);
+    expect(bytesOf(parts)).toBe(canonicalJson(value));
+  });
+
+  it('uses the remembered bytes as they are (so whoever remembers them must give the right ones)', () => {
+    const entry = Object.freeze({ text: 'real' });
+    rememberEncoding(entry, { jsonText: '{"text":"real"}', canonicalUtf8: utf8.encode('{"text":"other"}') });
+    expect(bytesOf(canonicalJsonParts({ entry }))).toBe('{"entry":{"text":"other"}}');
+    expect(canonicalJson({ entry })).toBe('{"entry":{"text":"real"}}');
   });
 });

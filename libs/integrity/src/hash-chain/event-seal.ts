@@ -3,7 +3,7 @@
 // or a removed or reordered one, breaks the chain at a point an auditor can name.
 import { afterLargeStep, type EventToAppend, type RecordedEvent } from '@strata/event-store';
 import { webcrypto } from 'node:crypto';
-import { canonicalJson, sha256Hex } from './canonical-json';
+import { canonicalJson, canonicalJsonParts, sha256Hex } from './canonical-json';
 
 /** The `previousHash` of a stream's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -86,17 +86,22 @@ export function eventHash(fields: HashedEventFields): string {
   return sha256Hex(canonicalHashInput(fields));
 }
 
-/** The canonical JSON text `eventHash` hashes. */
-function canonicalHashInput(fields: HashedEventFields): string {
+/** The value whose canonical JSON `eventHash` hashes. */
+function hashedValue(fields: HashedEventFields): unknown {
   const { hash: _hash, ...metadataWithoutHash } = fields.metadata;
-  return canonicalJson({
+  return {
     streamId: fields.streamId,
     revision: fields.revision.toString(),
     id: fields.id,
     type: fields.type,
     data: fields.data,
     metadata: metadataWithoutHash,
-  });
+  };
+}
+
+/** The canonical JSON text `eventHash` hashes. */
+function canonicalHashInput(fields: HashedEventFields): string {
+  return canonicalJson(hashedValue(fields));
 }
 
 /** The event a seal chains onto could not be chained (it carries no valid hash). */
@@ -241,14 +246,23 @@ export async function sealEventsOffLoop(
   const steps = sealSteps(streamId, events, lastEvent, context, now);
   for (let step = steps.next(); ;) {
     if (step.done) return step.value;
-    const text = canonicalHashInput(step.value);
-    let hash: string;
-    if (text.length < OFF_LOOP_HASH_LENGTH) hash = sha256Hex(text);
-    else {
-      await afterLargeStep(text.length);
-      const bytes = Buffer.from(text, 'utf8');
-      hash = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
-    }
-    step = steps.next(hash);
+    step = steps.next(await hashOffLoop(canonicalJsonParts(hashedValue(step.value))));
   }
+}
+
+/**
+ * SHA-256 of canonical text given in parts (canonicalJsonParts): a short text on the event loop,
+ * a large one on libuv's thread pool. Parts whose bytes were known are copied in, never walked.
+ */
+async function hashOffLoop(parts: readonly (string | Uint8Array)[]): Promise<string> {
+  const [only] = parts;
+  if (parts.length === 1 && typeof only === 'string') {
+    if (only.length < OFF_LOOP_HASH_LENGTH) return sha256Hex(only);
+    await afterLargeStep(only.length);
+  }
+  const bytes =
+    parts.length === 1 && typeof only === 'string'
+      ? Buffer.from(only, 'utf8')
+      : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : part)));
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }

@@ -146,9 +146,8 @@ export function readRequestBytes(
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as UTF-8 text; `validation` when it is not UTF-8 (instead of replacing bad bytes). */
-export async function readRequestText(request: IncomingMessage, limitBytes: number): Promise<string> {
-  const bytes = await readRequestBytes(request, limitBytes);
+/** Bytes as UTF-8 text; `validation` when they are not UTF-8 (instead of replacing bad bytes). */
+export function utf8BodyText(bytes: Uint8Array): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
@@ -156,33 +155,54 @@ export async function readRequestText(request: IncomingMessage, limitBytes: numb
   }
 }
 
+/** The body as UTF-8 text; `validation` when it is not UTF-8 (instead of replacing bad bytes). */
+export async function readRequestText(request: IncomingMessage, limitBytes: number): Promise<string> {
+  return utf8BodyText(await readRequestBytes(request, limitBytes));
+}
+
+/** `validation` unless the request says its body is JSON (or says nothing). */
+export function requireJsonMediaType(request: IncomingMessage): void {
+  const mediaType = mediaTypeOf(request);
+  if (mediaType !== undefined && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
+    throw invalidInput(`the body must be application/json, not ${mediaType}`);
+  }
+}
+
 /**
- * A JSON body checked against `schema`. An empty body counts as `{}`. A body nested deeper than
- * MAX_JSON_DEPTH is refused before anything recurses over it (see @strata/session json-depth.ts).
+ * A body's text as a JSON value: `{}` for an empty body; `validation` for text that is not JSON
+ * or nests deeper than MAX_JSON_DEPTH (refused before anything recurses over it, see
+ * @strata/session json-depth.ts).
  */
+export function jsonBodyValue(text: string): unknown {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalidInput(`the body is not JSON: ${(error as Error).message}`);
+  }
+  if (exceedsJsonDepth(value)) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
+}
+
+/** A body's JSON value checked against `schema`; `validation` naming every problem. */
+export function checkedBody<Schema extends z.ZodType>(value: unknown, schema: Schema): z.output<Schema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidInput('the body is not valid', inputProblems('body', parsed.error));
+  return parsed.data;
+}
+
+/** A JSON body checked against `schema` (jsonBodyValue, then checkedBody). */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: IncomingMessage,
   schema: Schema,
   limitBytes: number,
 ): Promise<z.output<Schema>> {
-  const mediaType = mediaTypeOf(request);
   const text = await readRequestText(request, limitBytes);
-  if (mediaType !== undefined && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
-    throw invalidInput(`the body must be application/json, not ${mediaType}`);
-  }
-  let value: unknown = {};
-  if (text.trim() !== '') {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw invalidInput(`the body is not JSON: ${(error as Error).message}`);
-    }
-    if (exceedsJsonDepth(value)) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-    await afterLargeStep(text.length);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw invalidInput('the body is not valid', inputProblems('body', parsed.error));
-  return parsed.data;
+  requireJsonMediaType(request);
+  const value = jsonBodyValue(text);
+  await afterLargeStep(text.length);
+  return checkedBody(value, schema);
 }
 
 /** The media types a session file may be sent as. */

@@ -31,8 +31,19 @@ export class SessionCommandInputs {
     request: IncomingMessage,
     schema: Schema,
   ): Promise<SessionCommandInput<z.output<Schema>>> {
+    return this.readBy(principal, sessionIdText, () =>
+      readJsonBody(request, schema, this.config.jsonBodyLimitBytes),
+    );
+  }
+
+  /** The same, with the body read by `readBody` (a large append's, off the event loop). */
+  async readBy<Body>(
+    principal: TenantPrincipal,
+    sessionIdText: string,
+    readBody: () => Promise<Body>,
+  ): Promise<SessionCommandInput<Body>> {
     const sessionId = parseParameter('sessionId', sessionIdText, sessionIdParameter);
-    const body = await readJsonBody(request, schema, this.config.jsonBodyLimitBytes);
+    const body = await readBody();
     await this.sessions.requireOwned(principal, sessionId);
     return { sessionId, body };
   }

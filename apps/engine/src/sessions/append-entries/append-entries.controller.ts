@@ -10,6 +10,7 @@ import { Principal, TenantGuard } from '../../api/tenant.guard';
 import { TenantSessions } from '../../api/tenant-sessions.service';
 import { CompactionWaits } from '../../sagas/compaction-waits.service';
 import type { TenantPrincipal } from '../../tenancy/tenant-directory';
+import { AppendBodyWork } from './append-body-work';
 import { AppendEntriesCommand } from './append-entries.command';
 
 @Controller('sessions')
@@ -19,6 +20,7 @@ export class AppendEntriesController {
     private readonly sessions: TenantSessions,
     private readonly inputs: SessionCommandInputs,
     private readonly waits: CompactionWaits,
+    private readonly bodies: AppendBodyWork,
   ) {}
 
   @Post(':sessionId/entries')
@@ -28,7 +30,9 @@ export class AppendEntriesController {
     @Param('sessionId') sessionIdText: string,
     @Req() request: IncomingMessage,
   ) {
-    const { sessionId, body } = await this.inputs.read(principal, sessionIdText, request, appendEntriesBody);
+    const { sessionId, body } = await this.inputs.readBy(principal, sessionIdText, () =>
+      this.bodies.read(request),
+    );
     const result = await this.sessions.execute(
       principal,
       (context) =>

@@ -1,16 +1,14 @@
 // The engine's worker threads for imports: a session file is parsed, checked and (for a new
 // session) sealed and encoded on a thread of this pool (session-import.tasks.ts), so a tenant's
-// 60 MB file never holds the event loop that answers the others. The pool is bounded
-// (`STRATA_WORKER_THREADS` threads, `STRATA_WORKER_QUEUE` waiting tasks); a full queue is
-// answered 503 with Retry-After at once. Errors of the file come back as SessionImportError.
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+// 60 MB file never holds the event loop that answers the others. The pool is the engine's
+// (engine-threads.ts): bounded, and a full queue is answered 503 with Retry-After at once.
+// Errors of the file come back as SessionImportError.
+import { Injectable } from '@nestjs/common';
 import { SessionImportError, type PreparedSessionImport } from '@strata/session-files';
-import { TaskPool, TaskQueueFullError, type SerializedTaskError } from '@strata/threads';
+import type { SerializedTaskError } from '@strata/threads';
 import { join } from 'node:path';
 import type { TransferListItem } from 'node:worker_threads';
-import { ENGINE_CONFIG } from '../../api/http-tokens';
-import type { EngineConfig } from '../../config/engine-config';
-import { EngineMetrics } from '../../observability/engine-metrics.service';
+import { EngineThreads } from '../../shared/engine-threads';
 import type { EncodeImportArgs, EncodedImportAnswer, ImportFileArgs } from './session-import.tasks';
 
 const TASKS = join(__dirname, `session-import.tasks${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
@@ -39,27 +37,8 @@ function transferOf(file: ImportFileArgs['file']): readonly TransferListItem[] {
 }
 
 @Injectable()
-export class SessionImportWork implements OnModuleDestroy {
-  private readonly pool: TaskPool;
-
-  constructor(
-    @Inject(ENGINE_CONFIG) config: EngineConfig,
-    private readonly metrics: EngineMetrics,
-  ) {
-    this.pool = new TaskPool(config.workers);
-  }
-
-  private async counted<Result>(task: string, run: () => Promise<Result>): Promise<Result> {
-    try {
-      const result = await run();
-      this.metrics.workerTasks.increment({ task, outcome: 'ok' });
-      return result;
-    } catch (error) {
-      const outcome = error instanceof TaskQueueFullError ? 'refused' : 'failed';
-      this.metrics.workerTasks.increment({ task, outcome });
-      throw error;
-    }
-  }
+export class SessionImportWork {
+  constructor(private readonly threads: EngineThreads) {}
 
   /**
    * A whole file, weighed, and (when not too heavy) decided, sealed and encoded as a new session.
@@ -68,9 +47,10 @@ export class SessionImportWork implements OnModuleDestroy {
    * by the thread where it is, any other is copied to it.
    */
   encode(args: EncodeImportArgs): Promise<EncodedImportAnswer> {
-    return this.counted('import_encode', () =>
-      this.pool.run(TASKS, 'encodeImportFile', args, { revive: reviveImportError }),
-    );
+    return this.threads.run(TASKS, 'encodeImportFile', args, {
+      metric: 'import_encode',
+      revive: reviveImportError,
+    });
   }
 
   /**
@@ -78,15 +58,10 @@ export class SessionImportWork implements OnModuleDestroy {
    * The file's bytes are moved to the thread when they own their buffer: the caller gives them up.
    */
   prepare(args: ImportFileArgs): Promise<PreparedSessionImport> {
-    return this.counted('import_prepare', () =>
-      this.pool.run(TASKS, 'prepareImportFile', args, {
-        revive: reviveImportError,
-        transfer: transferOf(args.file),
-      }),
-    );
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.pool.close();
+    return this.threads.run(TASKS, 'prepareImportFile', args, {
+      metric: 'import_prepare',
+      revive: reviveImportError,
+      transfer: transferOf(args.file),
+    });
   }
 }

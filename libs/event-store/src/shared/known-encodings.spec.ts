@@ -1,0 +1,57 @@
+import { toJsonText } from './json-values';
+import { isSplicedJson, knownEncodingOf, rememberEncoding, splicedJsonText } from './known-encodings';
+
+/** A frozen entry with its texts remembered as a worker thread writes them. */
+function rememberedEntry(text: string) {
+  const entry = Object.freeze({ type: 'message', id: 'e1', message: Object.freeze({ role: 'user', text }) });
+  rememberEncoding(entry, {
+    jsonText: JSON.stringify(entry),
+    canonicalUtf8: new TextEncoder().encode(
+      '{"id":"e1","message":{"role":"user","text":"x"},"type":"message"}',
+    ),
+  });
+  return entry;
+}
+
+describe('known encodings', () => {
+  it('remembers the texts of a frozen value by its identity only, and refuses an unfrozen one', () => {
+    const entry = rememberedEntry('hello "quoted" ünïcode\n');
+    expect(knownEncodingOf(entry)?.jsonText).toBe(JSON.stringify(entry));
+    expect(knownEncodingOf({ ...entry })).toBeUndefined();
+    expect(knownEncodingOf('text')).toBeUndefined();
+    expect(() =>
+      rememberEncoding({ type: 'open' }, { jsonText: '{}', canonicalUtf8: new Uint8Array() }),
+    ).toThrow(TypeError);
+  });
+
+  it('splices the remembered text into the JSON of the object around it, as JSON.stringify writes it', () => {
+    const entry = rememberedEntry('a "large" text\u2028with\ttabs');
+    const data = { entry, note: 'kept', skipped: undefined, count: 3, nothing: null };
+    expect(splicedJsonText(data)).toBe(JSON.stringify(data));
+    expect(toJsonText(data, 'data')).toBe(JSON.stringify(data));
+    expect(JSON.parse(toJsonText(data, 'data'))).toEqual(JSON.parse(JSON.stringify(data)));
+  });
+
+  it('leaves every other value to JSON.stringify', () => {
+    const entry = rememberedEntry('x');
+    expect(splicedJsonText({ entry: { ...entry } })).toBeUndefined();
+    expect(splicedJsonText([entry])).toBeUndefined();
+    expect(splicedJsonText(new Map())).toBeUndefined();
+    expect(splicedJsonText('text')).toBeUndefined();
+    expect(toJsonText([entry], 'data')).toBe(JSON.stringify([entry]));
+  });
+
+  it('says an object is its own spliced JSON only with a remembered member and JSON primitives besides', () => {
+    const entry = rememberedEntry('x');
+    expect(isSplicedJson({ entry })).toBe(true);
+    expect(isSplicedJson({ entry, reason: 'r', at: 2, ok: true, none: null })).toBe(true);
+    expect(isSplicedJson({ entry: { ...entry } })).toBe(false);
+    expect(isSplicedJson({ entry, extra: { nested: 1 } })).toBe(false);
+    expect(isSplicedJson({ entry, gone: undefined })).toBe(false);
+    expect(isSplicedJson({ entry, big: 1n })).toBe(false);
+    expect(isSplicedJson({ entry, minusZero: -0 })).toBe(false);
+    expect(isSplicedJson({ entry, infinite: Infinity })).toBe(false);
+    expect(isSplicedJson([entry])).toBe(false);
+    expect(isSplicedJson(entry)).toBe(false);
+  });
+});
