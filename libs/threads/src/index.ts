@@ -1,8 +1,3 @@
 export * from './module-worker';
 export * from './task-pool';
-export {
-  TaskFailedError,
-  transferredResult,
-  type SerializedTaskError,
-  type TransferredResult,
-} from './task-protocol';
+export { TaskFailedError, type SerializedTaskError } from './task-protocol';

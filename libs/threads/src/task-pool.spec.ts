@@ -58,13 +58,6 @@ describe('TaskPool', () => {
     await expect(answer).resolves.toBe(5);
   });
 
-  it('moves the buffers a task gives back to the caller instead of copying them', async () => {
-    pool = new TaskPool({ threads: 1, maxQueued: 4 });
-    const bytes = await pool.run<Uint8Array>(TASKS, 'bytesMovedBack', { text: 'given back' });
-    expect(new TextDecoder().decode(bytes)).toBe('given back');
-    await expect(pool.run(TASKS, 'lengthLeftBehind', {})).resolves.toBe(0);
-  });
-
   it("turns a task's error back into the caller's class, or a TaskFailedError naming it", async () => {
     pool = new TaskPool({ threads: 1, maxQueued: 4 });
     const revived = pool.run(

@@ -10,26 +10,6 @@ export interface TaskRequest {
   readonly args: unknown;
 }
 
-/**
- * A task's value with buffers to move back to the caller instead of copying them (the thread
- * gives them up): a task returns `transferredResult(value, [buffer, …])` instead of `value`.
- */
-export interface TransferredResult {
-  readonly [TRANSFERRED]: true;
-  readonly value: unknown;
-  readonly transfer: readonly ArrayBuffer[];
-}
-
-const TRANSFERRED = Symbol('strata.transferred-result');
-
-export function transferredResult(value: unknown, transfer: readonly ArrayBuffer[]): TransferredResult {
-  return { [TRANSFERRED]: true, value, transfer };
-}
-
-export function isTransferredResult(value: unknown): value is TransferredResult {
-  return typeof value === 'object' && value !== null && TRANSFERRED in value;
-}
-
 export type TaskOutcome =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly error: SerializedTaskError };

@@ -1,13 +1,17 @@
 // Capabilities some adapters add to the port (EventStore), each with its guard: callers use
 // them when a store has them and fall back to the port's reads and appends when it does not.
 // Neither changes what is stored or read; they spare the thread that answers requests work.
+import type { StoredText } from '../shared/stored-text';
 import type { AppendOptions, AppendResult, RecordedEvent } from './event-store';
 
-/** An event whose data and metadata are already the JSON text to store (encoded off the event loop). */
+/**
+ * An event whose data and metadata are already the JSON text to store (encoded off the event
+ * loop); a large event's data may be its UTF-8 in shared memory (stored-text.ts).
+ */
 export interface EncodedEvent {
   readonly id: string;
   readonly type: string;
-  readonly data: string;
+  readonly data: StoredText;
   readonly metadata: string;
   /** As `EventToAppend.createdAt`. */
   readonly createdAt?: string;

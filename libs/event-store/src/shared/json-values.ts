@@ -1,12 +1,16 @@
 // Event data and metadata are JSON: serialised once on append (bigints and other non-JSON
 // values are refused there) and handed out read-only.
-import { splicedJsonText } from './known-encodings';
+import { splicedJson } from './known-encodings';
+import { storedTextString, type StoredText } from './stored-text';
 
-/** JSON text of a value, or a TypeError naming what was not JSON. */
-export function toJsonText(value: unknown, what: string): string {
-  let text: string | undefined;
+/**
+ * JSON text of a value to store, or a TypeError naming what was not JSON: UTF-8 parts where a
+ * member's text was worked out off the event loop (known-encodings.ts), a string otherwise.
+ */
+export function toStoredJson(value: unknown, what: string): StoredText {
+  let text: StoredText | undefined;
   try {
-    text = splicedJsonText(value) ?? JSON.stringify(value);
+    text = splicedJson(value) ?? JSON.stringify(value);
   } catch (error) {
     throw new TypeError(
       `${what} is not JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`,
@@ -15,6 +19,11 @@ export function toJsonText(value: unknown, what: string): string {
   }
   if (text === undefined) throw new TypeError(`${what} is not JSON-serialisable`);
   return text;
+}
+
+/** JSON text of a value, or a TypeError naming what was not JSON. */
+export function toJsonText(value: unknown, what: string): string {
+  return storedTextString(toStoredJson(value, what));
 }
 
 /** Parses stored JSON text that the store itself wrote. */

@@ -1,11 +1,12 @@
-import { toJsonText } from './json-values';
-import { isSplicedJson, knownEncodingOf, rememberEncoding, splicedJsonText } from './known-encodings';
+import { toJsonText, toStoredJson } from './json-values';
+import { sharedUtf8Text, storedTextString } from './stored-text';
+import { isSplicedJson, knownEncodingOf, rememberEncoding, splicedJson } from './known-encodings';
 
 /** A frozen entry with its texts remembered as a worker thread writes them. */
 function rememberedEntry(text: string) {
   const entry = Object.freeze({ type: 'message', id: 'e1', message: Object.freeze({ role: 'user', text }) });
   rememberEncoding(entry, {
-    jsonText: JSON.stringify(entry),
+    json: JSON.stringify(entry),
     canonicalUtf8: new TextEncoder().encode(
       '{"id":"e1","message":{"role":"user","text":"x"},"type":"message"}',
     ),
@@ -16,28 +17,41 @@ function rememberedEntry(text: string) {
 describe('known encodings', () => {
   it('remembers the texts of a frozen value by its identity only, and refuses an unfrozen one', () => {
     const entry = rememberedEntry('hello "quoted" ünïcode\n');
-    expect(knownEncodingOf(entry)?.jsonText).toBe(JSON.stringify(entry));
+    expect(knownEncodingOf(entry)?.json).toBe(JSON.stringify(entry));
     expect(knownEncodingOf({ ...entry })).toBeUndefined();
     expect(knownEncodingOf('text')).toBeUndefined();
-    expect(() =>
-      rememberEncoding({ type: 'open' }, { jsonText: '{}', canonicalUtf8: new Uint8Array() }),
-    ).toThrow(TypeError);
+    expect(() => rememberEncoding({ type: 'open' }, { json: '{}', canonicalUtf8: new Uint8Array() })).toThrow(
+      TypeError,
+    );
   });
 
   it('splices the remembered text into the JSON of the object around it, as JSON.stringify writes it', () => {
     const entry = rememberedEntry('a "large" text\u2028with\ttabs');
     const data = { entry, note: 'kept', skipped: undefined, count: 3, nothing: null };
-    expect(splicedJsonText(data)).toBe(JSON.stringify(data));
+    expect(splicedJson(data)).toBe(JSON.stringify(data));
     expect(toJsonText(data, 'data')).toBe(JSON.stringify(data));
     expect(JSON.parse(toJsonText(data, 'data'))).toEqual(JSON.parse(JSON.stringify(data)));
   });
 
+  it('splices shared UTF-8 as parts, whose text and length are the JSON of the whole', () => {
+    const entry = Object.freeze({ id: 'e2', text: 'ünïcode 漢字 🙂 "q"\n' });
+    rememberEncoding(entry, { json: sharedUtf8Text(JSON.stringify(entry)), canonicalUtf8: new Uint8Array() });
+    const data = { before: 'é', entry, after: [1, 2] };
+    const stored = toStoredJson(data, 'data');
+    expect(typeof stored).toBe('object');
+    if (typeof stored === 'string') return;
+    expect(stored.utf8.filter((part) => typeof part !== 'string')).toHaveLength(1);
+    expect(storedTextString(stored)).toBe(JSON.stringify(data));
+    expect(stored.chars).toBe(JSON.stringify(data).length);
+    expect(toJsonText(data, 'data')).toBe(JSON.stringify(data));
+  });
+
   it('leaves every other value to JSON.stringify', () => {
     const entry = rememberedEntry('x');
-    expect(splicedJsonText({ entry: { ...entry } })).toBeUndefined();
-    expect(splicedJsonText([entry])).toBeUndefined();
-    expect(splicedJsonText(new Map())).toBeUndefined();
-    expect(splicedJsonText('text')).toBeUndefined();
+    expect(splicedJson({ entry: { ...entry } })).toBeUndefined();
+    expect(splicedJson([entry])).toBeUndefined();
+    expect(splicedJson(new Map())).toBeUndefined();
+    expect(splicedJson('text')).toBeUndefined();
     expect(toJsonText([entry], 'data')).toBe(JSON.stringify([entry]));
   });
 

@@ -1,15 +1,17 @@
 // The texts of a large JSON value worked out once, away from the event loop, and found again by
 // the value itself. An 8 MiB entry arriving over HTTP is parsed on a worker thread, which also
-// writes its JSON text (what the store keeps) and the UTF-8 of its canonical JSON (what the hash
-// chain covers); the event loop then only splices those texts into the event around it instead
-// of walking megabytes of text twice more. Only a frozen value is remembered, so its texts can
+// writes its JSON text (what the store keeps, as UTF-8 in shared memory: stored-text.ts) and the
+// UTF-8 of its canonical JSON (what the hash chain covers); the event loop then only splices
+// those texts into the event around it instead of walking megabytes of text twice more. Only a frozen value is remembered, so its texts can
 // never go stale, and only by identity (a WeakMap): a copy of it, or any other value, is written
 // out in full as before. The texts must be exactly what `JSON.stringify` and canonical JSON give
 // for the value; whoever remembers them vouches for that.
 
+import type { StoredText, Utf8Text } from './stored-text';
+
 export interface KnownEncoding {
   /** The value's JSON text, as `JSON.stringify` writes it. */
-  readonly jsonText: string;
+  readonly json: StoredText;
   /** The UTF-8 bytes of the value's canonical JSON (@strata/integrity canonical-json.ts). */
   readonly canonicalUtf8: Uint8Array;
 }
@@ -29,23 +31,65 @@ export function knownEncodingOf(value: unknown): KnownEncoding | undefined {
 
 /**
  * The JSON text of a plain object with at least one member whose texts are known, spliced from
- * them and `JSON.stringify` of the other members; undefined for anything else (write it in full).
- * Only direct members are looked up: an event's data holds its large value one level down.
+ * them and `JSON.stringify` of the other members (a string, or UTF-8 parts when a known text is
+ * shared UTF-8); undefined for anything else (write it in full). Only direct members are looked
+ * up: an event's data holds its large value one level down.
  */
-export function splicedJsonText(value: unknown): string | undefined {
+export function splicedJson(value: unknown): StoredText | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (!keys.some((key) => known.has(record[key] as object))) return undefined;
-  const members: string[] = [];
+  const parts = new Utf8Parts();
+  parts.add('{');
+  let first = true;
   for (const key of keys) {
     const member = record[key];
-    const text = knownEncodingOf(member)?.jsonText ?? JSON.stringify(member);
+    const text = knownEncodingOf(member)?.json ?? JSON.stringify(member);
     // as JSON.stringify does, a member with no JSON form (undefined, a function) is left out
-    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+    if (text === undefined) continue;
+    parts.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    parts.add(text);
+    first = false;
   }
-  return `{${members.join(',')}}`;
+  parts.add('}');
+  return parts.text();
+}
+
+/** Text gathered from strings and UTF-8 parts: adjacent strings joined, a string if no bytes. */
+class Utf8Parts {
+  private readonly parts: (string | Uint8Array)[] = [];
+  private pending = '';
+  private chars = 0;
+
+  add(text: StoredText): void {
+    if (typeof text === 'string') {
+      this.pending += text;
+      return;
+    }
+    for (const part of text.utf8) {
+      if (typeof part === 'string') this.pending += part;
+      else {
+        if (this.pending !== '') this.flushPending();
+        this.parts.push(part);
+      }
+    }
+    this.chars +=
+      text.chars - text.utf8.reduce((total, part) => total + (typeof part === 'string' ? part.length : 0), 0);
+  }
+
+  text(): StoredText {
+    if (this.parts.length === 0) return this.pending;
+    if (this.pending !== '') this.flushPending();
+    return { utf8: this.parts, chars: this.chars } satisfies Utf8Text;
+  }
+
+  private flushPending(): void {
+    this.parts.push(this.pending);
+    this.chars += this.pending.length;
+    this.pending = '';
+  }
 }
 
 /**

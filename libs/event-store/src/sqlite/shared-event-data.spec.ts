@@ -13,32 +13,31 @@ describe('SharedEventData', () => {
     const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
     let parses = 0;
     const parse = () => ({ parsed: (parses += 1) });
-    const first = shared.dataOf(1n, 's', 'e1', 'x'.repeat(10), parse);
-    expect(shared.dataOf(1n, 's', 'e1', 'x'.repeat(10), parse)).toBe(first);
+    const first = shared.dataOf(1n, 's', 'e1', 10, parse);
+    expect(shared.dataOf(1n, 's', 'e1', 10, parse)).toBe(first);
     expect(parses).toBe(1);
-    expect(shared.dataOf(1n, 's', 'other', 'x'.repeat(10), parse)).not.toBe(first);
+    expect(shared.dataOf(1n, 's', 'other', 10, parse)).not.toBe(first);
     expect(parses).toBe(2);
   });
 
   it('keeps at most its bounds, the least recently read going first, and nothing too large', () => {
     const shared = new SharedEventData({ maxChars: 100, maxEvents: 3 });
-    for (const position of [1n, 2n, 3n])
-      shared.dataOf(position, 's', `e${position}`, 'x'.repeat(10), () => ({}));
-    shared.dataOf(1n, 's', 'e1', 'x'.repeat(10), () => ({})); // read again: now the most recent
-    shared.dataOf(4n, 's', 'e4', 'x'.repeat(10), () => ({}));
+    for (const position of [1n, 2n, 3n]) shared.dataOf(position, 's', `e${position}`, 10, () => ({}));
+    shared.dataOf(1n, 's', 'e1', 10, () => ({})); // read again: now the most recent
+    shared.dataOf(4n, 's', 'e4', 10, () => ({}));
     expect(shared.size).toEqual({ events: 3, chars: 30 });
     let parsed = 0;
-    shared.dataOf(2n, 's', 'e2', 'x'.repeat(10), () => ({ again: (parsed += 1) }));
+    shared.dataOf(2n, 's', 'e2', 10, () => ({ again: (parsed += 1) }));
     expect(parsed).toBe(1); // position 2 had gone out
-    shared.dataOf(9n, 's', 'e9', 'x'.repeat(26), () => ({})); // more than a quarter of the bound: not kept
+    shared.dataOf(9n, 's', 'e9', 26, () => ({})); // more than a quarter of the bound: not kept
     expect(shared.size.chars).toBeLessThanOrEqual(100);
     expect(shared.size.events).toBe(3);
   });
 
   it('forgets an erased stream', () => {
     const shared = new SharedEventData({ maxChars: 1_000, maxEvents: 10 });
-    shared.dataOf(1n, 'a', 'e1', 'x'.repeat(10), () => ({}));
-    shared.dataOf(2n, 'b', 'e2', 'x'.repeat(10), () => ({}));
+    shared.dataOf(1n, 'a', 'e1', 10, () => ({}));
+    shared.dataOf(2n, 'b', 'e2', 10, () => ({}));
     shared.forgetStream('a');
     expect(shared.size).toEqual({ events: 1, chars: 10 });
   });
@@ -75,7 +74,7 @@ describe('a SQLite store sharing parsed data between its readers', () => {
 
   it('hands its readers the very value of an entry whose texts were remembered, and stores its text', async () => {
     const entry = deepFreeze({ id: 'big', message: { role: 'user', text: 'spliced "text"\n'.repeat(50) } });
-    rememberEncoding(entry, { jsonText: JSON.stringify(entry), canonicalUtf8: new Uint8Array() });
+    rememberEncoding(entry, { json: JSON.stringify(entry), canonicalUtf8: new Uint8Array() });
     const plain = { id: 'small', text: 'kept apart' };
     await store.appendToStream('session-s', [
       { id: 'event-spliced', type: 'EntryAppended', data: { entry, note: 'n' } },

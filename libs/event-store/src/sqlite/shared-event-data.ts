@@ -45,22 +45,25 @@ export class SharedEventData {
     return { events: this.kept.size, chars: this.kept.calculatedSize };
   }
 
-  /** The data of the event at `position` when another reader parsed it, else `parse()` (kept). */
-  dataOf(position: bigint, streamId: string, eventId: string, text: string, parse: () => unknown): unknown {
+  /**
+   * The data of the event at `position`, stored as a text of `chars` characters, when another
+   * reader parsed it, else `parse()` (kept).
+   */
+  dataOf(position: bigint, streamId: string, eventId: string, chars: number, parse: () => unknown): unknown {
     // peeked, so that a different event at the position does not count as a read of the one kept
     const found = this.kept.peek(position);
     if (
       found !== undefined &&
       found.eventId === eventId &&
       found.streamId === streamId &&
-      found.chars === text.length
+      found.chars === chars
     ) {
       this.kept.get(position); // read again: the most recently read go out last
       return found.data;
     }
     const data = parse();
     // one too large is not kept, and replaces what the position held
-    this.kept.set(position, { streamId, eventId, data, chars: text.length });
+    this.kept.set(position, { streamId, eventId, data, chars });
     return data;
   }
 

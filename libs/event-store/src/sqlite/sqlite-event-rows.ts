@@ -12,6 +12,7 @@ import {
 } from '../port';
 import { deepFreeze, fromJsonText, toJsonRecord } from '../shared/json-values';
 import { PageFill } from '../shared/page-limits';
+import { storedTextString, type StoredText } from '../shared/stored-text';
 import { EVENT_TENANT_SQL } from './sqlite-database';
 import type { SharedEventData } from './shared-event-data';
 
@@ -24,6 +25,33 @@ export interface EventRow {
   readonly data: string;
   readonly metadata: string;
   readonly created_at: string;
+  /**
+   * The data's length as a string, on a row whose data is decoded only when read (a row this
+   * process wrote from shared UTF-8, rowWithText): bounds and the shared values use it instead.
+   */
+  readonly dataChars?: number;
+}
+
+/** The length of a row's data as a string, without decoding it. */
+export function rowDataChars(row: EventRow): number {
+  return row.dataChars ?? row.data.length;
+}
+
+/**
+ * The row of an event written with this data: a string as it is; shared UTF-8 decoded at the
+ * first read of `data` (once), its length known before.
+ */
+export function rowWithText(fields: Omit<EventRow, 'data' | 'dataChars'>, stored: StoredText): EventRow {
+  if (typeof stored === 'string') return { ...fields, data: stored };
+  let text: string | undefined;
+  return {
+    ...fields,
+    dataChars: stored.chars,
+    get data(): string {
+      text ??= storedTextString(stored);
+      return text;
+    },
+  };
 }
 
 export const EVENT_COLUMNS =
@@ -39,7 +67,7 @@ export const MAX_SQLITE_INTEGER = 9_223_372_036_854_775_807n;
  * With `shared`, a value another reader of the store parsed is taken instead (shared-event-data.ts).
  */
 export function recordedEventFromRow(row: EventRow, shared?: SharedEventData): RecordedEvent {
-  return recordedEvent(row, () => row.data, shared);
+  return recordedEvent(row, () => row.data, shared, rowDataChars(row));
 }
 
 /**
@@ -114,25 +142,43 @@ export function recordedEventFromHeader(
 /**
  * The parsed data of a row, read and parsed at the first call (shared with the store's other
  * readers when `shared` is given); the stored text is dropped once parsed, so that it is not kept
- * alive beside the value.
+ * alive beside the value. With `knownChars` (the text's length, known without reading it), a
+ * value another reader holds is taken without reading or decoding the text at all.
  */
-function lazyData(row: EventHeaderRow, storedData: () => string, shared?: SharedEventData): () => unknown {
+function lazyData(
+  row: EventHeaderRow,
+  storedData: () => string,
+  shared?: SharedEventData,
+  knownChars?: number,
+): () => unknown {
   const { global_position: position, stream_id: streamId, event_id: eventId } = row;
   let load: (() => string) | undefined = storedData;
   let data: unknown;
   return () => {
     if (load !== undefined) {
-      const stored = load();
-      const parse = () => deepFreeze(fromJsonText(stored));
-      data = shared === undefined ? parse() : shared.dataOf(position, streamId, eventId, stored, parse);
+      const read = load;
+      if (shared === undefined) data = deepFreeze(fromJsonText(read()));
+      else if (knownChars !== undefined) {
+        data = shared.dataOf(position, streamId, eventId, knownChars, () => deepFreeze(fromJsonText(read())));
+      } else {
+        const stored = read();
+        data = shared.dataOf(position, streamId, eventId, stored.length, () =>
+          deepFreeze(fromJsonText(stored)),
+        );
+      }
       load = undefined;
     }
     return data;
   };
 }
 
-function recordedEvent(row: EventRow, storedData: () => string, shared?: SharedEventData): RecordedEvent {
-  const data = lazyData(row, storedData, shared);
+function recordedEvent(
+  row: EventRow,
+  storedData: () => string,
+  shared?: SharedEventData,
+  knownChars?: number,
+): RecordedEvent {
+  const data = lazyData(row, storedData, shared, knownChars);
   return Object.freeze({
     streamId: row.stream_id,
     id: row.event_id,
@@ -149,7 +195,7 @@ function recordedEvent(row: EventRow, storedData: () => string, shared?: SharedE
 
 /** The size a page counts for a row: its data and metadata as stored JSON text. */
 export function rowBytes(row: EventRow): number {
-  return row.data.length + row.metadata.length;
+  return rowDataChars(row) + row.metadata.length;
 }
 
 /** One page of rows; `exhausted` when the query had no more rows to give. */

@@ -28,8 +28,9 @@ import {
   type Subscription,
 } from '../port';
 import { assertDistinctIds, asyncIterableOf, recordedTimeOf, settle } from '../shared/append-rules';
-import { deepFreeze, fromJsonText, toJsonRecord, toJsonText } from '../shared/json-values';
+import { deepFreeze, fromJsonText, toJsonRecord, toJsonText, toStoredJson } from '../shared/json-values';
 import { isSplicedJson } from '../shared/known-encodings';
+import { storedTextLength } from '../shared/stored-text';
 import { pageLimitsOf } from '../shared/page-limits';
 import { CatchUpSubscription } from '../subscription/catch-up-subscription';
 import { SqliteAppendWatch } from './sqlite-append-watch';
@@ -47,6 +48,8 @@ import {
   LogRangeReader,
   recordedEventFromHeader,
   recordedEventFromRow,
+  rowDataChars,
+  rowWithText,
   type EventRow,
 } from './sqlite-event-rows';
 import { SqliteEventStatements } from './sqlite-event-statements';
@@ -78,7 +81,10 @@ export interface SqliteEventStoreOptions extends SqliteDatabaseOptions {
 
 /** The bytes a write of these events stores (it bounds the batch the write joins). */
 function preparedBytes(events: readonly PreparedEvent[]): number {
-  return events.reduce((total, event) => total + event.data.length + event.metadata.length + 128, 0);
+  return events.reduce(
+    (total, event) => total + storedTextLength(event.data) + event.metadata.length + 128,
+    0,
+  );
 }
 
 /** The rows an append stored: consecutive revisions and positions ending at the result's. */
@@ -89,16 +95,20 @@ function writtenRows(
   createdAt: string,
 ): EventRow[] {
   const last = BigInt(events.length - 1);
-  return events.map((event, index) => ({
-    global_position: result.position - last + BigInt(index),
-    stream_id: streamId,
-    stream_revision: result.nextExpectedRevision - last + BigInt(index),
-    event_id: event.id,
-    type: event.type,
-    data: event.data,
-    metadata: event.metadata,
-    created_at: event.createdAt ?? createdAt,
-  }));
+  return events.map((event, index) =>
+    rowWithText(
+      {
+        global_position: result.position - last + BigInt(index),
+        stream_id: streamId,
+        stream_revision: result.nextExpectedRevision - last + BigInt(index),
+        event_id: event.id,
+        type: event.type,
+        metadata: event.metadata,
+        created_at: event.createdAt ?? createdAt,
+      },
+      event.data,
+    ),
+  );
 }
 
 export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventReads {
@@ -152,7 +162,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
       events.map((event) => ({
         id: event.id,
         type: event.type,
-        data: toJsonText(event.data, `data of event ${event.id}`),
+        data: toStoredJson(event.data, `data of event ${event.id}`),
         metadata: toJsonText(event.metadata ?? {}, `metadata of event ${event.id}`),
         ...(event.createdAt === undefined ? {} : { createdAt: event.createdAt }),
       })),
@@ -212,7 +222,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
               row.global_position,
               streamId,
               row.event_id,
-              row.data.length,
+              rowDataChars(row),
               values[index],
             );
           }

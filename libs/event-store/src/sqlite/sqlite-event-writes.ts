@@ -20,6 +20,7 @@ import {
 } from '../port';
 import { assertExpectation, resolveRepeatedAppend, type RecordedLocation } from '../shared/append-rules';
 import { toJsonText } from '../shared/json-values';
+import { storedTextString } from '../shared/stored-text';
 import { MAX_SQLITE_INTEGER, recordedEventFromRow } from './sqlite-event-rows';
 import { SqliteEventStatements, type LocationRow } from './sqlite-event-statements';
 import type { SqliteWriteContext, SqliteWriteOperations } from './writer/sqlite-write-executor';
@@ -95,7 +96,7 @@ function insertEvent(
       revision,
       event.id,
       event.type,
-      event.data,
+      storedTextString(event.data),
       event.metadata,
       event.createdAt ?? createdAt,
     );
@@ -238,7 +239,7 @@ export const sqliteWriteOperations: SqliteWriteOperations = {
 
 /** The operations of this module, as a writer names them. */
 export const sqliteEventWrites = {
-  appendEvents: { module: __filename, operation: 'appendEvents' },
+  appendEvents: { module: __filename, operation: 'appendEvents', independent: true },
   eraseStream: { module: __filename, operation: 'eraseStream' },
   setStreamMetadata: { module: __filename, operation: 'setStreamMetadata' },
   storeCheckpoint: { module: __filename, operation: 'storeCheckpoint' },

@@ -108,7 +108,7 @@ describe('canonicalJsonParts', () => {
   it('takes the known bytes of a remembered value in its place, unwalked, wherever it is', () => {
     const entry = Object.freeze({ text: 'ünïcode "quoted" \u0000 nul', id: 'e' });
     rememberEncoding(entry, {
-      jsonText: JSON.stringify(entry),
+      json: JSON.stringify(entry),
       canonicalUtf8: utf8.encode(canonicalJson(entry)),
     });
     const value = { type: 'EntryAppended', data: { entry, also: [entry] }, id: '\u0000 0 \u0000' };
@@ -119,7 +119,7 @@ describe('canonicalJsonParts', () => {
 
   it('uses the remembered bytes as they are (so whoever remembers them must give the right ones)', () => {
     const entry = Object.freeze({ text: 'real' });
-    rememberEncoding(entry, { jsonText: '{"text":"real"}', canonicalUtf8: utf8.encode('{"text":"other"}') });
+    rememberEncoding(entry, { json: '{"text":"real"}', canonicalUtf8: utf8.encode('{"text":"other"}') });
     expect(bytesOf(canonicalJsonParts({ entry }))).toBe('{"entry":{"text":"other"}}');
     expect(canonicalJson({ entry })).toBe('{"entry":{"text":"real"}}');
   });

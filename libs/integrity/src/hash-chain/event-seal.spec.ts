@@ -11,6 +11,7 @@ import {
   LARGE_STEP_LENGTH,
   eventLoopSlice,
   rememberEncoding,
+  sharedUtf8,
   type EventToAppend,
   type RecordedEvent,
 } from '@strata/event-store';
@@ -37,28 +38,31 @@ describe('sealEventsOffLoop', () => {
     });
   });
 
-  it('splices the canonical bytes of an entry read off the event loop, to the same hashes', async () => {
-    const remembered = (text: string, canonical: string) => {
-      const entry = Object.freeze({ type: 'message', id: 'big', text });
-      rememberEncoding(entry, {
-        jsonText: JSON.stringify(entry),
-        canonicalUtf8: new TextEncoder().encode(canonical),
-      });
-      return entry;
-    };
-    const text = 'ü'.repeat(OFF_LOOP_HASH_LENGTH);
-    const entry = remembered(text, canonicalJson({ type: 'message', id: 'big', text }));
-    const batch = [events[0]!, { id: 'spliced', type: 'EntryAppended', data: { entry } }, events[2]!];
-    const expected = sealEvents('session-s', batch, undefined, context, now);
-    expect(await sealEventsOffLoop('session-s', batch, undefined, context, now)).toEqual(expected);
-    // the bytes are what is hashed: wrong ones would break the chain, so they are really used
-    const wrong = remembered('x', canonicalJson({ type: 'message', id: 'big', text: 'y' }));
-    const forged = [{ id: 'spliced', type: 'EntryAppended', data: { entry: wrong } }];
-    const [sealed] = await sealEventsOffLoop('session-s', forged, undefined, context, now);
-    expect(sealed!.metadata!['hash']).not.toBe(
-      sealEvents('session-s', forged, undefined, context, now)[0]!.metadata!['hash'],
-    );
-  });
+  it.each([
+    ['in memory of its own', (text: string) => new TextEncoder().encode(text)],
+    ['in shared memory (hashed on the hasher thread)', sharedUtf8],
+  ])(
+    'splices the canonical bytes of an entry read off the event loop, %s, to the same hashes',
+    async (_, bytesOf) => {
+      const remembered = (text: string, canonical: string) => {
+        const entry = Object.freeze({ type: 'message', id: 'big', text });
+        rememberEncoding(entry, { json: JSON.stringify(entry), canonicalUtf8: bytesOf(canonical) });
+        return entry;
+      };
+      const text = 'ü'.repeat(OFF_LOOP_HASH_LENGTH);
+      const entry = remembered(text, canonicalJson({ type: 'message', id: 'big', text }));
+      const batch = [events[0]!, { id: 'spliced', type: 'EntryAppended', data: { entry } }, events[2]!];
+      const expected = sealEvents('session-s', batch, undefined, context, now);
+      expect(await sealEventsOffLoop('session-s', batch, undefined, context, now)).toEqual(expected);
+      // the bytes are what is hashed: wrong ones would break the chain, so they are really used
+      const wrong = remembered('x', canonicalJson({ type: 'message', id: 'big', text: 'y' }));
+      const forged = [{ id: 'spliced', type: 'EntryAppended', data: { entry: wrong } }];
+      const [sealed] = await sealEventsOffLoop('session-s', forged, undefined, context, now);
+      expect(sealed!.metadata!['hash']).not.toBe(
+        sealEvents('session-s', forged, undefined, context, now)[0]!.metadata!['hash'],
+      );
+    },
+  );
 
   it('gives the event loop its turn between the canonical text of a large event and its encoding, not for small ones', async () => {
     const small = events.filter((event) => event.id !== 'large');

@@ -4,6 +4,7 @@
 import { afterLargeStep, type EventToAppend, type RecordedEvent } from '@strata/event-store';
 import { webcrypto } from 'node:crypto';
 import { canonicalJson, canonicalJsonParts, sha256Hex } from './canonical-json';
+import { holdsSharedBytes, sha256OfSharedParts } from './parts-hasher';
 
 /** The `previousHash` of a stream's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -252,9 +253,11 @@ export async function sealEventsOffLoop(
 
 /**
  * SHA-256 of canonical text given in parts (canonicalJsonParts): a short text on the event loop,
- * a large one on libuv's thread pool. Parts whose bytes were known are copied in, never walked.
+ * a large one on libuv's thread pool; parts whose bytes were known are never walked, and when
+ * they are in shared memory the whole is hashed on the hasher thread, uncopied (parts-hasher.ts).
  */
 async function hashOffLoop(parts: readonly (string | Uint8Array)[]): Promise<string> {
+  if (holdsSharedBytes(parts)) return sha256OfSharedParts(parts);
   const [only] = parts;
   if (parts.length === 1 && typeof only === 'string') {
     if (only.length < OFF_LOOP_HASH_LENGTH) return sha256Hex(only);

@@ -1,6 +1,5 @@
 // Tasks for the task pool's own tests: they run on the pool's threads.
 import { isMainThread, threadId } from 'node:worker_threads';
-import { transferredResult, type TransferredResult } from '../task-protocol';
 
 export function describeThread(args: { readonly text: string }): {
   text: string;
@@ -45,19 +44,4 @@ export async function resolveLater(args: { readonly value: number }): Promise<nu
 
 export function byteLengthOf(args: { readonly bytes: Uint8Array }): number {
   return args.bytes.byteLength;
-}
-
-/** The last buffer `bytesMovedBack` gave back, kept here to see whether it left this thread. */
-let lastGivenBack: ArrayBuffer | undefined;
-
-/** Answers the UTF-8 of `text` in a buffer moved back to the caller (not copied). */
-export function bytesMovedBack(args: { readonly text: string }): TransferredResult {
-  const bytes = new TextEncoder().encode(args.text);
-  lastGivenBack = bytes.buffer;
-  return transferredResult(bytes, [lastGivenBack]);
-}
-
-/** The byte length this thread still sees of the buffer `bytesMovedBack` gave back (0 once moved). */
-export function lengthLeftBehind(): number | undefined {
-  return lastGivenBack?.byteLength;
 }

@@ -1,11 +1,11 @@
 // The task of a large append's body on the engine's worker threads (AppendBodyWork): the bytes
 // are decoded, parsed and checked against the append's schema there, and each entry's JSON text
-// (what the store keeps) and canonical UTF-8 (what the hash chain covers) are written there, so
+// (what the store keeps) and canonical JSON (what the hash chain covers) are written there as
+// UTF-8 in shared memory, which the hasher and the store's writer threads read uncopied, so
 // that an 8 MiB entry costs the event loop answering every tenant a copy, not three passes over
 // its text. The same functions as on the event loop decide what is refused, and why.
 import { canonicalJson } from '@strata/integrity';
-import { transferredResult, type TransferredResult } from '@strata/threads';
-import type { KnownEncoding } from '@strata/event-store';
+import { sharedUtf8, sharedUtf8Text, type KnownEncoding } from '@strata/event-store';
 import type { z } from 'zod';
 import { ApiError, type InputProblem } from '../../api/problem/api-errors';
 import { checkedBody, jsonBodyValue, utf8BodyText } from '../../api/request/request-input';
@@ -27,8 +27,6 @@ export type AppendBodyAnswer =
     }
   | { readonly ok: false; readonly message: string; readonly errors: readonly InputProblem[] };
 
-const utf8 = new TextEncoder();
-
 function refusal(error: unknown): AppendBodyAnswer {
   if (!(error instanceof ApiError)) throw error;
   const errors = (error.extensions as { errors?: readonly InputProblem[] }).errors ?? [];
@@ -36,21 +34,16 @@ function refusal(error: unknown): AppendBodyAnswer {
 }
 
 /** Parses and checks an append's body, and writes each entry's texts. */
-export function readAppendBody(args: ReadAppendBodyArgs): AppendBodyAnswer | TransferredResult {
+export function readAppendBody(args: ReadAppendBodyArgs): AppendBodyAnswer {
   let body: AppendBody;
   try {
     body = checkedBody(jsonBodyValue(utf8BodyText(args.bytes)), appendEntriesBody);
   } catch (error) {
     return refusal(error);
   }
-  const encodings = body.entries.map((entry): KnownEncoding => {
-    // a buffer of its own (not a slice of Node's pool), so that it can be moved to the caller
-    const canonicalUtf8 = utf8.encode(canonicalJson(entry));
-    return { jsonText: JSON.stringify(entry), canonicalUtf8 };
-  });
-  const answer: AppendBodyAnswer = { ok: true, body, encodings };
-  return transferredResult(
-    answer,
-    encodings.map((encoding) => encoding.canonicalUtf8.buffer as ArrayBuffer),
-  );
+  const encodings = body.entries.map((entry): KnownEncoding => ({
+    json: sharedUtf8Text(JSON.stringify(entry)),
+    canonicalUtf8: sharedUtf8(canonicalJson(entry)),
+  }));
+  return { ok: true, body, encodings };
 }

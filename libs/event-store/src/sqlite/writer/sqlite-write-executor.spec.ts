@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { walCommitCount } from '@strata/testing';
 import {
+  SMALL_REQUEST_BYTES,
   SqliteWriteExecutor,
   type SqliteWriteContext,
   type SqliteWriteOperations,
@@ -128,6 +129,37 @@ describe('requests that wait together', () => {
     expect(batches.map((batch) => batch.length)).toEqual([4, 1, 1, 1, 1]);
     expect(walCommitCount(file) - before).toBe(5);
     expect(stored()).toEqual(['a', 'b', 'c', 'd', 'e', 'big', 'f', 'g']);
+  });
+
+  it('take small independent requests ahead of large ones queued before them, and nothing else out of order', () => {
+    const independent = (text: string, bytes = 10): WriteRequest => ({
+      ...request('note', text, bytes),
+      independent: true,
+    });
+    const pending = [
+      request('note', 'large-1', 90),
+      request('note', 'large-2', 90),
+      request('note', 'in-order', 5),
+      independent('small-1'),
+      independent('large-independent', SMALL_REQUEST_BYTES),
+      independent('small-2'),
+      { ...request('note', 'barrier'), outsideTransaction: true },
+      independent('after-barrier'),
+    ];
+    const batches = runAll(pending);
+    // the small independent ones went first; the rest in order, none passing the barrier
+    expect(stored()).toEqual([
+      'small-1',
+      'small-2',
+      'large-1',
+      'large-2',
+      'in-order',
+      'large-independent',
+      'barrier',
+      'after-barrier',
+    ]);
+    // (a batch is bounded by bytes: the small ones, then each large one as the bound allows)
+    expect(batches.map((batch) => batch.length)).toEqual([2, 1, 2, 1, 1, 1]);
   });
 });
 

@@ -6,6 +6,14 @@
 // requests arriving meanwhile join the batch and each request is answered `StoreBusyError` once
 // its own deadline has passed. The same executor runs on a writer thread and, for a private
 // in-memory database, in place.
+//
+// Batches are taken in arrival order, with one exception that keeps one tenant's large writes
+// from holding up another's small ones: a small independent request (an append of events below
+// `SMALL_REQUEST_BYTES`, which depends on no earlier write) is taken into the next batch ahead
+// of the large requests queued before it, and a batch holds at most `maxBytes` (8 MiB), so a
+// small append waits for at most the transaction being written, never for a queue of 8 MiB
+// appends. Everything else keeps its order (read models' writes, the signed log, erasures), and
+// nothing passes a request that runs outside a transaction.
 import type Database from 'better-sqlite3';
 import {
   StoreBusyError,
@@ -39,7 +47,14 @@ export interface SqliteBatchLimits {
   readonly maxBytes: number;
 }
 
-export const DEFAULT_BATCH_LIMITS: SqliteBatchLimits = { maxRequests: 1_000, maxBytes: 32 * 1_048_576 };
+export const DEFAULT_BATCH_LIMITS: SqliteBatchLimits = { maxRequests: 1_000, maxBytes: 8 * 1_048_576 };
+
+/** Below this many bytes, an independent request may be taken ahead of larger ones. */
+export const SMALL_REQUEST_BYTES = 64 * 1024;
+
+function overtakes(request: WriteRequest): boolean {
+  return request.independent === true && request.bytes < SMALL_REQUEST_BYTES;
+}
 
 /** How long one attempt to take the write lock may wait before the queue is looked at again. */
 export const LOCK_SLICE_MS = 50;
@@ -136,20 +151,31 @@ export class SqliteWriteExecutor {
   }
 
   /**
-   * Moves requests from the front of `pending` into `batch` while the batch's bounds allow, up to
-   * the first request that must run alone.
+   * Moves requests of `pending` into `batch` while the batch's bounds allow: first the small
+   * independent ones from anywhere before the first request that must run alone, then the others
+   * from the front, in order, up to the first that does not fit or must run alone.
    */
   private fillBatch(batch: WriteRequest[], pending: WriteRequest[]): WriteRequest[] {
     let bytes = batch.reduce((total, request) => total + request.bytes, 0);
-    let count = batch.length;
-    for (const request of pending) {
+    const fits = (request: WriteRequest): boolean =>
+      batch.length < this.limits.maxRequests &&
+      (batch.length === 0 || bytes + request.bytes <= this.limits.maxBytes);
+    const take = (index: number): void => {
+      const [request] = pending.splice(index, 1);
+      bytes += request!.bytes;
+      batch.push(request!);
+    };
+    for (let index = 0; index < pending.length;) {
+      const request = pending[index]!;
       if (request.outsideTransaction === true) break;
-      if (count >= this.limits.maxRequests) break;
-      if (count > 0 && bytes + request.bytes > this.limits.maxBytes) break;
-      bytes += request.bytes;
-      count += 1;
+      if (overtakes(request) && fits(request)) take(index);
+      else index += 1;
     }
-    batch.push(...pending.splice(0, count - batch.length));
+    while (pending.length > 0) {
+      const next = pending[0]!;
+      if (next.outsideTransaction === true || !fits(next)) break;
+      take(0);
+    }
     return batch;
   }
 

@@ -23,6 +23,8 @@ export interface WriteRequest {
   readonly deadline: number;
   /** Runs alone, outside any transaction (a pragma that a transaction forbids). */
   readonly outsideTransaction?: boolean;
+  /** Depends on no request before it: when small, it may be committed ahead of large ones. */
+  readonly independent?: boolean;
 }
 
 export type WriteOutcome =

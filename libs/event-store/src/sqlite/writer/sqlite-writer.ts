@@ -26,6 +26,11 @@ export interface WriteOperation {
   readonly operation: string;
   /** Runs alone, between batches and outside any transaction (pragmas that a transaction forbids). */
   readonly outsideTransaction?: boolean;
+  /**
+   * Depends on no write queued before it (an append of events: its own checks decide), so a
+   * small one may be committed ahead of large writes that wait (sqlite-write-executor.ts).
+   */
+  readonly independent?: boolean;
 }
 
 export interface SqliteWriter {
@@ -80,6 +85,7 @@ class OutcomeBook {
       bytes,
       deadline: Date.now() + busyTimeoutMs,
       ...(operation.outsideTransaction === true ? { outsideTransaction: true } : {}),
+      ...(operation.independent === true ? { independent: true } : {}),
     };
     const settled = new Promise<unknown>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
     return { request, settled };
