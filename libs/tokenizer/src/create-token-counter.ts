@@ -8,6 +8,7 @@ import {
   alwaysReady,
   type PreparedCounterOptions,
   type PreparedTokenCounter,
+  type SlicedTextCounting,
 } from './prepared-token-counter';
 
 export const tokenCounterNames = ['o200k', 'chars4'] as const;
@@ -40,6 +41,14 @@ export function createPreparedTokenCounter(
       throw new Error(`unknown token counter ${String(unreachable)}`);
     }
   }
+}
+
+/**
+ * The counting a prepared counter of this name does for long texts (to count them on a worker
+ * thread the same way: `countLongTexts`); undefined for a counter that is always quick.
+ */
+export function slicedCountingOf(name: TokenCounterName): SlicedTextCounting | undefined {
+  return name === 'o200k' ? o200kSlicedCounting : undefined;
 }
 
 export function isTokenCounterName(value: string): value is TokenCounterName {

@@ -1,9 +1,14 @@
 import { serializeConversation, type LlmMessage, type TokenCounter } from '@strata/session';
 import { pseudoRandomLetters } from '@strata/testing';
-import { createPreparedTokenCounter } from './create-token-counter';
+import { createPreparedTokenCounter, slicedCountingOf } from './create-token-counter';
 import { countO200kTokens, o200kTokenCounter } from './o200k-token-counter';
-import { LONG_TEXT_CHARACTERS, type PreparedTokenCounter } from './prepared-token-counter';
-import { TokenCountCache } from './token-count-cache';
+import {
+  LONG_TEXT_CHARACTERS,
+  countLongTexts,
+  longTexts,
+  type PreparedTokenCounter,
+} from './prepared-token-counter';
+import { TokenCountCache, textKeysHashed } from './token-count-cache';
 
 /** Counts the event loop's turns (timer callbacks) while `work` runs. */
 async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
@@ -50,6 +55,33 @@ describe('a prepared o200k counter', () => {
     expect(counter.isReady([long, 'short'])).toBe(true);
     expect(counter.countPieces([long], 0)).toBe(countO200kTokens(long));
     expect(counter.stats()).toMatchObject({ countedAhead: 1, countedOnTheSpot: 0 });
+  });
+
+  it('takes the counts made elsewhere of the same long texts, and counts none of them again', () => {
+    const texts = [pseudoRandomLetters(20_000, 3), 'short', pseudoRandomLetters(LONG_TEXT_CHARACTERS, 4)];
+    const counted = countLongTexts(slicedCountingOf('o200k')!, texts);
+    expect(longTexts(texts)).toEqual([texts[0], texts[2]]);
+    expect(counted.map((count) => count.tokens)).toEqual([
+      countO200kTokens(texts[0]!),
+      countO200kTokens(texts[2]!),
+    ]);
+    const hashedBefore = textKeysHashed();
+    counter.rememberCounted(texts, counted);
+    expect(counter.isReady(texts)).toBe(true);
+    expect(counter.countPieces(texts, 0)).toBe(o200kTokenCounter.countPieces(texts, 0));
+    expect(counter.stats()).toMatchObject({ countedAhead: 2, countedOnTheSpot: 0 });
+    // the keys came with the counts: the texts were not hashed again here
+    expect(textKeysHashed()).toBe(hashedBefore);
+  });
+
+  it('takes no counts that do not pair with the long texts given', () => {
+    const texts = [pseudoRandomLetters(20_000, 5)];
+    counter.rememberCounted(texts, [
+      ...countLongTexts(slicedCountingOf('o200k')!, texts),
+      { key: 'k', tokens: 1 },
+    ]);
+    expect(counter.isReady(texts)).toBe(false);
+    expect(slicedCountingOf('chars4')).toBeUndefined();
   });
 
   it('whereas a count at once lets no timer run (the blocking this replaces)', async () => {

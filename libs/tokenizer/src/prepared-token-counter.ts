@@ -13,7 +13,7 @@
 // length but holding the loop meanwhile; `stats().countedOnTheSpot` tells how often that happened.
 import type { TokenCounter } from '@strata/session';
 import { TimedCountingSlices, type CountingSlices } from './counting-slices';
-import { TokenCountCache, textKey } from './token-count-cache';
+import { TokenCountCache, rememberTextKey, textKey } from './token-count-cache';
 
 /** Texts of at least this many characters are long: counted ahead, their counts kept. */
 export const LONG_TEXT_CHARACTERS = 4096;
@@ -46,9 +46,33 @@ export interface PreparedTokenCounter extends TokenCounter {
   isReady(texts: readonly string[]): boolean;
   /** Counts the long texts among `texts` that are not counted yet, yielding between slices. */
   countAhead(texts: readonly string[], slices?: CountingSlices): Promise<void>;
+  /**
+   * Takes counts of long texts made elsewhere with the same counting (`countLongTexts` on a
+   * worker thread), as if counted ahead here.
+   */
+  rememberCounted(texts: readonly string[], counted: readonly CountedText[]): void;
   /** `compute(counter)`, run once every count it asks for is ready (see the module header). */
   whenCounted<T>(compute: (counter: TokenCounter) => T, slices?: CountingSlices): Promise<T>;
   stats(): PreparedCountStats;
+}
+
+/** The count of a long text made away from the engine's event loop, with its key (`textKey`). */
+export interface CountedText {
+  readonly key: string;
+  readonly tokens: number;
+}
+
+/**
+ * The long texts among `texts` (LONG_TEXT_CHARACTERS and over), in order: what `countLongTexts`
+ * counts and `rememberCounted` pairs with its counts.
+ */
+export function longTexts(texts: readonly string[]): string[] {
+  return texts.filter((text) => text.length >= LONG_TEXT_CHARACTERS);
+}
+
+/** Counts the long texts among `texts` now, with their keys (on a worker thread: it takes long). */
+export function countLongTexts(encoding: SlicedTextCounting, texts: readonly string[]): CountedText[] {
+  return longTexts(texts).map((text) => ({ key: textKey(text), tokens: encoding.countNow(text) }));
 }
 
 export interface PreparedCounterOptions {
@@ -106,6 +130,20 @@ export class PreparedCounter implements PreparedTokenCounter {
       const key = textKey(text);
       if (this.kept.get(key) === undefined) await this.countLong(text, key, slices);
     }
+  }
+
+  rememberCounted(texts: readonly string[], counted: readonly CountedText[]): void {
+    const long = longTexts(texts);
+    // counts of other texts than these are not taken (they would be another text's)
+    if (long.length !== counted.length) return;
+    long.forEach((text, index) => {
+      const { key, tokens } = counted[index]!;
+      rememberTextKey(text, key);
+      if (this.kept.get(key) === undefined) {
+        this.kept.set(key, tokens);
+        this.countedAhead += 1;
+      }
+    });
   }
 
   async whenCounted<T>(
@@ -240,6 +278,7 @@ export function alwaysReady(counter: TokenCounter): PreparedTokenCounter {
     countPieces: (pieces, imageCount) => counter.countPieces(pieces, imageCount),
     isReady: () => true,
     countAhead: () => Promise.resolve(),
+    rememberCounted: () => undefined,
     whenCounted<T>(compute: (counter: TokenCounter) => T): Promise<T> {
       preparations += 1;
       try {

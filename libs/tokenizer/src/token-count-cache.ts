@@ -42,6 +42,14 @@ export function textKey(text: string): string {
   return key;
 }
 
+/**
+ * Remembers the key of a text worked out elsewhere (`textKey` on a worker thread, for a text the
+ * worker counted), so that looking the text up here does not hash it again.
+ */
+export function rememberTextKey(text: string, key: string): void {
+  remember({ text, key });
+}
+
 function remember(recent: RecentKey): void {
   if (recent.text.length > RECENT_KEYS.characters) return;
   recentKeys.push(recent);

@@ -3,9 +3,13 @@
 // (what the store keeps) and canonical JSON (what the hash chain covers) are written there as
 // UTF-8 in shared memory, which the hasher and the store's writer threads read uncopied, so
 // that an 8 MiB entry costs the event loop answering every tenant a copy, not three passes over
-// its text. The same functions as on the event loop decide what is refused, and why.
+// its text. The entries' long texts are counted here too, with the engine's counter, so that the
+// tokens of an 8 MiB text are not counted on the event loop either. The same functions as on the
+// event loop decide what is refused, and why.
 import { canonicalJson } from '@strata/integrity';
 import { sharedUtf8, sharedUtf8Text, type KnownEncoding } from '@strata/event-store';
+import { textsToCount } from '@strata/session';
+import { countLongTexts, slicedCountingOf, type CountedText, type TokenCounterName } from '@strata/tokenizer';
 import type { z } from 'zod';
 import { ApiError, type InputProblem } from '../../api/problem/api-errors';
 import { checkedBody, jsonBodyValue, utf8BodyText } from '../../api/request/request-input';
@@ -16,6 +20,8 @@ export type AppendBody = z.output<typeof appendEntriesBody>;
 export interface ReadAppendBodyArgs {
   /** The body's bytes (in a SharedArrayBuffer as the HTTP body is read: not copied). */
   readonly bytes: Uint8Array;
+  /** The engine's token counter: the entries' long texts are counted here with it. */
+  readonly counter: TokenCounterName;
 }
 
 export type AppendBodyAnswer =
@@ -24,6 +30,8 @@ export type AppendBodyAnswer =
       readonly body: AppendBody;
       /** The texts of `body.entries`, in order. */
       readonly encodings: readonly KnownEncoding[];
+      /** The counts of the entries' long texts (`longTexts(textsToCount(body.entries))`), in order. */
+      readonly counted: readonly CountedText[];
     }
   | { readonly ok: false; readonly message: string; readonly errors: readonly InputProblem[] };
 
@@ -45,5 +53,7 @@ export function readAppendBody(args: ReadAppendBodyArgs): AppendBodyAnswer {
     json: sharedUtf8Text(JSON.stringify(entry)),
     canonicalUtf8: sharedUtf8(canonicalJson(entry)),
   }));
-  return { ok: true, body, encodings };
+  const counting = slicedCountingOf(args.counter);
+  const counted = counting === undefined ? [] : countLongTexts(counting, textsToCount(body.entries));
+  return { ok: true, body, encodings, counted };
 }
