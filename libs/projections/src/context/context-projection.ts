@@ -18,7 +18,12 @@
 // The limit is a Map in use order, not lru-cache: a held view grows in place as events arrive
 // (lru-cache weighs an entry once, when it is set), and the view growing is never the one evicted.
 import { type EventStore, type RecordedEvent } from '@strata/event-store';
-import { SnapshotSaver, type IgnoredSnapshotReport, type SnapshotSaverStats } from './snapshot-saver';
+import {
+  SnapshotSaver,
+  type IgnoredSnapshotReport,
+  type SnapshotLimits,
+  type SnapshotSaverStats,
+} from './snapshot-saver';
 import type { SessionSnapshotStorage } from './snapshot-storage';
 import { SessionNotFoundError } from '@strata/session-files';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
@@ -72,6 +77,8 @@ export interface ContextProjectionOptions {
   readonly tokenCounts?: TokenCountStorage;
   /** Where session snapshots are kept (none: a hydration reads every event of the session). */
   readonly snapshots?: SessionSnapshotStorage;
+  /** When sessions are snapshotted (snapshot-saver.ts has the defaults). */
+  readonly snapshotLimits?: SnapshotLimits;
   /** A stored snapshot was not used (unreadable, another format, not of the stream as it is). */
   readonly onSnapshotIgnored?: (report: IgnoredSnapshotReport) => void;
   /** Events of a type no session event has (skipped while hydrating). */
@@ -138,7 +145,10 @@ export class ContextProjection implements Projection {
             options.snapshots,
             storedCountsKey(options.tokenCounter.name),
             () => this.sessions.values(),
-            options.onSnapshotIgnored !== undefined ? { onIgnored: options.onSnapshotIgnored } : {},
+            {
+              ...options.snapshotLimits,
+              ...(options.onSnapshotIgnored !== undefined ? { onIgnored: options.onSnapshotIgnored } : {}),
+            },
           );
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_CACHED_SESSIONS;
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_CACHED_ENTRIES;

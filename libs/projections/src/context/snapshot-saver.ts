@@ -44,9 +44,15 @@ export interface SnapshotSaverStats {
   readonly failures: number;
 }
 
-export interface SnapshotSaverOptions {
+/** When sessions are snapshotted (the defaults above when absent). */
+export interface SnapshotLimits {
   readonly sweepMs?: number;
   readonly everyEvents?: number;
+  readonly minEntries?: number;
+  readonly maxWeight?: number;
+}
+
+export interface SnapshotSaverOptions extends SnapshotLimits {
   readonly onIgnored?: (report: IgnoredSnapshotReport) => void;
 }
 
@@ -114,7 +120,9 @@ export class SnapshotSaver {
   /** The session leaves memory: its snapshot is taken now if it is due. */
   evicted(view: SessionView): void {
     this.sweptRevisions.delete(view.sessionId);
-    if (this.isBehind(view)) this.enqueue(view);
+    if (!this.isBehind(view)) return;
+    this.enqueue(view);
+    this.drain();
   }
 
   /** Queues the held sessions that are idle or far ahead of their snapshot, and writes them. */
@@ -177,13 +185,13 @@ export class SnapshotSaver {
   private isBehind(view: SessionView): boolean {
     return (
       view.isStarted &&
-      view.entryCount >= MIN_SNAPSHOT_ENTRIES &&
+      view.entryCount >= (this.options.minEntries ?? MIN_SNAPSHOT_ENTRIES) &&
       view.revision !== this.keptRevisions.get(view.sessionId)
     );
   }
 
   private enqueue(view: SessionView): void {
-    if (view.weight > MAX_SNAPSHOT_WEIGHT) {
+    if (view.weight > (this.options.maxWeight ?? MAX_SNAPSHOT_WEIGHT)) {
       this.tooLarge += 1;
       return;
     }
