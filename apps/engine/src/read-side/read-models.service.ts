@@ -58,7 +58,9 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       context: {
         ...config.contextCache,
         onSnapshotIgnored: ({ sessionId, reason }) =>
-          this.logger.warn(`a context snapshot of session ${sessionId} was not used (${reason}); reading its events`),
+          this.logger.warn(
+            `a context snapshot of session ${sessionId} was not used (${reason}); reading its events`,
+          ),
       },
       processors: [
         storeActivityMetrics(store, metrics),

@@ -70,7 +70,8 @@ export type DecodedSnapshot =
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isDecimal = (value: unknown): value is string => typeof value === 'string' && /^(0|[1-9]\d*)$/.test(value);
+const isDecimal = (value: unknown): value is string =>
+  typeof value === 'string' && /^(0|[1-9]\d*)$/.test(value);
 const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 function freezeDeeply(value: unknown): void {
@@ -95,7 +96,11 @@ const isHashPair = (value: unknown): value is readonly [string, string] =>
   Array.isArray(value) && value.length === 2 && isText(value[0]) && isText(value[1]);
 
 /** Why the parsed body is not a snapshot of `sessionId` under `counterKey`, or undefined. */
-function shapeProblem(body: Record<string, unknown>, sessionId: string, counterKey: string): string | undefined {
+function shapeProblem(
+  body: Record<string, unknown>,
+  sessionId: string,
+  counterKey: string,
+): string | undefined {
   if (body['format'] !== SESSION_SNAPSHOT_FORMAT) return `format ${String(body['format'])}`;
   if (body['sessionId'] !== sessionId) return 'taken of another session';
   if (body['counterKey'] !== counterKey) return `counted with ${String(body['counterKey'])}`;
@@ -132,7 +137,10 @@ export function decodeSessionSnapshot(
   try {
     body = JSON.parse(row.body);
   } catch (error) {
-    return { kind: 'ignored', reason: `not JSON (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      kind: 'ignored',
+      reason: `not JSON (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   if (!isRecord(body)) return { kind: 'ignored', reason: 'not an object' };
   const problem = shapeProblem(body, sessionId, counterKey);

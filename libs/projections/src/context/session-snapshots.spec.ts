@@ -13,7 +13,12 @@ import Database from 'better-sqlite3';
 import * as fc from 'fast-check';
 import { SqliteEventStore, type EventStore } from '@strata/event-store';
 import { importSessionFile } from '@strata/session-files';
-import { serializeSessionFile, sessionStreamName, type SessionEntry, type SessionEvent } from '@strata/session';
+import {
+  serializeSessionFile,
+  sessionStreamName,
+  type SessionEntry,
+  type SessionEvent,
+} from '@strata/session';
 import { SessionBuilder, generatedSessionArbitrary, piFixtureExists, readPiFixture } from '@strata/testing';
 import { o200kTokenCounter } from '@strata/tokenizer';
 import { readProjectedEvent } from '../runner/projected-event';
@@ -71,7 +76,11 @@ function start(file: string, options: StartOptions = {}): Started {
 
 /** The context as JSON text (what the engine answers is built from it). */
 function text(context: ProjectedContext): string {
-  return JSON.stringify({ ...context, revision: String(context.revision), position: String(context.position) });
+  return JSON.stringify({
+    ...context,
+    revision: String(context.revision),
+    position: String(context.position),
+  });
 }
 
 /** The context at `leafId` from the events alone (a projection that keeps nothing). */
@@ -138,10 +147,17 @@ function longSession(): SessionBuilder {
   const builder = new SessionBuilder({ sessionId: 'long-session' });
   builder.editTurns(400);
   const keptFrom = builder.entries[builder.entries.length - 40]?.id ?? '';
-  builder.compaction({ firstKeptEntryId: keptFrom, tokensBefore: 90_000, summary: 'Edited the first modules.' });
+  builder.compaction({
+    firstKeptEntryId: keptFrom,
+    tokensBefore: 90_000,
+    summary: 'Edited the first modules.',
+  });
   builder.editTurns(300, { first: 400 });
   const branchPoint = builder.entries[builder.entries.length - 10]?.id ?? null;
-  builder.branchFrom(branchPoint).branchSummary(builder.lastId, 'Tried another path.').editTurns(50, { first: 700 });
+  builder
+    .branchFrom(branchPoint)
+    .branchSummary(builder.lastId, 'Tried another path.')
+    .editTurns(50, { first: 700 });
   builder.label(builder.lastId, 'checkpoint');
   return builder;
 }
@@ -227,7 +243,10 @@ describe('a context read from a session snapshot', () => {
       const branch = builder.entries.slice(-(12 + 1 + 8));
       await appendWithHashes(store, sessionId, [
         ...tail.map(appended),
-        { type: 'LeafMoved', data: { leafId: branchPoint, previousLeafId: tail[tail.length - 1]?.id ?? null } },
+        {
+          type: 'LeafMoved',
+          data: { leafId: branchPoint, previousLeafId: tail[tail.length - 1]?.id ?? null },
+        },
         ...branch.map(appended),
         {
           type: 'ToolOutputsPruned',
@@ -392,7 +411,11 @@ describe('a snapshot that must not be used', () => {
   });
 
   const unusable: readonly { readonly name: string; readonly sql: string; readonly reason: RegExp }[] = [
-    { name: 'of an older format', sql: 'UPDATE projection_context_snapshots SET format = 0', reason: /format 0/ },
+    {
+      name: 'of an older format',
+      sql: 'UPDATE projection_context_snapshots SET format = 0',
+      reason: /format 0/,
+    },
     {
       name: 'whose text is of a newer format',
       sql: `UPDATE projection_context_snapshots SET body = replace(body, '"format":${SESSION_SNAPSHOT_FORMAT}', '"format":99')`,
@@ -403,7 +426,11 @@ describe('a snapshot that must not be used', () => {
       sql: 'UPDATE projection_context_snapshots SET body = substr(body, 1, length(body) / 2)',
       reason: /not JSON/,
     },
-    { name: 'not JSON at all', sql: "UPDATE projection_context_snapshots SET body = 'garbage'", reason: /not JSON/ },
+    {
+      name: 'not JSON at all',
+      sql: "UPDATE projection_context_snapshots SET body = 'garbage'",
+      reason: /not JSON/,
+    },
     {
       name: 'counted with another counter',
       sql: `UPDATE projection_context_snapshots SET body = replace(body, '"counterKey":"o200k/v1"', '"counterKey":"chars4/v1"')`,
@@ -421,18 +448,24 @@ describe('a snapshot that must not be used', () => {
     },
   ];
 
-  it.each(unusable)('$name is ignored and reported, the answer comes from the events, and it is mended', async ({ sql, reason }) => {
-    const { file, sessionId, limits } = await snapshotted();
-    const database = new Database(file);
-    database.exec(sql);
-    database.close();
+  it.each(unusable)(
+    '$name is ignored and reported, the answer comes from the events, and it is mended',
+    async ({ sql, reason }) => {
+      const { file, sessionId, limits } = await snapshotted();
+      const database = new Database(file);
+      database.exec(sql);
+      database.close();
 
-    const read = await readAndStop(file, sessionId, limits);
-    expect(read.context).toBe(await fromEvents(file, sessionId));
-    expect(read.stats.snapshots).toMatchObject({ used: 0, ignored: 1, saved: 1 });
-    expect(read.ignored).toEqual([{ sessionId, reason: expect.stringMatching(reason) as string }]);
-    expect((await readAndStop(file, sessionId, limits)).stats.snapshots).toMatchObject({ used: 1, ignored: 0 });
-  });
+      const read = await readAndStop(file, sessionId, limits);
+      expect(read.context).toBe(await fromEvents(file, sessionId));
+      expect(read.stats.snapshots).toMatchObject({ used: 0, ignored: 1, saved: 1 });
+      expect(read.ignored).toEqual([{ sessionId, reason: expect.stringMatching(reason) as string }]);
+      expect((await readAndStop(file, sessionId, limits)).stats.snapshots).toMatchObject({
+        used: 1,
+        ignored: 0,
+      });
+    },
+  );
 });
 
 describe('when snapshots are taken', () => {
@@ -447,7 +480,9 @@ describe('when snapshots are taken', () => {
       await until(() => saved() === 1, 'the idle session to be snapshotted');
       builder.editTurns(1, { first: 10 });
       await appendWithHashes(started.store, sessionId, builder.entries.slice(-4).map(appended));
-      for await (const recorded of started.store.readStream(sessionStreamName(sessionId), { fromRevision: 41n })) {
+      for await (const recorded of started.store.readStream(sessionStreamName(sessionId), {
+        fromRevision: 41n,
+      })) {
         const projected = readProjectedEvent(recorded);
         if (projected.kind === 'invalid') throw new Error(projected.report.detail);
         await started.projection.apply(projected.event);
@@ -480,7 +515,10 @@ describe('when snapshots are taken', () => {
 
   it('not of sessions below the minimum of entries or above the maximum weight', async () => {
     const file = withFile('strata.db');
-    const sessionId = await importInto(file, fileOf(new SessionBuilder({ sessionId: 'small' }).editTurns(10)));
+    const sessionId = await importInto(
+      file,
+      fileOf(new SessionBuilder({ sessionId: 'small' }).editTurns(10)),
+    );
     expect((await readAndStop(file, sessionId)).stats.snapshots).toMatchObject({ saved: 0 });
     const heavy = await readAndStop(file, sessionId, { minEntries: 1, maxWeight: 39 });
     expect(heavy.stats.snapshots).toMatchObject({ saved: 0, tooLarge: 1 });

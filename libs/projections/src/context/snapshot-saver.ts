@@ -92,7 +92,10 @@ export class SnapshotSaver {
       row = await this.storage.load(sessionId);
     } catch (error) {
       this.failures += 1;
-      this.ignore(sessionId, `the snapshot could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      this.ignore(
+        sessionId,
+        `the snapshot could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return undefined;
     }
     if (row === undefined) return undefined;
@@ -220,7 +223,12 @@ export class SnapshotSaver {
         continue;
       }
       try {
-        await this.storage.save({ sessionId, format: SESSION_SNAPSHOT_FORMAT, position: state.position, body });
+        await this.storage.save({
+          sessionId,
+          format: SESSION_SNAPSHOT_FORMAT,
+          position: state.position,
+          body,
+        });
         this.saved += 1;
         this.keptRevisions.set(sessionId, state.revision);
       } catch {

@@ -36,7 +36,12 @@ export class SqliteSnapshotStorage implements SessionSnapshotStorage {
         .safeIntegers(true);
       const row = this.selectRow.get(sessionId);
       if (row === undefined) return undefined;
-      return { sessionId, format: Number(row.format), position: BigInt(row.position), body: String(row.body) };
+      return {
+        sessionId,
+        format: Number(row.format),
+        position: BigInt(row.position),
+        body: String(row.body),
+      };
     });
   }
 
