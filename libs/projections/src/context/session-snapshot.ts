@@ -37,6 +37,8 @@ export interface SessionSnapshotState {
   readonly lastEventId: string;
   /** The entries in the order the stream appended them (first of each id only). */
   readonly entries: readonly SessionEntry[];
+  /** What the entries weigh in the projection's bound (`entryWeight`, summed). */
+  readonly weight: number;
   /** The token count of each entry (same index), null when not counted yet. */
   readonly counts: readonly (number | null)[];
   readonly prunedResults: readonly (readonly [string, PrunedResult])[];
@@ -104,11 +106,12 @@ function shapeProblem(
   if (body['format'] !== SESSION_SNAPSHOT_FORMAT) return `format ${String(body['format'])}`;
   if (body['sessionId'] !== sessionId) return 'taken of another session';
   if (body['counterKey'] !== counterKey) return `counted with ${String(body['counterKey'])}`;
-  const { tenant, header, leafId, revision, position, lastEventId, entries, counts } = body;
+  const { tenant, header, leafId, revision, position, lastEventId, entries, counts, weight } = body;
   if (!isText(tenant) || !isRecord(header) || !isText(lastEventId)) return 'no tenant, header or last event';
   if (!isDecimal(revision) || !isDecimal(position)) return 'no revision or position';
   if (!Array.isArray(entries) || !Array.isArray(counts) || counts.length !== entries.length)
     return 'entries and counts do not match';
+  if (!isCount(weight) || weight < entries.length) return 'no weight';
   const ids = new Set<string>();
   for (const entry of entries) {
     if (!isEntryShape(entry) || ids.has(entry.id)) return 'an entry without an id, type or parent';

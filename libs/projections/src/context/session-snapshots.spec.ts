@@ -210,6 +210,7 @@ describe('a context read from a session snapshot', () => {
             text(await reference.projection.contextAt(sessionId, leafId)),
           );
         }
+        expect(started.projection.stats().weight).toBe(reference.projection.stats().weight);
         expect(await started.projection.sessionTree(sessionId)).toEqual(
           await reference.projection.sessionTree(sessionId),
         );

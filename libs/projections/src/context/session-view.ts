@@ -230,6 +230,7 @@ export class SessionView implements MessageSource {
       position: this.position,
       lastEventId: this.lastEventId,
       entries: this.entries,
+      weight: this.heldWeight,
       counts: this.entries.map((entry) => this.tokenCounts.get(entry.id) ?? null),
       prunedResults: [...this.prunedResults],
       uncounted: this.countRecords?.uncounted() ?? [],
@@ -242,12 +243,14 @@ export class SessionView implements MessageSource {
     this.header = state.header;
     this.tenant = state.tenant;
     for (const [entryId, pruned] of state.prunedResults) this.prunedResults.set(entryId, pruned);
+    // The weight is taken as stored: weighing every entry's text again cost a fifth of the read.
     state.entries.forEach((entry, index) => {
-      this.file(entry);
+      this.file(entry, false);
       const count = state.counts[index];
       if (count !== null && count !== undefined) this.tokenCounts.set(entry.id, count);
     });
     this.countRecords?.noteUncounted(state.uncounted);
+    this.heldWeight = state.weight;
     this.leafId = state.leafId;
     this.revision = state.revision;
     this.position = state.position;
@@ -381,9 +384,9 @@ export class SessionView implements MessageSource {
   }
 
   /** Files a new entry in the tree: the entries, the index, the children, the labels. */
-  private file(entry: SessionEntry): void {
+  private file(entry: SessionEntry, weigh = true): void {
     this.entries.push(entry);
-    this.heldWeight += entryWeight(entry);
+    if (weigh) this.heldWeight += entryWeight(entry);
     this.byId.set(entry.id, entry);
     const parentKnown =
       entry.parentId !== null && entry.parentId !== entry.id && this.byId.has(entry.parentId);
