@@ -204,7 +204,8 @@ describe('a context read from a session snapshot', () => {
       try {
         expect(text(await started.projection.contextAt(sessionId))).toBe(expected);
         expect(started.projection.stats().snapshots).toMatchObject({ used: 1, ignored: 0 });
-        const entryIds = JSON.parse(expected).context.entryIds.filter((id: string | null) => id !== null);
+        const parsed = JSON.parse(expected) as { context: { entryIds: (string | null)[] } };
+        const entryIds = parsed.context.entryIds.filter((id): id is string => id !== null);
         for (const leafId of [entryIds[Math.floor(entryIds.length / 2)], entryIds[1], null]) {
           expect(text(await started.projection.contextAt(sessionId, leafId))).toBe(
             text(await reference.projection.contextAt(sessionId, leafId)),
