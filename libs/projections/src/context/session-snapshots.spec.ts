@@ -471,11 +471,11 @@ describe('a snapshot that must not be used', () => {
 });
 
 describe('when snapshots are taken', () => {
-  it('never on an event applied: a sweep takes them once the session is idle', async () => {
+  it('never on an event applied: a sweep takes them once the session is idle (and far enough ahead)', async () => {
     const file = withFile('strata.db');
     const builder = new SessionBuilder({ sessionId: 'live' }).editTurns(10);
     const sessionId = await importInto(file, fileOf(builder));
-    const started = start(file, { limits: { minEntries: 1, sweepMs: 5 } });
+    const started = start(file, { limits: { minEntries: 1, sweepMs: 5, idleEvents: 4 } });
     const saved = () => started.projection.stats().snapshots?.saved ?? 0;
     try {
       await started.projection.contextAt(sessionId);

@@ -1,10 +1,13 @@
 // Takes and keeps the context projection's session snapshots (session-snapshot.ts) behind its
-// work, never on the path of an append or a read: a sweep every `SNAPSHOT_SWEEP_MS` queues the
-// held sessions that did not change since the previous sweep (idle) or that gained
-// `SNAPSHOT_EVERY_EVENTS` events since their snapshot, a session evicted from memory is queued
-// as it goes, and closing queues every held session whose snapshot is behind (within
-// `CLOSE_BUDGET_MS` of work). Queued sessions are encoded and written one at a time, each in a
-// turn of its own. Only sessions of at least `MIN_SNAPSHOT_ENTRIES` entries and at most
+// work, never on the path of an append or a read. A sweep every `SNAPSHOT_SWEEP_MS` queues the
+// held sessions that did not change since the previous sweep (idle) and have none or one at
+// least `IDLE_SNAPSHOT_EVENTS` events behind (so that a session written to every few seconds
+// is not written out whole at every pause), and those `SNAPSHOT_EVERY_EVENTS` events ahead of
+// theirs. A session evicted from memory is queued as it goes, and closing queues every held
+// session whose snapshot is behind at all (within `CLOSE_BUDGET_MS` of work). Queued sessions
+// are encoded and written one at a time, each in a turn of its own; at most
+// `MAX_QUEUED_SNAPSHOTS` sessions weighing `MAX_QUEUED_WEIGHT` wait (an evicted session is held
+// until written). Only sessions of at least `MIN_SNAPSHOT_ENTRIES` entries and at most
 // `MAX_SNAPSHOT_WEIGHT` are snapshotted, and a text over `MAX_SNAPSHOT_CHARACTERS` is dropped.
 // Loading reads and checks a snapshot; one that cannot be used is reported (`onIgnored`) and
 // the caller hydrates from the events. A failed load or save costs a hydration, never an answer.
@@ -23,9 +26,12 @@ import type { SessionView } from './session-view';
 
 export const SNAPSHOT_SWEEP_MS = 5_000;
 export const SNAPSHOT_EVERY_EVENTS = 1_000;
+export const IDLE_SNAPSHOT_EVENTS = 50;
 export const CLOSE_BUDGET_MS = 1_000;
 /** At most this many sessions wait to be snapshotted; more are left for a later sweep. */
 export const MAX_QUEUED_SNAPSHOTS = 64;
+/** At most this much weight (`entryWeight`) waits in the queue: twice the largest snapshot. */
+export const MAX_QUEUED_WEIGHT = 2 * MAX_SNAPSHOT_WEIGHT;
 
 /** A stored snapshot that was not used, and why. */
 export interface IgnoredSnapshotReport {
@@ -48,6 +54,7 @@ export interface SnapshotSaverStats {
 export interface SnapshotLimits {
   readonly sweepMs?: number;
   readonly everyEvents?: number;
+  readonly idleEvents?: number;
   readonly minEntries?: number;
   readonly maxWeight?: number;
 }
@@ -131,13 +138,15 @@ export class SnapshotSaver {
   /** Queues the held sessions that are idle or far ahead of their snapshot, and writes them. */
   sweep(): void {
     const every = BigInt(this.options.everyEvents ?? SNAPSHOT_EVERY_EVENTS);
+    const afterIdle = BigInt(this.options.idleEvents ?? IDLE_SNAPSHOT_EVENTS);
     const swept = new Map<string, bigint>();
     for (const view of this.held()) {
       swept.set(view.sessionId, view.revision);
       if (!this.isBehind(view)) continue;
       const idle = this.sweptRevisions.get(view.sessionId) === view.revision;
-      const kept = this.keptRevisions.get(view.sessionId) ?? -1n;
-      if (idle || view.revision - kept >= every) this.enqueue(view);
+      const kept = this.keptRevisions.get(view.sessionId);
+      const ahead = view.revision - (kept ?? -1n);
+      if (ahead >= every || (idle && (kept === undefined || ahead >= afterIdle))) this.enqueue(view);
     }
     this.sweptRevisions.clear();
     for (const [sessionId, revision] of swept) this.sweptRevisions.set(sessionId, revision);
@@ -174,6 +183,11 @@ export class SnapshotSaver {
     this.queue.clear();
   }
 
+  /** Resolves once the snapshots queued so far are written (or failed). */
+  async settled(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+  }
+
   stats(): SnapshotSaverStats {
     return {
       saved: this.saved,
@@ -198,7 +212,10 @@ export class SnapshotSaver {
       this.tooLarge += 1;
       return;
     }
-    if (this.queue.size >= MAX_QUEUED_SNAPSHOTS && !this.queue.has(view.sessionId)) return;
+    if (this.queue.has(view.sessionId)) return;
+    let queuedWeight = view.weight;
+    for (const queued of this.queue.values()) queuedWeight += queued.weight;
+    if (this.queue.size >= MAX_QUEUED_SNAPSHOTS || queuedWeight > MAX_QUEUED_WEIGHT) return;
     this.queue.set(view.sessionId, view);
   }
 
