@@ -25,6 +25,7 @@ import {
   type SnapshotSaverStats,
 } from './snapshot-saver';
 import type { SessionSnapshotStorage } from './snapshot-storage';
+import { hydrateFromSnapshot } from './snapshot-hydration';
 import { SessionNotFoundError } from '@strata/session-files';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
@@ -45,8 +46,6 @@ export const CONTEXT_PROJECTION_NAME = 'context';
 export const DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 /** About 600 MB of heap at the 2.5 kB per entry `npm run bench` measures (projection suite). */
 export const DEFAULT_MAX_CACHED_ENTRIES = 250_000;
-/** From this many events after a snapshot, a hydration also takes the stored counts. */
-const STORED_COUNTS_AFTER_SNAPSHOT = 64;
 
 /** Counts `entries` of `view`, yielding to the event loop between slices (and within long texts). */
 async function countInSlices(view: SessionView, entries: readonly SessionEntry[]): Promise<void> {
@@ -303,7 +302,17 @@ export class ContextProjection implements Projection {
     const arrivals: ProjectedEvent[] = [];
     this.arrivals.set(sessionId, arrivals);
     try {
-      const view = (await this.readFromSnapshot(sessionId)) ?? (await this.readStream(sessionId, undefined));
+      const fromSnapshot =
+        this.snapshotSaver === undefined
+          ? undefined
+          : await hydrateFromSnapshot(sessionId, {
+              store: this.options.store,
+              snapshots: this.snapshotSaver,
+              countSaver: this.countSaver,
+              newView: () => this.newView(sessionId),
+              applyRecorded: (view, recorded) => this.applyRecorded(view, recorded),
+            });
+      const view = fromSnapshot ?? (await this.readStream(sessionId, undefined));
       this.hydrations += 1;
       const inOrder = arrivals.every((event) => view.apply(event) !== 'gap');
       if (inOrder) {
@@ -317,49 +326,10 @@ export class ContextProjection implements Projection {
     }
   }
 
-  /**
-   * The session's snapshot with the stream's events after it applied; undefined when there is
-   * no usable snapshot, or the stream no longer holds the event it was taken at (erased, or
-   * erased and written again): the session is then read from its events.
-   */
-  private async readFromSnapshot(sessionId: string): Promise<SessionView | undefined> {
-    const snapshots = this.snapshotSaver;
-    const state = await snapshots?.load(sessionId);
-    if (snapshots === undefined || state === undefined) return undefined;
-    const tail: RecordedEvent[] = [];
-    try {
-      const stream = sessionStreamName(sessionId);
-      for await (const recorded of this.options.store.readStream(stream, { fromRevision: state.revision })) {
-        tail.push(recorded);
-      }
-    } catch {
-      tail.splice(0);
-    }
-    const [taken, ...after] = tail;
-    if (
-      taken === undefined ||
-      taken.revision !== state.revision ||
-      taken.id !== state.lastEventId ||
-      taken.position !== state.position
-    ) {
-      snapshots.ignore(sessionId, 'the stream no longer holds the event the snapshot was taken at');
-      return undefined;
-    }
-    const saver = this.countSaver;
-    const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics, saver !== undefined);
-    view.restore(state);
-    if (saver !== undefined && after.length >= STORED_COUNTS_AFTER_SNAPSHOT)
-      view.useStoredCounts(await saver.load(sessionId));
-    for (const recorded of after) this.applyRecorded(view, recorded);
-    view.useStoredCounts(undefined);
-    snapshots.usedSnapshot(state);
-    return view;
-  }
-
   /** A view of the stream's events up to `lastPosition` (all when undefined). */
   private async readStream(sessionId: string, lastPosition: bigint | undefined): Promise<SessionView> {
     const saver = this.countSaver;
-    const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics, saver !== undefined);
+    const view = this.newView(sessionId);
     if (saver !== undefined) view.useStoredCounts(await saver.load(sessionId));
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId))) {
       if (lastPosition !== undefined && recorded.position > lastPosition) break;
@@ -368,6 +338,15 @@ export class ContextProjection implements Projection {
     view.useStoredCounts(undefined);
     if (!view.isStarted) throw new SessionNotFoundError(sessionId);
     return view;
+  }
+
+  private newView(sessionId: string): SessionView {
+    return new SessionView(
+      sessionId,
+      this.options.tokenCounter,
+      this.viewMetrics,
+      this.countSaver !== undefined,
+    );
   }
 
   /** Queues the counts the view made for storage. */
