@@ -17,15 +17,16 @@
 // `SESSION_SNAPSHOT_FORMAT` is bumped whenever SessionView folds differently or the text
 // changes: a snapshot of any other format is ignored, never read.
 import type { PrunedResult, SessionEntry, SessionHeader } from '@strata/session';
+import { WorkSlices } from './work-slices';
 
 /** Bumped whenever the text or the fold behind it changes; other formats are ignored. */
 export const SESSION_SNAPSHOT_FORMAT = 1;
 /** Sessions with fewer entries are not snapshotted: their events are read quickly enough. */
 export const MIN_SNAPSHOT_ENTRIES = 200;
-/** Sessions heavier than this (`entryWeight`, about 2 kB of text a unit) are never snapshotted. */
-export const MAX_SNAPSHOT_WEIGHT = 20_000;
-/** A snapshot text longer than this (UTF-16 characters, 32 Mi) is not stored. */
-export const MAX_SNAPSHOT_CHARACTERS = 32 * 1024 * 1024;
+/** Sessions heavier than this (`entryWeight`, up to 2 kB of text a unit) are never snapshotted. */
+export const MAX_SNAPSHOT_WEIGHT = 10_000;
+/** A snapshot text longer than this (UTF-16 characters, 16 Mi) is not stored. */
+export const MAX_SNAPSHOT_CHARACTERS = 16 * 1024 * 1024;
 
 /** The state of a SessionView at one event of its stream. */
 export interface SessionSnapshotState {
@@ -58,14 +59,27 @@ export interface SessionSnapshotRow {
   readonly body: string;
 }
 
-/** The JSON text of a snapshot. */
-export function encodeSessionSnapshot(state: SessionSnapshotState): string {
-  return JSON.stringify({
+/**
+ * The JSON text of a snapshot, its entries last. The entries are encoded one by one in slices
+ * of `WORK_SLICE_MS`, giving the event loop a turn between slices: a session of megabytes is
+ * never encoded in one block. The state must not change meanwhile (`SessionView.snapshotState`
+ * gives a copy; entries themselves never change).
+ */
+export async function encodeSessionSnapshot(state: SessionSnapshotState): Promise<string> {
+  const { entries, ...rest } = state;
+  const head = JSON.stringify({
     format: SESSION_SNAPSHOT_FORMAT,
-    ...state,
+    ...rest,
     revision: state.revision.toString(),
     position: state.position.toString(),
   });
+  const slices = new WorkSlices();
+  const encoded: string[] = [];
+  for (const entry of entries) {
+    encoded.push(JSON.stringify(entry));
+    if (slices.due()) await slices.yield();
+  }
+  return `${head.slice(0, -1)},"entries":[${encoded.join(',')}]}`;
 }
 
 /** What a stored snapshot was read as: its state, or why it is not used. */

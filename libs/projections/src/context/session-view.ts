@@ -217,7 +217,7 @@ export class SessionView implements MessageSource {
     this.lastEventId = eventId;
   }
 
-  /** The state a snapshot keeps (session-snapshot.ts); undefined before the session started. */
+  /** A copy of the state a snapshot keeps (session-snapshot.ts); undefined before the session started. */
   snapshotState(counterKey: string): SessionSnapshotState | undefined {
     if (this.header === null || this.tenant === null) return undefined;
     return {
@@ -229,7 +229,7 @@ export class SessionView implements MessageSource {
       revision: this.revision,
       position: this.position,
       lastEventId: this.lastEventId,
-      entries: this.entries,
+      entries: [...this.entries],
       weight: this.heldWeight,
       counts: this.entries.map((entry) => this.tokenCounts.get(entry.id) ?? null),
       prunedResults: [...this.prunedResults],

@@ -234,7 +234,7 @@ export class SnapshotSaver {
       await nextTurn();
       const state = view.snapshotState(this.counterKey);
       if (state === undefined || state.revision === this.keptRevisions.get(sessionId)) continue;
-      const body = encodeSessionSnapshot(state);
+      const body = await encodeSessionSnapshot(state);
       if (body.length > MAX_SNAPSHOT_CHARACTERS) {
         this.tooLarge += 1;
         continue;

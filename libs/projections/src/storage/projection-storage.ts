@@ -28,7 +28,7 @@ import type { SearchStorage } from '../search/search-storage';
 import { SqliteSearchStorage } from '../search/sqlite-search-storage';
 import { InMemoryTokenCountStorage, type TokenCountStorage } from '../context/token-count-storage';
 import { SqliteTokenCountStorage } from '../context/sqlite-token-count-storage';
-import { InMemorySnapshotStorage, type SessionSnapshotStorage } from '../context/snapshot-storage';
+import type { SessionSnapshotStorage } from '../context/snapshot-storage';
 import { SqliteSnapshotStorage } from '../context/sqlite-snapshot-storage';
 
 export const DEFAULT_PROJECTIONS_DATABASE = './data/projections.db';
@@ -56,7 +56,7 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
     audit: new InMemoryAuditStorage(),
     search: new InMemorySearchStorage(),
     tokenCounts: new InMemoryTokenCountStorage(),
-    contextSnapshots: new InMemorySnapshotStorage(),
+    // No snapshots: nothing in memory outlives the process, and they would copy every session held.
     checkpoints: new InMemoryCheckpointStore(),
     parked: new InMemoryParkedPartitionStore(),
     location: 'memory',
