@@ -3,12 +3,14 @@
 // a SQLite file as `strata import` writes it (sealed), then read cold, with the engine's o200k
 // counter, by
 // - a new store, projection storage and context projection over the same file, in this process
-//   (what a restart builds; the JIT is warm here, so this is the work alone), without and with
-//   the token counts the projection stores, interleaved round by round;
+//   (what a restart builds; the JIT is warm here, so this is the work alone), without the token
+//   counts the projection stores, with them, and with them and the session's snapshot,
+//   interleaved round by round;
 // - the engine itself: `node bin/engine.js` started on the file, `/ready` awaited, then the first
 //   `GET /sessions/{id}/context` timed from this process; the engine is stopped and started again
-//   for every read, alternately with the stored counts deleted beforehand (as before they
-//   existed) and kept.
+//   for every read, alternately with the session's snapshot deleted beforehand (as before
+//   snapshots existed: the stored counts only) and kept (an engine stopping snapshots the
+//   sessions it holds, so each start after one without finds one again).
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '@strata/event-store';
@@ -59,19 +61,24 @@ export async function writeRestartStore(directory: string): Promise<RestartStore
   }
 }
 
+/** What a restart keeps of the projection: nothing, the token counts, the counts and snapshots. */
+type Kept = 'nothing' | 'counts' | 'snapshots';
+
 interface Restarted {
   readonly store: SqliteEventStore;
   readonly storage: ProjectionStorage | undefined;
   readonly projection: ContextProjection;
 }
 
-function restart(file: string, storesCounts: boolean): Restarted {
+function restart(file: string, kept: Kept): Restarted {
   const store = new SqliteEventStore({ filename: file });
-  const storage = storesCounts ? sqliteProjectionStorage(file) : undefined;
+  const storage = kept === 'nothing' ? undefined : sqliteProjectionStorage(file);
+  const snapshots = kept === 'snapshots' ? storage?.contextSnapshots : undefined;
   const projection = new ContextProjection({
     store,
     tokenCounter: createPreparedTokenCounter('o200k'),
     ...(storage?.tokenCounts !== undefined ? { tokenCounts: storage.tokenCounts } : {}),
+    ...(snapshots !== undefined ? { snapshots } : {}),
   });
   return { store, storage, projection };
 }
@@ -82,9 +89,12 @@ async function shutDown(restarted: Restarted): Promise<void> {
   await restarted.store.close();
 }
 
-/** Reads the context once with stored counts, so that they are there for the cases. */
+/**
+ * Reads the context once with stored counts and snapshots, so that both are there for the cases
+ * (closing the projection snapshots the session it holds).
+ */
 export async function primeStoredCounts(file: string): Promise<void> {
-  const restarted = restart(file, true);
+  const restarted = restart(file, 'snapshots');
   await restarted.projection.contextAt(RESTART_SESSION_ID);
   await shutDown(restarted);
 }
@@ -92,28 +102,31 @@ export async function primeStoredCounts(file: string): Promise<void> {
 export function restartCases(restartStore: RestartStore): BenchCase<unknown>[] {
   const group = `first context after a restart · ${restartStore.messages.toLocaleString('en-US')} messages, o200k`;
   const details = { messages: restartStore.messages, fileBytes: restartStore.fileBytes };
-  const cold = (storesCounts: boolean): BenchCase<Restarted> => ({
-    name: `projection/restart-${restartStore.messages}/${storesCounts ? 'stored-counts' : 'counting'}`,
+  const labels: Record<Kept, string> = {
+    nothing: 'new store and projection, counting every message (before stored counts)',
+    counts: 'new store and projection, token counts stored (before snapshots)',
+    snapshots: 'new store and projection, token counts and the session snapshot stored',
+  };
+  const slugs: Record<Kept, string> = { nothing: 'counting', counts: 'stored-counts', snapshots: 'snapshot' };
+  const cold = (kept: Kept): BenchCase<Restarted> => ({
+    name: `projection/restart-${restartStore.messages}/${slugs[kept]}`,
     group,
-    role: storesCounts ? 'subject' : 'baseline',
-    label: storesCounts
-      ? 'new store and projection, token counts stored'
-      : 'new store and projection, counting every message (before)',
+    role: kept === 'snapshots' ? 'subject' : 'baseline',
+    label: labels[kept],
     unit: 'context',
     details,
-    setup: () => restart(restartStore.file, storesCounts),
+    setup: () => restart(restartStore.file, kept),
     run: (restarted) => restarted.projection.contextAt(RESTART_SESSION_ID),
     teardown: shutDown,
   });
-  return [cold(false), cold(true)] as BenchCase<unknown>[];
+  // The first baseline is the primary comparison: the state just before snapshots.
+  return [cold('counts'), cold('nothing'), cold('snapshots')] as BenchCase<unknown>[];
 }
 
-function deleteStoredCounts(file: string): void {
+function deleteSnapshot(file: string): void {
   const database = new Database(file);
   try {
-    database
-      .prepare('DELETE FROM projection_context_token_counts WHERE session_id = ?')
-      .run(RESTART_SESSION_ID);
+    database.prepare('DELETE FROM projection_context_snapshots WHERE session_id = ?').run(RESTART_SESSION_ID);
   } finally {
     database.close();
   }
@@ -137,9 +150,10 @@ async function timedGet(url: string): Promise<number> {
 }
 
 export interface EngineRestartTimings {
-  /** First context after a start with the session's counts deleted, ms, in run order. */
-  readonly counting: readonly number[];
+  /** First context after a start with the session's snapshot deleted (stored counts only), ms, in run order. */
   readonly storedCounts: readonly number[];
+  /** First context after a start with the session's snapshot kept. */
+  readonly snapshot: readonly number[];
   /** The same read again right after each first one (the session held). */
   readonly warm: readonly number[];
 }
@@ -151,10 +165,10 @@ export async function engineRestartTimings(
   restarts: number,
   progress: Progress,
 ): Promise<EngineRestartTimings> {
-  const timings = { counting: [] as number[], storedCounts: [] as number[], warm: [] as number[] };
+  const timings = { storedCounts: [] as number[], snapshot: [] as number[], warm: [] as number[] };
   for (let round = 0; round < restarts * 2; round += 1) {
-    const storesCounts = round % 2 === 1;
-    if (!storesCounts) deleteStoredCounts(restartStore.file);
+    const keepsSnapshot = round % 2 === 1;
+    if (!keepsSnapshot) deleteSnapshot(restartStore.file);
     const engine = await startEngineChild(directory, {
       STRATA_STORE: `sqlite:${restartStore.file}`,
       STRATA_ANCHORS: 'off',
@@ -162,7 +176,7 @@ export async function engineRestartTimings(
     try {
       await untilReady(engine.url);
       const url = `${engine.url}/sessions/${RESTART_SESSION_ID}/context`;
-      (storesCounts ? timings.storedCounts : timings.counting).push(await timedGet(url));
+      (keepsSnapshot ? timings.snapshot : timings.storedCounts).push(await timedGet(url));
       timings.warm.push(await timedGet(url));
     } finally {
       await engine.stop();
@@ -191,27 +205,37 @@ export function engineRestartFigures(timings: EngineRestartTimings, messages: nu
     unit: 'ms',
     lowerIsBetter: true,
     rows: [
-      row('counts not stored (before): counts every message', 'baseline', timings.counting),
-      row('token counts stored', 'subject', timings.storedCounts),
+      row('token counts stored, no snapshot (before)', 'baseline', timings.storedCounts),
+      row('token counts and the session snapshot stored', 'subject', timings.snapshot),
       row('the same read again (the session held)', 'subject', timings.warm),
     ],
   };
 }
 
-/** Throws unless a restart with stored counts answers exactly what one that counts answers. */
+/**
+ * Throws unless restarts with stored counts and with the session's snapshot answer exactly what
+ * one that counts every message from the events answers (and the snapshot was used).
+ */
 export async function assertRestartAgreement(file: string): Promise<void> {
-  const counting = restart(file, false);
-  const stored = restart(file, true);
+  const counting = restart(file, 'nothing');
+  const stored = restart(file, 'counts');
+  const snapshot = restart(file, 'snapshots');
   try {
-    const expected = await counting.projection.contextAt(RESTART_SESSION_ID);
-    const actual = await stored.projection.contextAt(RESTART_SESSION_ID);
-    const text = (context: typeof expected) =>
+    const text = (context: Awaited<ReturnType<ContextProjection['contextAt']>>) =>
       JSON.stringify({ ...context, revision: String(context.revision), position: String(context.position) });
-    if (text(actual) !== text(expected)) {
+    const expected = text(await counting.projection.contextAt(RESTART_SESSION_ID));
+    if (text(await stored.projection.contextAt(RESTART_SESSION_ID)) !== expected) {
       throw new Error('the context after a restart with stored counts differs from the one that counts');
+    }
+    if (text(await snapshot.projection.contextAt(RESTART_SESSION_ID)) !== expected) {
+      throw new Error('the context after a restart from the snapshot differs from the one that counts');
+    }
+    if (snapshot.projection.stats().snapshots?.used !== 1) {
+      throw new Error('the restart with a stored snapshot did not use it');
     }
   } finally {
     await shutDown(counting);
     await shutDown(stored);
+    await shutDown(snapshot);
   }
 }

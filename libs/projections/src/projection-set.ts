@@ -56,6 +56,9 @@ export function createProjectionSet(options: ProjectionSetOptions): ProjectionSe
     store: options.store,
     tokenCounter: options.tokenCounter,
     ...(options.storage.tokenCounts !== undefined ? { tokenCounts: options.storage.tokenCounts } : {}),
+    ...(options.storage.contextSnapshots !== undefined
+      ? { snapshots: options.storage.contextSnapshots }
+      : {}),
   });
   const catalog = new CatalogProjection(options.storage.catalog);
   const audit = new AuditProjection(options.storage.audit);

@@ -96,6 +96,23 @@ describe('strata replay', () => {
       }
     });
 
+    it("deletes the context projection's session snapshots, whatever it rebuilds", async () => {
+      await importSession('replay-3');
+      const before = sqliteProjectionStorage(filename);
+      await before.contextSnapshots?.save({ sessionId: 'replay-3', format: 1, position: 3n, body: '{}' });
+      expect(await before.contextSnapshots?.load('replay-3')).toBeDefined();
+      await before.close();
+
+      expect((await strata('replay', '--projection', 'audit', '--store', storeUrl)).code).toBe(0);
+
+      const after = sqliteProjectionStorage(filename);
+      try {
+        expect(await after.contextSnapshots?.load('replay-3')).toBeUndefined();
+      } finally {
+        await after.close();
+      }
+    });
+
     it('rebuilds only the projection named', async () => {
       await importSession('replay-2');
 

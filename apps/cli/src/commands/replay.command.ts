@@ -2,7 +2,9 @@
 // resets them and their checkpoints, brings back the sessions they had set aside, replays every
 // session event, and reports totals, the sessions set aside again, and throughput. Progress goes
 // to stderr, the report to stdout (one JSON object with `--json`). The context projection lives in
-// the engine's memory and hydrates itself on demand, so there is nothing of it to replay.
+// the engine's memory and hydrates itself on demand, so there is nothing of it to replay; its
+// session snapshots (decision 0019) are deleted by every replay, so that a read after a rebuild
+// starts from the events whatever format they were written in.
 // A running engine keeps the same projections up to date, and a rebuild under it would race its
 // writes and checkpoints: every engine holds a shared file lock on the projection database while
 // it runs and the replay takes that lock exclusively, without waiting, or refuses before changing
@@ -98,6 +100,7 @@ async function replay(
         },
       });
       io.stderr(`replay: rebuilding ${names.join(', ')} from ${storeUrl} into ${storage.location}\n`);
+      await storage.contextSnapshots?.clear();
       const startedAt = performance.now();
       const report = await runner.rebuild(names);
       const seconds = (performance.now() - startedAt) / 1000;

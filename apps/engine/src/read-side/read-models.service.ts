@@ -55,7 +55,13 @@ export class ReadModels implements OnApplicationBootstrap, OnModuleDestroy {
       store,
       storage,
       tokenCounter,
-      context: config.contextCache,
+      context: {
+        ...config.contextCache,
+        onSnapshotIgnored: ({ sessionId, reason }) =>
+          this.logger.warn(
+            `a context snapshot of session ${sessionId} was not used (${reason}); reading its events`,
+          ),
+      },
       processors: [
         storeActivityMetrics(store, metrics),
         erasedSessionCaches(streams, store instanceof TenantGuardEventStore ? store.tenants : undefined),

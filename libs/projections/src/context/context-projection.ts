@@ -13,15 +13,25 @@
 // text into slices; any other counter counts an entry at once.
 // With a TokenCountStorage, the counts it makes are saved behind its work and a hydration takes
 // the stored counts of the session's events (issue 22 item 4: a restart does not count again).
+// With a SessionSnapshotStorage, a hydration starts from the session's snapshot when one matches
+// the stream, and reads only the events after it (snapshot-saver.ts says when they are taken).
 // The limit is a Map in use order, not lru-cache: a held view grows in place as events arrive
 // (lru-cache weighs an entry once, when it is set), and the view growing is never the one evicted.
 import { type EventStore, type RecordedEvent } from '@strata/event-store';
+import {
+  SnapshotSaver,
+  type IgnoredSnapshotReport,
+  type SnapshotLimits,
+  type SnapshotSaverStats,
+} from './snapshot-saver';
+import type { SessionSnapshotStorage } from './snapshot-storage';
+import { hydrateFromSnapshot } from './snapshot-hydration';
 import { SessionNotFoundError } from '@strata/session-files';
 import { sessionEventTypes, sessionStreamName, type SessionEntry, type TokenCounter } from '@strata/session';
 import type { Projection } from '../runner/projection';
 import { WorkSlices } from './work-slices';
 import { TokenCountSaver, type TokenCountSaverStats } from './token-count-saver';
-import type { TokenCountStorage } from './token-count-storage';
+import { storedCountsKey, type TokenCountStorage } from './token-count-storage';
 import { readProjectedEvent, type InvalidEventReport, type ProjectedEvent } from '../runner/projected-event';
 import { SessionSetAsideError } from '../runner/session-set-aside';
 import {
@@ -64,6 +74,12 @@ export interface ContextProjectionOptions {
   readonly maxEntries?: number;
   /** Where token counts are kept between hydrations (none: a hydration counts every entry it needs). */
   readonly tokenCounts?: TokenCountStorage;
+  /** Where session snapshots are kept (none: a hydration reads every event of the session). */
+  readonly snapshots?: SessionSnapshotStorage;
+  /** When sessions are snapshotted (snapshot-saver.ts has the defaults). */
+  readonly snapshotLimits?: SnapshotLimits;
+  /** A stored snapshot was not used (unreadable, another format, not of the stream as it is). */
+  readonly onSnapshotIgnored?: (report: IgnoredSnapshotReport) => void;
   /** Events of a type no session event has (skipped while hydrating). */
   readonly onInvalidEvent?: (report: InvalidEventReport) => void;
 }
@@ -86,6 +102,8 @@ export interface ContextCacheStats {
   readonly currentLeafBuilds: number;
   /** The stored token counts' saves (absent without a TokenCountStorage). */
   readonly storedCounts?: TokenCountSaverStats;
+  /** The session snapshots taken and used (absent without a SessionSnapshotStorage). */
+  readonly snapshots?: SnapshotSaverStats;
 }
 
 function inScope(view: SessionView, scope: TenantScope | undefined): SessionView {
@@ -112,12 +130,25 @@ export class ContextProjection implements Projection {
   private evictions = 0;
   private readonly viewMetrics: SessionViewMetrics = { currentLeafBuilds: 0 };
   private readonly countSaver: TokenCountSaver | undefined;
+  private readonly snapshotSaver: SnapshotSaver | undefined;
 
   constructor(private readonly options: ContextProjectionOptions) {
     this.countSaver =
       options.tokenCounts === undefined
         ? undefined
         : new TokenCountSaver(options.tokenCounts, options.tokenCounter.name);
+    this.snapshotSaver =
+      options.snapshots === undefined
+        ? undefined
+        : new SnapshotSaver(
+            options.snapshots,
+            storedCountsKey(options.tokenCounter.name),
+            () => this.sessions.values(),
+            {
+              ...options.snapshotLimits,
+              ...(options.onSnapshotIgnored !== undefined ? { onIgnored: options.onSnapshotIgnored } : {}),
+            },
+          );
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_CACHED_SESSIONS;
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_CACHED_ENTRIES;
     if (!(this.maxSessions >= 1) || !(this.maxEntries >= 1)) {
@@ -155,21 +186,23 @@ export class ContextProjection implements Projection {
   async erase(sessionId: string): Promise<void> {
     this.evict(sessionId);
     this.arrivals.get(sessionId)?.splice(0);
+    await this.snapshotSaver?.forget(sessionId);
     await this.countSaver?.forget(sessionId);
   }
 
-  /** Saves the token counts that wait, and saves no more (the engine stops). */
+  /** Snapshots the sessions held that are behind, saves the token counts that wait, and saves no more (the engine stops). */
   async close(): Promise<void> {
+    await this.snapshotSaver?.close();
     await this.countSaver?.close();
   }
 
   /**
-   * Forgets every session held (they hydrate again on demand). Stored token counts stay: each
-   * is bound to the event it counts, so no rebuild can make one wrong.
+   * Forgets every session held (they hydrate again on demand) and every snapshot. Stored token
+   * counts stay: each is bound to the event it counts, so no rebuild can make one wrong.
    */
-  reset(): Promise<void> {
+  async reset(): Promise<void> {
     for (const sessionId of [...this.sessions.keys()]) this.evict(sessionId);
-    return Promise.resolve();
+    await this.snapshotSaver?.reset();
   }
 
   /**
@@ -229,6 +262,7 @@ export class ContextProjection implements Projection {
       evictions: this.evictions,
       currentLeafBuilds: this.viewMetrics.currentLeafBuilds,
       ...(this.countSaver !== undefined ? { storedCounts: this.countSaver.stats() } : {}),
+      ...(this.snapshotSaver !== undefined ? { snapshots: this.snapshotSaver.stats() } : {}),
     };
   }
 
@@ -268,12 +302,23 @@ export class ContextProjection implements Projection {
     const arrivals: ProjectedEvent[] = [];
     this.arrivals.set(sessionId, arrivals);
     try {
-      const view = await this.readStream(sessionId, undefined);
+      const fromSnapshot =
+        this.snapshotSaver === undefined
+          ? undefined
+          : await hydrateFromSnapshot(sessionId, {
+              store: this.options.store,
+              snapshots: this.snapshotSaver,
+              countSaver: this.countSaver,
+              newView: () => this.newView(sessionId),
+              applyRecorded: (view, recorded) => this.applyRecorded(view, recorded),
+            });
+      const view = fromSnapshot ?? (await this.readStream(sessionId, undefined));
       this.hydrations += 1;
       const inOrder = arrivals.every((event) => view.apply(event) !== 'gap');
       if (inOrder) {
         this.sessions.set(sessionId, view);
         this.afterGrowth(view, 0);
+        this.snapshotSaver?.start();
       }
       return view;
     } finally {
@@ -284,7 +329,7 @@ export class ContextProjection implements Projection {
   /** A view of the stream's events up to `lastPosition` (all when undefined). */
   private async readStream(sessionId: string, lastPosition: bigint | undefined): Promise<SessionView> {
     const saver = this.countSaver;
-    const view = new SessionView(sessionId, this.options.tokenCounter, this.viewMetrics, saver !== undefined);
+    const view = this.newView(sessionId);
     if (saver !== undefined) view.useStoredCounts(await saver.load(sessionId));
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId))) {
       if (lastPosition !== undefined && recorded.position > lastPosition) break;
@@ -293,6 +338,15 @@ export class ContextProjection implements Projection {
     view.useStoredCounts(undefined);
     if (!view.isStarted) throw new SessionNotFoundError(sessionId);
     return view;
+  }
+
+  private newView(sessionId: string): SessionView {
+    return new SessionView(
+      sessionId,
+      this.options.tokenCounter,
+      this.viewMetrics,
+      this.countSaver !== undefined,
+    );
   }
 
   /** Queues the counts the view made for storage. */
@@ -319,7 +373,7 @@ export class ContextProjection implements Projection {
       });
     }
     this.options.onInvalidEvent?.(result.report);
-    view.skip(recorded.revision, recorded.position);
+    view.skip(recorded.revision, recorded.position, recorded.id);
     return 'applied';
   }
 
@@ -328,7 +382,10 @@ export class ContextProjection implements Projection {
     this.cachedWeight += view.weight - weightBefore;
     for (const [sessionId] of this.sessions) {
       if (this.sessions.size <= this.maxSessions && this.cachedWeight <= this.maxEntries) return;
-      if (sessionId !== view.sessionId) this.evict(sessionId);
+      if (sessionId === view.sessionId) continue;
+      const evicted = this.sessions.get(sessionId);
+      this.evict(sessionId);
+      if (evicted !== undefined) this.snapshotSaver?.evicted(evicted);
     }
   }
 }

@@ -64,6 +64,16 @@ export class EntryCountRecords {
     this.hashesOfUncounted.delete(entryId);
   }
 
+  /** Entries waiting for a count to store, with their event's hash (what a snapshot keeps). */
+  uncounted(): (readonly [string, string])[] {
+    return [...this.hashesOfUncounted];
+  }
+
+  /** Takes the entries waiting for a count from a snapshot. */
+  noteUncounted(pairs: readonly (readonly [string, string])[]): void {
+    for (const [entryId, eventHash] of pairs) this.hashesOfUncounted.set(entryId, eventHash);
+  }
+
   /** The counts made since the last call. */
   take(): readonly StoredTokenCount[] {
     if (this.fresh.length === 0) return noCounts;

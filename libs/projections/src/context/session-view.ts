@@ -27,6 +27,7 @@ import type { PreparedTokenCounter } from '@strata/tokenizer';
 import type { ProjectedEvent } from '../runner/projected-event';
 import { EntryCountRecords } from './entry-count-records';
 import type { StoredTokenCount } from './token-count-storage';
+import type { SessionSnapshotState } from './session-snapshot';
 import { ContextCursor, type CountedContext, type MessageSource } from './context-cursor';
 import type { CountedMessage } from './pairing-cursor';
 
@@ -102,6 +103,8 @@ export class SessionView implements MessageSource {
   /** The last applied event's stream revision (−1: none) and global position. */
   revision = -1n;
   position = -1n;
+  /** The id of the last event applied or stepped over ('' before any). */
+  lastEventId = '';
   private readonly entries: SessionEntry[] = [];
   private readonly byId = new Map<string, SessionEntry>();
   private children = new Map<string | null, string[]>();
@@ -145,6 +148,7 @@ export class SessionView implements MessageSource {
     if (projected.revision !== this.revision + 1n) return 'gap';
     this.revision = projected.revision;
     this.position = projected.position;
+    this.lastEventId = projected.eventId;
     const { event } = projected;
     if (this.header === null) {
       if (event.type === 'SessionStarted') {
@@ -206,10 +210,51 @@ export class SessionView implements MessageSource {
   }
 
   /** Steps over an event of the stream that is not a session event, so the next one is in order. */
-  skip(revision: bigint, position: bigint): void {
+  skip(revision: bigint, position: bigint, eventId: string): void {
     if (revision !== this.revision + 1n) return;
     this.revision = revision;
     this.position = position;
+    this.lastEventId = eventId;
+  }
+
+  /** A copy of the state a snapshot keeps (session-snapshot.ts); undefined before the session started. */
+  snapshotState(counterKey: string): SessionSnapshotState | undefined {
+    if (this.header === null || this.tenant === null) return undefined;
+    return {
+      sessionId: this.sessionId,
+      counterKey,
+      tenant: this.tenant,
+      header: this.header,
+      leafId: this.leafId,
+      revision: this.revision,
+      position: this.position,
+      lastEventId: this.lastEventId,
+      entries: [...this.entries],
+      weight: this.heldWeight,
+      counts: this.entries.map((entry) => this.tokenCounts.get(entry.id) ?? null),
+      prunedResults: [...this.prunedResults],
+      uncounted: this.countRecords?.uncounted() ?? [],
+    };
+  }
+
+  /** Takes the state of a snapshot; only on a new view (a hydration that found one). */
+  restore(state: SessionSnapshotState): void {
+    if (this.revision !== -1n) throw new Error(`session ${this.sessionId} is already folded`);
+    this.header = state.header;
+    this.tenant = state.tenant;
+    for (const [entryId, pruned] of state.prunedResults) this.prunedResults.set(entryId, pruned);
+    // The weight is taken as stored: weighing every entry's text again cost a fifth of the read.
+    state.entries.forEach((entry, index) => {
+      this.file(entry, false);
+      const count = state.counts[index];
+      if (count !== null && count !== undefined) this.tokenCounts.set(entry.id, count);
+    });
+    this.countRecords?.noteUncounted(state.uncounted);
+    this.heldWeight = state.weight;
+    this.leafId = state.leafId;
+    this.revision = state.revision;
+    this.position = state.position;
+    this.lastEventId = state.lastEventId;
   }
 
   /** The context at `leafId` (the current leaf when undefined; null gives the empty context). */
@@ -326,8 +371,22 @@ export class SessionView implements MessageSource {
         ? undefined
         : this.countRecords?.adopt(entry, eventHash);
     if (stored !== undefined) this.tokenCounts.set(entry.id, stored);
+    this.file(entry);
+    // A text too long to count at once is left to the next read, which counts it in slices.
+    const cursor = this.cursor;
+    const extendable =
+      cursor !== undefined &&
+      cursor.leafId === entry.parentId &&
+      (this.preparedCounter?.isReady(this.textsToCount(entry)) ?? true);
+    if (extendable) cursor.extend(entry);
+    else this.cursor = undefined;
+    this.leafId = entry.id;
+  }
+
+  /** Files a new entry in the tree: the entries, the index, the children, the labels. */
+  private file(entry: SessionEntry, weigh = true): void {
     this.entries.push(entry);
-    this.heldWeight += entryWeight(entry);
+    if (weigh) this.heldWeight += entryWeight(entry);
     this.byId.set(entry.id, entry);
     const parentKnown =
       entry.parentId !== null && entry.parentId !== entry.id && this.byId.has(entry.parentId);
@@ -346,15 +405,6 @@ export class SessionView implements MessageSource {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
       else this.labels.delete(entry.targetId);
     }
-    // A text too long to count at once is left to the next read, which counts it in slices.
-    const cursor = this.cursor;
-    const extendable =
-      cursor !== undefined &&
-      cursor.leafId === entry.parentId &&
-      (this.preparedCounter?.isReady(this.textsToCount(entry)) ?? true);
-    if (extendable) cursor.extend(entry);
-    else this.cursor = undefined;
-    this.leafId = entry.id;
   }
 
   /** Children as `buildSessionTree` files them, after an entry filled a missing parent. */

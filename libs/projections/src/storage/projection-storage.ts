@@ -28,6 +28,8 @@ import type { SearchStorage } from '../search/search-storage';
 import { SqliteSearchStorage } from '../search/sqlite-search-storage';
 import { InMemoryTokenCountStorage, type TokenCountStorage } from '../context/token-count-storage';
 import { SqliteTokenCountStorage } from '../context/sqlite-token-count-storage';
+import type { SessionSnapshotStorage } from '../context/snapshot-storage';
+import { SqliteSnapshotStorage } from '../context/sqlite-snapshot-storage';
 
 export const DEFAULT_PROJECTIONS_DATABASE = './data/projections.db';
 
@@ -38,6 +40,8 @@ export interface ProjectionStorage {
   readonly search: SearchStorage;
   /** The context projection's stored token counts (none: every hydration counts its entries). */
   readonly tokenCounts?: TokenCountStorage;
+  /** The context projection's session snapshots (none: every hydration reads all the events). */
+  readonly contextSnapshots?: SessionSnapshotStorage;
   readonly checkpoints: CheckpointStore;
   /** The sessions the read models have set aside (kept with the checkpoints). */
   readonly parked: ParkedPartitionStore;
@@ -52,6 +56,7 @@ export function inMemoryProjectionStorage(): ProjectionStorage {
     audit: new InMemoryAuditStorage(),
     search: new InMemorySearchStorage(),
     tokenCounts: new InMemoryTokenCountStorage(),
+    // No snapshots: nothing in memory outlives the process, and they would copy every session held.
     checkpoints: new InMemoryCheckpointStore(),
     parked: new InMemoryParkedPartitionStore(),
     location: 'memory',
@@ -76,6 +81,7 @@ export function sqliteProjectionStorage(
       audit: new SqliteAuditStorage(database, writer),
       search: new SqliteSearchStorage(database, writer),
       tokenCounts: new SqliteTokenCountStorage(database, writer),
+      contextSnapshots: new SqliteSnapshotStorage(database, writer),
       checkpoints: new SqliteCheckpointStore(database, writer),
       parked: new SqliteParkedPartitionStore(database, writer),
       location: filename,

@@ -1,6 +1,7 @@
 // The writes of the read models' SQLite storage, as operations of the file's writer (run on its
 // thread, in a batch's transaction, each in a savepoint): catalog and audit documents, the search
-// index, the context projection's stored token counts, and the sessions set aside. The tables are created by the storage classes when they open;
+// index, the context projection's stored token counts and session snapshots, and the sessions
+// set aside. The tables are created by the storage classes when they open;
 // the reads stay with them. Arguments are plain data (documents as the JSON text to store).
 // Besides types, only SQL text is imported: this module is loaded by the writer thread, which
 // needs nothing else.
@@ -47,6 +48,31 @@ export interface TokenCountRowToSave {
   readonly eventHash: string;
   readonly characters: number;
   readonly tokens: number;
+}
+
+/** A context projection's session snapshot (context/session-snapshot.ts). */
+export interface SnapshotRowToSave {
+  readonly sessionId: string;
+  readonly format: number;
+  readonly position: bigint;
+  readonly body: string;
+}
+
+/** The context projection's snapshots: one row per session (context/sqlite-snapshot-storage.ts). */
+export const CONTEXT_SNAPSHOTS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS projection_context_snapshots (
+  session_id TEXT PRIMARY KEY,
+  format INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  body TEXT NOT NULL
+)`;
+
+function tableExists(context: SqliteWriteContext, name: string): boolean {
+  const found = context
+    .statement<[string], { readonly found: number }>(
+      "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?",
+    )
+    .get(name);
+  return found !== undefined;
 }
 
 function run(context: SqliteWriteContext, sql: string, ...values: unknown[]): void {
@@ -131,12 +157,13 @@ function forgetSearchSession(context: SqliteWriteContext, args: { readonly sessi
   // The context projection's stored token counts go with them: the context projection is
   // volatile and never reads an erasure written while no engine ran, the search index reads
   // every one (it is durable, resumed from its checkpoint).
-  const countsTable = context
-    .statement<[], { readonly found: number }>(
-      "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'projection_context_token_counts'",
-    )
-    .get();
-  if (countsTable !== undefined) forgetTokenCounts(context, args);
+  // So do its session snapshots.
+  if (tableExists(context, 'projection_context_token_counts')) forgetTokenCounts(context, args);
+  if (tableExists(context, 'projection_context_snapshots')) forgetContextSnapshot(context, args);
+}
+
+function forgetContextSnapshot(context: SqliteWriteContext, args: { readonly sessionId: string }): void {
+  run(context, 'DELETE FROM projection_context_snapshots WHERE session_id = ?', args.sessionId);
 }
 
 function forgetTokenCounts(context: SqliteWriteContext, args: { readonly sessionId: string }): void {
@@ -208,6 +235,24 @@ export const sqliteWriteOperations: SqliteWriteOperations = {
     }
   },
   forgetTokenCounts,
+  saveContextSnapshot(context: SqliteWriteContext, args: { readonly row: SnapshotRowToSave }) {
+    const { row } = args;
+    run(
+      context,
+      `INSERT INTO projection_context_snapshots (session_id, format, position, body) VALUES (?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET format = excluded.format, position = excluded.position,
+         body = excluded.body`,
+      row.sessionId,
+      row.format,
+      row.position,
+      row.body,
+    );
+  },
+  forgetContextSnapshot,
+  clearContextSnapshots(context: SqliteWriteContext) {
+    if (tableExists(context, 'projection_context_snapshots'))
+      run(context, 'DELETE FROM projection_context_snapshots');
+  },
   park(context: SqliteWriteContext, args: { readonly record: ParkedPartition }) {
     const { record } = args;
     run(
@@ -254,6 +299,9 @@ export const projectionWrites = {
   clearSearch: operation('clearSearch'),
   saveTokenCounts: operation('saveTokenCounts'),
   forgetTokenCounts: operation('forgetTokenCounts'),
+  saveContextSnapshot: operation('saveContextSnapshot'),
+  forgetContextSnapshot: operation('forgetContextSnapshot'),
+  clearContextSnapshots: operation('clearContextSnapshots'),
   park: operation('park'),
   release: operation('release'),
 } as const;
