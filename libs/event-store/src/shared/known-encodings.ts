@@ -61,33 +61,34 @@ export function splicedJson(value: unknown): StoredText | undefined {
 class Utf8Parts {
   private readonly parts: (string | Uint8Array)[] = [];
   private pending = '';
+  /** The length of everything added, as a string. */
   private chars = 0;
 
   add(text: StoredText): void {
     if (typeof text === 'string') {
       this.pending += text;
+      this.chars += text.length;
       return;
     }
+    this.chars += text.chars;
     for (const part of text.utf8) {
       if (typeof part === 'string') this.pending += part;
       else {
-        if (this.pending !== '') this.flushPending();
+        this.flushPending();
         this.parts.push(part);
       }
     }
-    this.chars +=
-      text.chars - text.utf8.reduce((total, part) => total + (typeof part === 'string' ? part.length : 0), 0);
   }
 
   text(): StoredText {
     if (this.parts.length === 0) return this.pending;
-    if (this.pending !== '') this.flushPending();
+    this.flushPending();
     return { utf8: this.parts, chars: this.chars } satisfies Utf8Text;
   }
 
   private flushPending(): void {
+    if (this.pending === '') return;
     this.parts.push(this.pending);
-    this.chars += this.pending.length;
     this.pending = '';
   }
 }
