@@ -11,6 +11,7 @@ import {
   ConcurrencyError,
   acceptsEncodedAppends,
   readsEventsLazily,
+  remembersWrittenHeads,
   type AppendOptions,
   type EncodedAppends,
   type EncodedEvent,
@@ -18,6 +19,7 @@ import {
   type EventStore,
   type EventToAppend,
   type LazyEventReads,
+  type WrittenHeadReads,
   type RecordedEvent,
 } from '@strata/event-store';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
@@ -49,6 +51,8 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
   /** Present when the inner store reads single events lazily (reads are not guarded). */
   readonly readEventAt?: LazyEventReads['readEventAt'];
   readonly readRecentEvents?: LazyEventReads['readRecentEvents'];
+  /** Present when the inner store remembers its written heads (it checks `expectedPosition` then). */
+  readonly writtenHeadAt?: WrittenHeadReads['writtenHeadAt'];
 
   constructor(
     readonly inner: EventStore,
@@ -61,6 +65,9 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
     if (readsEventsLazily(inner)) {
       this.readEventAt = (streamId, revision) => inner.readEventAt(streamId, revision);
       this.readRecentEvents = (streamId, fromRevision) => inner.readRecentEvents(streamId, fromRevision);
+    }
+    if (remembersWrittenHeads(inner)) {
+      this.writtenHeadAt = (streamId, head) => inner.writtenHeadAt(streamId, head);
     }
   }
 

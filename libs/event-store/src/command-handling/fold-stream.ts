@@ -4,8 +4,17 @@
 // store that reads single events lazily (LazyEventReads) is asked for that last event without
 // its data: the check looks at its id, position and hash only, and a command after a large
 // append does not copy the appended content out of the store again; the events appended since
-// are taken from the store's memory of what it wrote when it has them.
-import { readsEventsLazily, type EventStore, type RecordedEvent } from '../port';
+// are taken from the store's memory of what it wrote when it has them. Asked to trust a store
+// that remembers its written heads (WrittenHeadReads), a fold that ends with the event the store
+// wrote last to the stream is not checked at all: the stream is taken to end there, and the
+// append that follows names that event's position (`expectedPosition`), which the store checks
+// as it writes, refusing the append as a conflict when the stream moved.
+import {
+  readsEventsLazily,
+  remembersWrittenHeads,
+  type EventStore,
+  type RecordedEvent,
+} from '../port';
 import {
   SeenDerivedIds,
   endsFold,
@@ -24,6 +33,11 @@ export interface FoldStreamRequest<Command, Event, State> {
   /** Event ids to look for (only derived ids are remembered by a cache); the first found is reported. */
   readonly lookFor: readonly string[];
   readonly cache: FoldedStreamCache<State> | undefined;
+  /**
+   * Take a cached fold that ends with the store's last written event of the stream as current,
+   * without reading (see WrittenHeadReads); the append must then name `expectedPosition`.
+   */
+  readonly trustWrittenHead?: boolean;
 }
 
 export interface FoldedStream<State> {
@@ -33,6 +47,11 @@ export interface FoldedStream<State> {
   readonly sawEvent: SeenEvent | undefined;
   /** With a cache: the derived ids of this incarnation of the stream, to extend after an append. */
   readonly seenIds: SeenDerivedIds | undefined;
+  /**
+   * Set when the stream was not read (`trustWrittenHead`): the position of `lastEvent`, which an
+   * append after it must give as its `expectedPosition`.
+   */
+  readonly expectedPosition?: bigint;
 }
 
 /** An event found by its id. */
@@ -56,6 +75,8 @@ export async function foldStream<Command, Event, State>(
   const owner = foldOwnerOf(request);
   const cached = cache.get(streamId, owner);
   if (cached !== undefined) {
+    const trusted = request.trustWrittenHead === true ? trustedFold(request, cached) : undefined;
+    if (trusted !== undefined) return trusted;
     const resumed = await foldForward(request, cached);
     if (resumed !== undefined) {
       cache.remember(streamId, owner, resumed.fold);
@@ -91,6 +112,23 @@ async function foldFromStart<Command, Event, State>(
     seenIds?.record(recorded.id, recorded.revision);
   }
   return { state, lastEvent, sawEvent, seenIds };
+}
+
+/**
+ * The cached fold as it is, when the store remembers writing its last event (the fold stays the
+ * most recently used). The stream is not read: the append names the event's position.
+ */
+function trustedFold<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+  cached: CachedFold<State>,
+): FoldedStream<State> | undefined {
+  const { store, streamId, lookFor } = request;
+  if (!remembersWrittenHeads(store)) return undefined;
+  const { end, seenIds, state } = cached;
+  const lastEvent = store.writtenHeadAt(streamId, end);
+  if (lastEvent === undefined) return undefined;
+  const sawEvent = seenEventOf(lookFor, seenIds, end.revision, []);
+  return { state, lastEvent, sawEvent, seenIds, expectedPosition: end.position };
 }
 
 /**

@@ -15,7 +15,10 @@
 // (same seed and digest, say two requests with one idempotency key racing through one group
 // commit) was answered as a retry and is told it was handled before, as if it had come later.
 // With a `FoldedStreamCache` a command reads only the events appended since the cached fold
-// (see folded-stream-cache.ts).
+// (see folded-stream-cache.ts); with `trustWrittenHead` as well, a first attempt whose cached
+// fold ends with the store's own last write reads nothing, and its append names that event
+// (`expectedPosition`): a refusal then only means the stream moved, and the next attempt reads
+// it (at once, without the pause after a conflict, and not counted as one).
 import { newEventId } from '../ids/uuidv7';
 import {
   ConcurrencyError,
@@ -43,14 +46,22 @@ export type StreamAppender = (request: {
   readonly expectedRevision: ExpectedRevision;
   /** The stream's last event as read for this decision; undefined for a new stream. */
   readonly lastEvent: RecordedEvent | undefined;
+  /**
+   * When the stream was not read (`trustWrittenHead`): the position of `lastEvent`, to pass on
+   * to the store as `AppendOptions.expectedPosition`.
+   */
+  readonly expectedPosition?: bigint;
 }) => Promise<{ readonly nextExpectedRevision: bigint; readonly position: bigint }>;
 
 /**
  * Appends without a seal. Only for streams kept outside the integrity chain: once a sealed
  * stream gets an unsealed event, `verify` reports it and later sealed appends are refused.
  */
-export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
-  store.appendToStream(streamId, events, { expectedRevision });
+export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision, expectedPosition }) =>
+  store.appendToStream(streamId, events, {
+    expectedRevision,
+    ...(expectedPosition === undefined ? {} : { expectedPosition }),
+  });
 
 /** `State` (the decider's) only types `cache`; leave it out when no cache is given. */
 export interface HandleCommandOptions<Event, State = never> {
@@ -97,6 +108,13 @@ export interface HandleCommandOptions<Event, State = never> {
    * it, every attempt reads the whole stream.
    */
   readonly cache?: FoldedStreamCache<State>;
+  /**
+   * With `cache`: a first attempt takes a cached fold that ends with the event the store wrote
+   * last to the stream as current without reading the stream (`WrittenHeadReads`), and appends
+   * naming that event. Only with an appender that passes `expectedPosition` on to the store
+   * (`plainAppender` and @strata/integrity's sealing appenders do).
+   */
+  readonly trustWrittenHead?: boolean;
 }
 
 export interface CommandHandled<Event, State> {
@@ -227,19 +245,46 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   };
   let duplicate: DuplicateEventIdError | undefined;
   const writeId = (options.newWriteId ?? newEventId)();
+  // trusted until an append naming the remembered head is refused
+  let trustWrittenHead = options.trustWrittenHead === true;
   for (let attempt = 1; ; attempt += 1) {
-    const folded = await foldStream(foldRequest);
-    const { state, lastEvent } = folded;
+    const folded = await foldStream({ ...foldRequest, trustWrittenHead });
+    const { state, lastEvent, expectedPosition } = folded;
+    const trusted = expectedPosition !== undefined;
     const revision = lastEvent?.revision ?? null;
     const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
+    if (trusted && folded.sawEvent) {
+      // answered from what the stream holds: read it first
+      trustWrittenHead = false;
+      attempt -= 1;
+      continue;
+    }
     if (folded.sawEvent) {
       const seed = seeds[lookFor.indexOf(folded.sawEvent.id)]!;
       const earlier = await earlierHandling(store, streamId, seed, folded.sawEvent.revision);
       return { ...unchanged, alreadyHandled: true, earlier };
     }
     if (duplicate !== undefined) throw duplicate;
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { ...unchanged, alreadyHandled: false };
+    let events: readonly Event[];
+    try {
+      events = decider.decide(command, state);
+    } catch (error) {
+      if (trusted && (await movedSince(foldRequest, folded, []))) {
+        trustWrittenHead = false;
+        attempt -= 1;
+        continue;
+      }
+      throw error;
+    }
+    if (events.length === 0) {
+      // nothing to append names the head: the answer must come from what the stream holds
+      if (trusted && (await movedSince(foldRequest, folded, []))) {
+        trustWrittenHead = false;
+        attempt -= 1;
+        continue;
+      }
+      return { ...unchanged, alreadyHandled: false };
+    }
     const ids = eventIds(events, options);
     const toAppend = events.map((event, index) => {
       const seededFirst = index === 0 && seeds.length > 0;
@@ -261,8 +306,19 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         events: toAppend,
         expectedRevision: revision ?? 'no_stream',
         lastEvent,
+        ...(expectedPosition === undefined ? {} : { expectedPosition }),
       });
     } catch (error) {
+      // the stream moved since this store wrote it (the store refused the head named, or the
+      // appender refused what it took for the last event): read it, as this attempt did not
+      if (
+        trusted &&
+        (error instanceof ConcurrencyError || (await movedSince(foldRequest, folded, ids)))
+      ) {
+        trustWrittenHead = false;
+        attempt -= 1;
+        continue;
+      }
       // A seeded id already recorded: handled meanwhile when the next read finds it here.
       if (error instanceof DuplicateEventIdError && seeds.length > 0 && duplicate === undefined) {
         duplicate = error;
@@ -295,6 +351,22 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       alreadyHandled: false,
     };
   }
+}
+
+/**
+ * After a decision or an append failed on a fold taken on trust: whether the stream, read now,
+ * ends with another event than the fold took for its last (then an attempt that reads it may
+ * decide otherwise). Not when it ends with one of `ids`, the events of this attempt: they were
+ * written after all (the store failed to answer), and the failure stands, as it would have.
+ */
+async function movedSince<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+  trusted: FoldedStream<State>,
+  ids: readonly string[],
+): Promise<boolean> {
+  const { lastEvent } = await foldStream({ ...request, trustWrittenHead: false });
+  if (lastEvent !== undefined && ids.includes(lastEvent.id)) return false;
+  return lastEvent?.position !== trusted.lastEvent?.position;
 }
 
 /**

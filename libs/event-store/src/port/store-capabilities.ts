@@ -63,3 +63,32 @@ export interface LazyEventReads {
 export function readsEventsLazily<Store extends object>(store: Store): store is Store & LazyEventReads {
   return typeof (store as Partial<LazyEventReads>).readEventAt === 'function';
 }
+
+/** Where a stream's last event is: its revision, id and global position. */
+export interface StreamHead {
+  readonly revision: bigint;
+  readonly id: string;
+  readonly position: bigint;
+}
+
+/**
+ * A store that remembers the last event it wrote to each stream (SQLite) and checks an append's
+ * `expectedPosition` inside its write: the write side then skips reading a stream back before
+ * an append when the store wrote the stream's last event itself, and lets the append say which
+ * event it expects to follow (a stream another process wrote, erased or wrote anew meanwhile
+ * refuses it as a conflict, and the write side reads it then).
+ */
+export interface WrittenHeadReads {
+  /**
+   * The event at `head`, built from the store's memory when it is the last event this store
+   * wrote to `streamId`; undefined when it remembers another one or none. Not read from the
+   * file: the stream may have moved since, which only an append naming `head.position` as its
+   * `expectedPosition` finds out. Its data, when read, comes from the file.
+   */
+  writtenHeadAt(streamId: string, head: StreamHead): RecordedEvent | undefined;
+}
+
+/** Whether `store` remembers its written heads and checks `expectedPosition` (see WrittenHeadReads). */
+export function remembersWrittenHeads<Store extends object>(store: Store): store is Store & WrittenHeadReads {
+  return typeof (store as Partial<WrittenHeadReads>).writtenHeadAt === 'function';
+}

@@ -17,6 +17,8 @@ import {
   type EventStore,
   type EventToAppend,
   type LazyEventReads,
+  type StreamHead,
+  type WrittenHeadReads,
   type ErasureRecord,
   type ErasureRequest,
   type PageLimits,
@@ -111,7 +113,7 @@ function writtenRows(
   );
 }
 
-export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventReads {
+export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventReads, WrittenHeadReads {
   /**
    * This thread's connection to the database, for reads (and for tests to inspect). On a file it
    * is `query_only`: every write goes through `writer`.
@@ -210,6 +212,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         expected: options.expectedRevision ?? 'any',
         reviveErased: options.reviveErased === true,
         createdAt,
+        ...(options.expectedPosition === undefined ? {} : { expectedPosition: options.expectedPosition }),
       },
       preparedBytes(events),
     );
@@ -232,6 +235,8 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         this.writtenHeads.remember(streamId, {
           position: last.global_position,
           eventId: last.event_id,
+          revision: last.stream_revision,
+          type: last.type,
           metadata: last.metadata,
           createdAt: last.created_at,
         });
@@ -325,6 +330,26 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         this.sharedData,
       );
     });
+  }
+
+  writtenHeadAt(streamId: string, head: StreamHead): RecordedEvent | undefined {
+    const written = this.writtenHeads.at(streamId, head.position, head.id);
+    if (written === undefined || written.revision !== head.revision) return undefined;
+    const { position, eventId } = written;
+    return recordedEventFromHeader(
+      {
+        global_position: position,
+        stream_id: streamId,
+        stream_revision: written.revision,
+        event_id: eventId,
+        type: written.type,
+      },
+      {
+        data: () => this.statements.selectEventData.get(position, eventId)?.data,
+        metadataAndTime: () => ({ metadata: written.metadata, created_at: written.createdAt }),
+      },
+      this.sharedData,
+    );
   }
 
   streamRevision(streamId: string): Promise<bigint | null> {
