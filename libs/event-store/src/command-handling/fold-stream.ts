@@ -4,13 +4,15 @@
 // store that reads single events lazily (LazyEventReads) is asked for that last event without
 // its data: the check looks at its id, position and hash only, and a command after a large
 // append does not copy the appended content out of the store again; the events appended since
-// are taken from the store's memory of what it wrote when it has them. Asked to trust a store
-// that remembers its written heads (WrittenHeadReads), a fold that ends with the event the store
-// wrote last to the stream is not checked at all: the stream is taken to end there, and the
-// append that follows names that event's position (`expectedPosition`), which the store checks
-// as it writes, refusing the append as a conflict when the stream moved.
+// are taken from the store's memory of what it wrote when it has them; a store that reads that
+// event with the stream's end (StreamEndReads) says in the same read whether any follow. Asked
+// to trust a store that remembers its written heads (WrittenHeadReads), a fold that ends with
+// the event the store wrote last to the stream is not checked at all: the stream is taken to end
+// there, and the append that follows names that event's position (`expectedPosition`), which
+// the store checks as it writes, refusing the append as a conflict when the stream moved.
 import {
   readsEventsLazily,
+  readsStreamEnds,
   remembersWrittenHeads,
   type EventStore,
   type RecordedEvent,
@@ -144,11 +146,24 @@ async function foldForward<Command, Event, State>(
   let lastEvent: RecordedEvent | undefined;
   let fromRevision = cached.end.revision;
   if (readsEventsLazily(store)) {
-    lastEvent = await store.readEventAt(streamId, cached.end.revision);
+    // with the stream's end when the store can read both at once: when it ends there, no
+    // events follow and none are asked for
+    const read = readsStreamEnds(store)
+      ? await store.readEventAndEnd(streamId, cached.end.revision)
+      : { event: await store.readEventAt(streamId, cached.end.revision), lastRevision: undefined };
+    lastEvent = read.event;
     // its metadata (the hash the next append chains to) is loaded now: an event erased since
     // the read above then folds from the start, as a plain read would have found it gone
     if (lastEvent === undefined || !holdsMetadata(lastEvent) || !endsFold(lastEvent, cached.end)) {
       return undefined;
+    }
+    if (read.lastRevision === cached.end.revision) {
+      const { seenIds } = cached;
+      const sawEvent = seenEventOf(lookFor, seenIds, cached.end.revision, []);
+      return {
+        folded: { state, lastEvent, sawEvent, seenIds },
+        fold: { state, end: foldEndOf(lastEvent), seenIds },
+      };
     }
     fromRevision += 1n;
   }

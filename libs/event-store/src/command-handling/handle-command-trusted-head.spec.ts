@@ -65,6 +65,16 @@ function handle(engine: Engine, command: ShelfCommand, decider = shelfDecider) {
   return handleCommand(engine.store as EventStore, STREAM, command, decider, trusting(engine));
 }
 
+/** The reads and appends `rawShelfAppend` uses, its appends writing to an erased stream anew. */
+function reviving(store: EventStore): EventStore {
+  const used: Pick<EventStore, 'readStream' | 'appendToStream'> = {
+    readStream: (streamId, options) => store.readStream(streamId, options),
+    appendToStream: (streamId, events, options) =>
+      store.appendToStream(streamId, events, { ...options, reviveErased: true }),
+  };
+  return used as unknown as EventStore;
+}
+
 /** The shelf decider, except that `Take` needs the item on the shelf (an error on a stale state). */
 const takingDecider: Decider<ShelfState, ShelfCommand | { type: 'Take'; item: string }, ShelfEvent> = {
   ...shelfDecider,
@@ -144,16 +154,7 @@ describe('handleCommand trusting the written head (two SQLite stores on one file
   it('folds a stream the other store erased and wrote anew to the same revision from its start', async () => {
     await other.store.eraseStream(STREAM, { actor: 'auditor', reason: 'request' });
     for (const item of ['p', 'q', 'r']) {
-      await rawShelfAppend(
-        {
-          ...other.store,
-          appendToStream: (streamId, events, options) =>
-            other.store.appendToStream(streamId, events, { ...options, reviveErased: true }),
-          readStream: (streamId, options) => other.store.readStream(streamId, options),
-        } as EventStore,
-        STREAM,
-        item,
-      );
+      await rawShelfAppend(reviving(other.store), STREAM, item);
     }
     const handled = await handle(one, add('s'));
     expect(handled.state.items).toEqual(['p', 'q', 'r', 's']);
@@ -202,12 +203,25 @@ describe('SqliteEventStore appends naming an expected position', () => {
     ).rejects.toBeInstanceOf(ConcurrencyError);
   });
 
+  it('reads an event with the revision its stream ends at, and nothing of an erased one', async () => {
+    await store.appendToStream('s', [event('e1'), event('e2')]);
+    const read = await store.readEventAndEnd('s', 0n);
+    expect(read.event).toEqual(expect.objectContaining({ id: 'e1', revision: 0n }));
+    expect(read.lastRevision).toBe(1n);
+    expect((await store.readEventAndEnd('s', 1n)).lastRevision).toBe(1n);
+    expect(await store.readEventAndEnd('s', 2n)).toEqual({ event: undefined, lastRevision: undefined });
+    await store.eraseStream('s', { actor: 'auditor', reason: 'request' });
+    expect(await store.readEventAndEnd('s', 1n)).toEqual({ event: undefined, lastRevision: undefined });
+  });
+
   it('remembers the head it wrote last, and no other', async () => {
     const written = await store.appendToStream('s', [event('e1'), event('e2')]);
     const head = store.writtenHeadAt('s', { revision: 1n, id: 'e2', position: written.position });
     expect(head).toEqual(expect.objectContaining({ id: 'e2', revision: 1n, type: 'noted' }));
     expect(head?.data).toEqual({ id: 'e2' });
-    expect(store.writtenHeadAt('s', { revision: 0n, id: 'e1', position: written.position - 1n })).toBeUndefined();
+    expect(
+      store.writtenHeadAt('s', { revision: 0n, id: 'e1', position: written.position - 1n }),
+    ).toBeUndefined();
     expect(store.writtenHeadAt('t', { revision: 1n, id: 'e2', position: written.position })).toBeUndefined();
   });
 });

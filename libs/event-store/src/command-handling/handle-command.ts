@@ -57,7 +57,13 @@ export type StreamAppender = (request: {
  * Appends without a seal. Only for streams kept outside the integrity chain: once a sealed
  * stream gets an unsealed event, `verify` reports it and later sealed appends are refused.
  */
-export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision, expectedPosition }) =>
+export const plainAppender: StreamAppender = ({
+  store,
+  streamId,
+  events,
+  expectedRevision,
+  expectedPosition,
+}) =>
   store.appendToStream(streamId, events, {
     expectedRevision,
     ...(expectedPosition === undefined ? {} : { expectedPosition }),
@@ -311,10 +317,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     } catch (error) {
       // the stream moved since this store wrote it (the store refused the head named, or the
       // appender refused what it took for the last event): read it, as this attempt did not
-      if (
-        trusted &&
-        (error instanceof ConcurrencyError || (await movedSince(foldRequest, folded, ids)))
-      ) {
+      if (trusted && (error instanceof ConcurrencyError || (await movedSince(foldRequest, folded, ids)))) {
         trustWrittenHead = false;
         attempt -= 1;
         continue;

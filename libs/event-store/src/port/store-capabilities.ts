@@ -64,6 +64,28 @@ export function readsEventsLazily<Store extends object>(store: Store): store is 
   return typeof (store as Partial<LazyEventReads>).readEventAt === 'function';
 }
 
+/** An event read by `readEventAndEnd`, with the revision its stream ended at then. */
+export interface EventAndStreamEnd {
+  /** As `readEventAt` answers: undefined when the stream has no event at that revision. */
+  readonly event: RecordedEvent | undefined;
+  /** The stream's last revision, read with the event; undefined when the event is. */
+  readonly lastRevision: bigint | undefined;
+}
+
+/**
+ * A lazy single-event read that also says where the stream ends, in one read of the file
+ * (SQLite): the write side's check of a cached fold then knows that no event follows without
+ * asking for the events after it.
+ */
+export interface StreamEndReads {
+  readEventAndEnd(streamId: string, revision: bigint): Promise<EventAndStreamEnd>;
+}
+
+/** Whether `store` reads an event with its stream's end (see StreamEndReads). */
+export function readsStreamEnds<Store extends object>(store: Store): store is Store & StreamEndReads {
+  return typeof (store as Partial<StreamEndReads>).readEventAndEnd === 'function';
+}
+
 /** Where a stream's last event is: its revision, id and global position. */
 export interface StreamHead {
   readonly revision: bigint;
