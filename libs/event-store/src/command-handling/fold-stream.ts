@@ -134,6 +134,22 @@ function trustedFold<Command, Event, State>(
 }
 
 /**
+ * After a decision or an append failed on a fold taken on trust: whether the stream, read now,
+ * ends with another event than the fold took for its last (then an attempt that reads it may
+ * decide otherwise). Not when it ends with one of `ids`, the events of this attempt: they were
+ * written after all (the store failed to answer), and the failure stands, as it would have.
+ */
+export async function movedSince<Command, Event, State>(
+  request: FoldStreamRequest<Command, Event, State>,
+  trusted: FoldedStream<State>,
+  ids: readonly string[],
+): Promise<boolean> {
+  const { lastEvent } = await foldStream({ ...request, trustWrittenHead: false });
+  if (lastEvent !== undefined && ids.includes(lastEvent.id)) return false;
+  return lastEvent?.position !== trusted.lastEvent?.position;
+}
+
+/**
  * Folds the events after `cached.end` onto the cached state. Undefined when the stream no longer
  * holds the fold's last event at its revision, or its revisions do not follow on.
  */

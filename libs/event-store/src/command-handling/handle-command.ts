@@ -31,7 +31,13 @@ import {
 } from '../port';
 import type { Decider, DomainEvent } from './decider';
 import { derivedEventId } from './derived-event-id';
-import { foldStream, foldOwnerOf, type FoldStreamRequest, type FoldedStream } from './fold-stream';
+import {
+  foldStream,
+  foldOwnerOf,
+  movedSince,
+  type FoldStreamRequest,
+  type FoldedStream,
+} from './fold-stream';
 import type { FoldedStreamCache } from './folded-stream-cache';
 
 /**
@@ -259,13 +265,19 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     const trusted = expectedPosition !== undefined;
     const revision = lastEvent?.revision ?? null;
     const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
-    if (trusted && folded.sawEvent) {
-      // answered from what the stream holds: read it first
+    // On a fold taken on trust, whatever is answered without an append that names the head (a
+    // repeat, a refusal, nothing to do, a failed append) stands only if the stream, read now,
+    // still ends there; else it is read and decided again, the attempt not counted.
+    const moved = async (ids: readonly string[], refused = false): Promise<boolean> => {
+      if (!trusted || !(refused || (await movedSince(foldRequest, folded, ids)))) return false;
       trustWrittenHead = false;
-      attempt -= 1;
-      continue;
-    }
+      return true;
+    };
     if (folded.sawEvent) {
+      if (await moved([])) {
+        attempt -= 1;
+        continue;
+      }
       const seed = seeds[lookFor.indexOf(folded.sawEvent.id)]!;
       const earlier = await earlierHandling(store, streamId, seed, folded.sawEvent.revision);
       return { ...unchanged, alreadyHandled: true, earlier };
@@ -275,21 +287,14 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     try {
       events = decider.decide(command, state);
     } catch (error) {
-      if (trusted && (await movedSince(foldRequest, folded, []))) {
-        trustWrittenHead = false;
-        attempt -= 1;
-        continue;
-      }
-      throw error;
+      if (!(await moved([]))) throw error;
+      attempt -= 1;
+      continue;
     }
     if (events.length === 0) {
-      // nothing to append names the head: the answer must come from what the stream holds
-      if (trusted && (await movedSince(foldRequest, folded, []))) {
-        trustWrittenHead = false;
-        attempt -= 1;
-        continue;
-      }
-      return { ...unchanged, alreadyHandled: false };
+      if (!(await moved([]))) return { ...unchanged, alreadyHandled: false };
+      attempt -= 1;
+      continue;
     }
     const ids = eventIds(events, options);
     const toAppend = events.map((event, index) => {
@@ -315,10 +320,8 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         ...(expectedPosition === undefined ? {} : { expectedPosition }),
       });
     } catch (error) {
-      // the stream moved since this store wrote it (the store refused the head named, or the
-      // appender refused what it took for the last event): read it, as this attempt did not
-      if (trusted && (error instanceof ConcurrencyError || (await movedSince(foldRequest, folded, ids)))) {
-        trustWrittenHead = false;
+      // a conflict on a trusted fold: the store refused the head named (the stream moved)
+      if (await moved(ids, error instanceof ConcurrencyError)) {
         attempt -= 1;
         continue;
       }
@@ -354,22 +357,6 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       alreadyHandled: false,
     };
   }
-}
-
-/**
- * After a decision or an append failed on a fold taken on trust: whether the stream, read now,
- * ends with another event than the fold took for its last (then an attempt that reads it may
- * decide otherwise). Not when it ends with one of `ids`, the events of this attempt: they were
- * written after all (the store failed to answer), and the failure stands, as it would have.
- */
-async function movedSince<Command, Event, State>(
-  request: FoldStreamRequest<Command, Event, State>,
-  trusted: FoldedStream<State>,
-  ids: readonly string[],
-): Promise<boolean> {
-  const { lastEvent } = await foldStream({ ...request, trustWrittenHead: false });
-  if (lastEvent !== undefined && ids.includes(lastEvent.id)) return false;
-  return lastEvent?.position !== trusted.lastEvent?.position;
 }
 
 /**
