@@ -269,7 +269,8 @@ export class SessionStreams {
       ...(options.requestDigest !== undefined ? { requestDigest: options.requestDigest } : {}),
       metadata: { ...options.metadata, ...actorMetadataOf(options) },
       appender: appenderFor(options, this.sealingAppender),
-      ...(this.folded !== undefined ? { cache: this.folded } : {}),
+      // the sealing appender passes the remembered head on to the store, which checks it
+      ...(this.folded !== undefined ? { cache: this.folded, trustWrittenHead: true } : {}),
     });
   }
 

@@ -11,6 +11,8 @@ import {
   ConcurrencyError,
   acceptsEncodedAppends,
   readsEventsLazily,
+  readsStreamEnds,
+  remembersWrittenHeads,
   type AppendOptions,
   type EncodedAppends,
   type EncodedEvent,
@@ -18,6 +20,8 @@ import {
   type EventStore,
   type EventToAppend,
   type LazyEventReads,
+  type StreamEndReads,
+  type WrittenHeadReads,
   type RecordedEvent,
 } from '@strata/event-store';
 import { SESSION_STREAM_PREFIX } from '@strata/session';
@@ -49,6 +53,10 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
   /** Present when the inner store reads single events lazily (reads are not guarded). */
   readonly readEventAt?: LazyEventReads['readEventAt'];
   readonly readRecentEvents?: LazyEventReads['readRecentEvents'];
+  /** Present when the inner store reads an event with its stream's end. */
+  readonly readEventAndEnd?: StreamEndReads['readEventAndEnd'];
+  /** Present when the inner store remembers its written heads (it checks `expectedPosition` then). */
+  readonly writtenHeadAt?: WrittenHeadReads['writtenHeadAt'];
 
   constructor(
     readonly inner: EventStore,
@@ -61,6 +69,12 @@ export class TenantGuardEventStore implements EventStore, Partial<EncodedAppends
     if (readsEventsLazily(inner)) {
       this.readEventAt = (streamId, revision) => inner.readEventAt(streamId, revision);
       this.readRecentEvents = (streamId, fromRevision) => inner.readRecentEvents(streamId, fromRevision);
+    }
+    if (readsStreamEnds(inner)) {
+      this.readEventAndEnd = (streamId, revision) => inner.readEventAndEnd(streamId, revision);
+    }
+    if (remembersWrittenHeads(inner)) {
+      this.writtenHeadAt = (streamId, head) => inner.writtenHeadAt(streamId, head);
     }
   }
 

@@ -15,7 +15,10 @@
 // (same seed and digest, say two requests with one idempotency key racing through one group
 // commit) was answered as a retry and is told it was handled before, as if it had come later.
 // With a `FoldedStreamCache` a command reads only the events appended since the cached fold
-// (see folded-stream-cache.ts).
+// (see folded-stream-cache.ts); with `trustWrittenHead` as well, a first attempt whose cached
+// fold ends with the store's own last write reads nothing, and its append names that event
+// (`expectedPosition`): a refusal then only means the stream moved, and the next attempt reads
+// it (at once, without the pause after a conflict, and not counted as one).
 import { newEventId } from '../ids/uuidv7';
 import {
   ConcurrencyError,
@@ -28,7 +31,13 @@ import {
 } from '../port';
 import type { Decider, DomainEvent } from './decider';
 import { derivedEventId } from './derived-event-id';
-import { foldStream, foldOwnerOf, type FoldStreamRequest, type FoldedStream } from './fold-stream';
+import {
+  foldStream,
+  foldOwnerOf,
+  movedSince,
+  type FoldStreamRequest,
+  type FoldedStream,
+} from './fold-stream';
 import type { FoldedStreamCache } from './folded-stream-cache';
 
 /**
@@ -43,14 +52,28 @@ export type StreamAppender = (request: {
   readonly expectedRevision: ExpectedRevision;
   /** The stream's last event as read for this decision; undefined for a new stream. */
   readonly lastEvent: RecordedEvent | undefined;
+  /**
+   * When the stream was not read (`trustWrittenHead`): the position of `lastEvent`, to pass on
+   * to the store as `AppendOptions.expectedPosition`.
+   */
+  readonly expectedPosition?: bigint;
 }) => Promise<{ readonly nextExpectedRevision: bigint; readonly position: bigint }>;
 
 /**
  * Appends without a seal. Only for streams kept outside the integrity chain: once a sealed
  * stream gets an unsealed event, `verify` reports it and later sealed appends are refused.
  */
-export const plainAppender: StreamAppender = ({ store, streamId, events, expectedRevision }) =>
-  store.appendToStream(streamId, events, { expectedRevision });
+export const plainAppender: StreamAppender = ({
+  store,
+  streamId,
+  events,
+  expectedRevision,
+  expectedPosition,
+}) =>
+  store.appendToStream(streamId, events, {
+    expectedRevision,
+    ...(expectedPosition === undefined ? {} : { expectedPosition }),
+  });
 
 /** `State` (the decider's) only types `cache`; leave it out when no cache is given. */
 export interface HandleCommandOptions<Event, State = never> {
@@ -97,6 +120,13 @@ export interface HandleCommandOptions<Event, State = never> {
    * it, every attempt reads the whole stream.
    */
   readonly cache?: FoldedStreamCache<State>;
+  /**
+   * With `cache`: a first attempt takes a cached fold that ends with the event the store wrote
+   * last to the stream as current without reading the stream (`WrittenHeadReads`), and appends
+   * naming that event. Only with an appender that passes `expectedPosition` on to the store
+   * (`plainAppender` and @strata/integrity's sealing appenders do).
+   */
+  readonly trustWrittenHead?: boolean;
 }
 
 export interface CommandHandled<Event, State> {
@@ -227,19 +257,45 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   };
   let duplicate: DuplicateEventIdError | undefined;
   const writeId = (options.newWriteId ?? newEventId)();
+  // trusted until an append naming the remembered head is refused
+  let trustWrittenHead = options.trustWrittenHead === true;
   for (let attempt = 1; ; attempt += 1) {
-    const folded = await foldStream(foldRequest);
-    const { state, lastEvent } = folded;
+    const folded = await foldStream({ ...foldRequest, trustWrittenHead });
+    const { state, lastEvent, expectedPosition } = folded;
+    const trusted = expectedPosition !== undefined;
     const revision = lastEvent?.revision ?? null;
     const unchanged = { events: [], eventIds: [], revision, state, attempts: attempt };
+    // On a fold taken on trust, whatever is answered without an append that names the head (a
+    // repeat, a refusal, nothing to do, a failed append) stands only if the stream, read now,
+    // still ends there; else it is read and decided again, the attempt not counted.
+    const moved = async (ids: readonly string[], refused = false): Promise<boolean> => {
+      if (!trusted || !(refused || (await movedSince(foldRequest, folded, ids)))) return false;
+      trustWrittenHead = false;
+      return true;
+    };
     if (folded.sawEvent) {
+      if (await moved([])) {
+        attempt -= 1;
+        continue;
+      }
       const seed = seeds[lookFor.indexOf(folded.sawEvent.id)]!;
       const earlier = await earlierHandling(store, streamId, seed, folded.sawEvent.revision);
       return { ...unchanged, alreadyHandled: true, earlier };
     }
     if (duplicate !== undefined) throw duplicate;
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { ...unchanged, alreadyHandled: false };
+    let events: readonly Event[];
+    try {
+      events = decider.decide(command, state);
+    } catch (error) {
+      if (!(await moved([]))) throw error;
+      attempt -= 1;
+      continue;
+    }
+    if (events.length === 0) {
+      if (!(await moved([]))) return { ...unchanged, alreadyHandled: false };
+      attempt -= 1;
+      continue;
+    }
     const ids = eventIds(events, options);
     const toAppend = events.map((event, index) => {
       const seededFirst = index === 0 && seeds.length > 0;
@@ -261,8 +317,14 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         events: toAppend,
         expectedRevision: revision ?? 'no_stream',
         lastEvent,
+        ...(expectedPosition === undefined ? {} : { expectedPosition }),
       });
     } catch (error) {
+      // a conflict on a trusted fold: the store refused the head named (the stream moved)
+      if (await moved(ids, error instanceof ConcurrencyError)) {
+        attempt -= 1;
+        continue;
+      }
       // A seeded id already recorded: handled meanwhile when the next read finds it here.
       if (error instanceof DuplicateEventIdError && seeds.length > 0 && duplicate === undefined) {
         duplicate = error;

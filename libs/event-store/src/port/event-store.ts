@@ -59,6 +59,14 @@ export interface AppendOptions {
    * bound by itself is still refused, with nothing written. Stores without such a bound ignore it.
    */
   readonly splitWhenTooLarge?: boolean;
+  /**
+   * With a bigint `expectedRevision`: the global position the stream's event at that revision
+   * must have. When the stream is erased, is at another revision or holds another event there,
+   * the append is refused with a `ConcurrencyError` (before any idempotency check), so a writer
+   * that did not read the stream before appending, trusting its memory of its own last append
+   * (`WrittenHeadReads`), learns that it moved. Only stores with `WrittenHeadReads` check it.
+   */
+  readonly expectedPosition?: bigint;
 }
 
 export interface AppendResult {

@@ -63,3 +63,54 @@ export interface LazyEventReads {
 export function readsEventsLazily<Store extends object>(store: Store): store is Store & LazyEventReads {
   return typeof (store as Partial<LazyEventReads>).readEventAt === 'function';
 }
+
+/** An event read by `readEventAndEnd`, with the revision its stream ended at then. */
+export interface EventAndStreamEnd {
+  /** As `readEventAt` answers: undefined when the stream has no event at that revision. */
+  readonly event: RecordedEvent | undefined;
+  /** The stream's last revision, read with the event; undefined when the event is. */
+  readonly lastRevision: bigint | undefined;
+}
+
+/**
+ * A lazy single-event read that also says where the stream ends, in one read of the file
+ * (SQLite): the write side's check of a cached fold then knows that no event follows without
+ * asking for the events after it.
+ */
+export interface StreamEndReads {
+  readEventAndEnd(streamId: string, revision: bigint): Promise<EventAndStreamEnd>;
+}
+
+/** Whether `store` reads an event with its stream's end (see StreamEndReads). */
+export function readsStreamEnds<Store extends object>(store: Store): store is Store & StreamEndReads {
+  return typeof (store as Partial<StreamEndReads>).readEventAndEnd === 'function';
+}
+
+/** Where a stream's last event is: its revision, id and global position. */
+export interface StreamHead {
+  readonly revision: bigint;
+  readonly id: string;
+  readonly position: bigint;
+}
+
+/**
+ * A store that remembers the last event it wrote to each stream (SQLite) and checks an append's
+ * `expectedPosition` inside its write: the write side then skips reading a stream back before
+ * an append when the store wrote the stream's last event itself, and lets the append say which
+ * event it expects to follow (a stream another process wrote, erased or wrote anew meanwhile
+ * refuses it as a conflict, and the write side reads it then).
+ */
+export interface WrittenHeadReads {
+  /**
+   * The event at `head`, built from the store's memory when it is the last event this store
+   * wrote to `streamId`; undefined when it remembers another one or none. Not read from the
+   * file: the stream may have moved since, which only an append naming `head.position` as its
+   * `expectedPosition` finds out. Its data, when read, comes from the file.
+   */
+  writtenHeadAt(streamId: string, head: StreamHead): RecordedEvent | undefined;
+}
+
+/** Whether `store` remembers its written heads and checks `expectedPosition` (see WrittenHeadReads). */
+export function remembersWrittenHeads<Store extends object>(store: Store): store is Store & WrittenHeadReads {
+  return typeof (store as Partial<WrittenHeadReads>).writtenHeadAt === 'function';
+}

@@ -149,6 +149,8 @@ function matches(row: EventRow, filter: EventFilter | undefined): boolean {
 export interface WrittenHead {
   readonly position: bigint;
   readonly eventId: string;
+  readonly revision: bigint;
+  readonly type: string;
   readonly metadata: string;
   readonly createdAt: string;
 }

@@ -2,6 +2,8 @@
 import type Database from 'better-sqlite3';
 import { EVENT_COLUMNS, EVENT_HEADER_COLUMNS, type EventHeaderRow, type EventRow } from './sqlite-event-rows';
 
+export type EventHeaderAndEndRow = EventHeaderRow & StreamRow;
+
 export interface StreamRow {
   readonly last_revision: bigint;
   readonly erased: bigint;
@@ -37,6 +39,8 @@ export class SqliteEventStatements {
   readonly selectStreamForwards: Database.Statement<[string, bigint, number], EventRow>;
   readonly selectStreamBackwards: Database.Statement<[string, bigint, number], EventRow>;
   readonly selectEventHeader: Database.Statement<[string, bigint], EventHeaderRow>;
+  /** The header of the event at a revision with its stream's last revision, read together. */
+  readonly selectEventHeaderAndEnd: Database.Statement<[string, bigint], EventHeaderAndEndRow>;
   readonly selectEventData: Database.Statement<[bigint, string], { readonly data: string }>;
   readonly selectEventMetadata: Database.Statement<
     [bigint, string],
@@ -79,6 +83,13 @@ export class SqliteEventStatements {
     this.selectStreamBackwards = database.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision <= ?
        ORDER BY stream_revision DESC LIMIT ?`,
+    );
+    this.selectEventHeaderAndEnd = database.prepare(
+      `SELECT ${EVENT_HEADER_COLUMNS.split(', ')
+        .map((column) => `events.${column}`)
+        .join(', ')}, streams.last_revision, streams.erased
+       FROM events JOIN streams ON streams.stream_id = events.stream_id
+       WHERE events.stream_id = ? AND events.stream_revision = ?`,
     );
     this.selectEventHeader = database.prepare(
       `SELECT ${EVENT_HEADER_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision = ?`,

@@ -17,6 +17,10 @@ import {
   type EventStore,
   type EventToAppend,
   type LazyEventReads,
+  type EventAndStreamEnd,
+  type StreamEndReads,
+  type StreamHead,
+  type WrittenHeadReads,
   type ErasureRecord,
   type ErasureRequest,
   type PageLimits,
@@ -50,6 +54,7 @@ import {
   recordedEventFromRow,
   rowDataChars,
   rowWithText,
+  type EventHeaderRow,
   type EventRow,
 } from './sqlite-event-rows';
 import { SqliteEventStatements } from './sqlite-event-statements';
@@ -111,7 +116,9 @@ function writtenRows(
   );
 }
 
-export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventReads {
+export class SqliteEventStore
+  implements EventStore, EncodedAppends, LazyEventReads, StreamEndReads, WrittenHeadReads
+{
   /**
    * This thread's connection to the database, for reads (and for tests to inspect). On a file it
    * is `query_only`: every write goes through `writer`.
@@ -210,6 +217,7 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         expected: options.expectedRevision ?? 'any',
         reviveErased: options.reviveErased === true,
         createdAt,
+        ...(options.expectedPosition === undefined ? {} : { expectedPosition: options.expectedPosition }),
       },
       preparedBytes(events),
     );
@@ -232,6 +240,8 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
         this.writtenHeads.remember(streamId, {
           position: last.global_position,
           eventId: last.event_id,
+          revision: last.stream_revision,
+          type: last.type,
           metadata: last.metadata,
           createdAt: last.created_at,
         });
@@ -310,21 +320,53 @@ export class SqliteEventStore implements EventStore, EncodedAppends, LazyEventRe
   readEventAt(streamId: string, revision: bigint): Promise<RecordedEvent | undefined> {
     return settle(() => {
       const header = this.statements.selectEventHeader.get(streamId, revision);
-      if (header === undefined) return undefined;
-      const { global_position: position, event_id: eventId } = header;
-      return recordedEventFromHeader(
-        header,
-        {
-          data: () => this.statements.selectEventData.get(position, eventId)?.data,
-          metadataAndTime: () => {
-            const written = this.writtenHeads.at(streamId, position, eventId);
-            if (written === undefined) return this.statements.selectEventMetadata.get(position, eventId);
-            return { metadata: written.metadata, created_at: written.createdAt };
-          },
-        },
-        this.sharedData,
-      );
+      return header === undefined ? undefined : this.eventOfHeader(streamId, header);
     });
+  }
+
+  readEventAndEnd(streamId: string, revision: bigint): Promise<EventAndStreamEnd> {
+    return settle(() => {
+      const row = this.statements.selectEventHeaderAndEnd.get(streamId, revision);
+      if (row === undefined || row.erased !== 0n) return { event: undefined, lastRevision: undefined };
+      return { event: this.eventOfHeader(streamId, row), lastRevision: row.last_revision };
+    });
+  }
+
+  /** The event of a header row, its data and metadata loaded when first read (LazyEventReads). */
+  private eventOfHeader(streamId: string, header: EventHeaderRow): RecordedEvent {
+    const { global_position: position, event_id: eventId } = header;
+    return recordedEventFromHeader(
+      header,
+      {
+        data: () => this.statements.selectEventData.get(position, eventId)?.data,
+        metadataAndTime: () => {
+          const written = this.writtenHeads.at(streamId, position, eventId);
+          if (written === undefined) return this.statements.selectEventMetadata.get(position, eventId);
+          return { metadata: written.metadata, created_at: written.createdAt };
+        },
+      },
+      this.sharedData,
+    );
+  }
+
+  writtenHeadAt(streamId: string, head: StreamHead): RecordedEvent | undefined {
+    const written = this.writtenHeads.at(streamId, head.position, head.id);
+    if (written === undefined || written.revision !== head.revision) return undefined;
+    const { position, eventId } = written;
+    return recordedEventFromHeader(
+      {
+        global_position: position,
+        stream_id: streamId,
+        stream_revision: written.revision,
+        event_id: eventId,
+        type: written.type,
+      },
+      {
+        data: () => this.statements.selectEventData.get(position, eventId)?.data,
+        metadataAndTime: () => ({ metadata: written.metadata, created_at: written.createdAt }),
+      },
+      this.sharedData,
+    );
   }
 
   streamRevision(streamId: string): Promise<bigint | null> {

@@ -5,6 +5,7 @@
 // as the JSON text to store, times as the ISO text the caller's clock gave.
 import type Database from 'better-sqlite3';
 import {
+  ConcurrencyError,
   DuplicateEventIdError,
   ERASURE_EVENT_TYPE,
   ERASURE_LOG_STREAM,
@@ -35,6 +36,8 @@ export interface AppendArgs {
   readonly expected: ExpectedRevision;
   readonly reviveErased: boolean;
   readonly createdAt: string;
+  /** The global position of the event at `expected` (AppendOptions.expectedPosition). */
+  readonly expectedPosition?: bigint;
 }
 
 export interface EraseArgs {
@@ -118,9 +121,34 @@ export interface AppendWritten extends AppendResult {
   readonly written?: true;
 }
 
+/**
+ * Refuses an append naming `expectedPosition` unless the stream, not erased, ends at `expected`
+ * with the event at that position: checked before anything else, so that a writer that trusted
+ * its memory of the stream reads it and decides again, as one that read it would have.
+ */
+function assertExpectedHead(statements: SqliteEventStatements, args: AppendArgs): void {
+  const { streamId, expected, expectedPosition } = args;
+  if (expectedPosition === undefined) return;
+  const stream = statements.selectStream.get(streamId);
+  const current = stream === undefined || stream.erased !== 0n ? null : stream.last_revision;
+  const holds =
+    typeof expected === 'bigint' &&
+    current === expected &&
+    statements.selectEventHeader.get(streamId, expected)?.global_position === expectedPosition;
+  if (!holds) {
+    throw new ConcurrencyError(
+      streamId,
+      expected,
+      current,
+      `Append to ${streamId} expected its event at position ${expectedPosition} last, which it no longer ends with`,
+    );
+  }
+}
+
 export function appendEvents({ database }: SqliteWriteContext, args: AppendArgs): AppendWritten {
   const statements = statementsOf(database);
   const { streamId, events, expected } = args;
+  assertExpectedHead(statements, args);
   if (args.reviveErased && events.length > 0) statements.reviveStream.run(streamId);
   const stream = statements.selectStream.get(streamId);
   if (stream !== undefined && stream.erased !== 0n) throw new StreamErasedError(streamId);

@@ -19,6 +19,8 @@ export interface SealingAppendRequest {
   readonly expectedRevision: ExpectedRevision;
   /** The stream's last event as read for this decision; undefined for a new stream. */
   readonly lastEvent: RecordedEvent | undefined;
+  /** The position of `lastEvent` when it was not read but remembered (passed on to the store). */
+  readonly expectedPosition?: bigint;
 }
 
 /** A batch sealed at the previous event's time because the clock stood behind it. */
@@ -63,7 +65,11 @@ export function createSealingAppender(
     if (typeof step === 'number' && options.onClockStep !== undefined) {
       options.onClockStep({ streamId, stepMs: step, recordedAt: sealed[0]?.createdAt ?? now.toISOString() });
     }
-    return await store.appendToStream(streamId, sealed, { expectedRevision: exact });
+    const { expectedPosition } = request;
+    return await store.appendToStream(streamId, sealed, {
+      expectedRevision: exact,
+      ...(expectedPosition === undefined ? {} : { expectedPosition }),
+    });
   };
 }
 
