@@ -8,7 +8,12 @@ export * from './store-url';
 export * from './store-availability';
 export * from './shared/work-slice';
 export { deepFreeze, toJsonText } from './shared/json-values';
-export { knownEncodingOf, rememberEncoding, type KnownEncoding } from './shared/known-encodings';
+export {
+  forgetEncoding,
+  knownEncodingOf,
+  rememberEncoding,
+  type KnownEncoding,
+} from './shared/known-encodings';
 export * from './shared/stored-text';
 export * from './command-handling/decider';
 export * from './command-handling/handle-command';

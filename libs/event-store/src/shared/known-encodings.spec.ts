@@ -1,6 +1,12 @@
 import { toJsonText, toStoredJson } from './json-values';
 import { sharedUtf8Text, storedTextString } from './stored-text';
-import { isSplicedJson, knownEncodingOf, rememberEncoding, splicedJson } from './known-encodings';
+import {
+  forgetEncoding,
+  isSplicedJson,
+  knownEncodingOf,
+  rememberEncoding,
+  splicedJson,
+} from './known-encodings';
 
 /** A frozen entry with its texts remembered as a worker thread writes them. */
 function rememberedEntry(text: string) {
@@ -44,6 +50,14 @@ describe('known encodings', () => {
     expect(storedTextString(stored)).toBe(JSON.stringify(data));
     expect(stored.chars).toBe(JSON.stringify(data).length);
     expect(toJsonText(data, 'data')).toBe(JSON.stringify(data));
+  });
+
+  it('forgets the texts of a value once told, which is then written out in full', () => {
+    const entry = rememberedEntry('forgotten');
+    forgetEncoding(entry);
+    expect(knownEncodingOf(entry)).toBeUndefined();
+    expect(splicedJson({ entry })).toBeUndefined();
+    expect(isSplicedJson({ entry })).toBe(false);
   });
 
   it('leaves every other value to JSON.stringify', () => {

@@ -24,6 +24,15 @@ export function rememberEncoding(value: object, encoding: KnownEncoding): void {
   known.set(value, encoding);
 }
 
+/**
+ * Forgets the texts of a value once they have served (its append is written or refused): a
+ * remembered value otherwise keeps its texts alive as long as itself, and the caches that hold an
+ * entry would hold twice its size again in shared memory.
+ */
+export function forgetEncoding(value: object): void {
+  known.delete(value);
+}
+
 /** The texts remembered for this very value, if any. */
 export function knownEncodingOf(value: unknown): KnownEncoding | undefined {
   return typeof value === 'object' && value !== null ? known.get(value) : undefined;

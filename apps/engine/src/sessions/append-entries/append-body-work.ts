@@ -7,7 +7,7 @@
 // event loop as before: the trip to a thread costs more than it saves. Refusals are the same
 // `validation` problems either way; a full queue of the threads is 503 with Retry-After.
 import { Inject, Injectable } from '@nestjs/common';
-import { deepFreeze, rememberEncoding } from '@strata/event-store';
+import { deepFreeze, forgetEncoding, rememberEncoding } from '@strata/event-store';
 import { textsToCount } from '@strata/session';
 import type { PreparedTokenCounter } from '@strata/tokenizer';
 import type { IncomingMessage } from 'node:http';
@@ -63,5 +63,10 @@ export class AppendBodyWork {
     });
     this.counter.rememberCounted(textsToCount(entries), answer.counted);
     return answer.body;
+  }
+
+  /** Forgets the texts of a body's entries once its append has ended, written or not. */
+  release(body: AppendBody): void {
+    for (const entry of body.entries) forgetEncoding(entry);
   }
 }

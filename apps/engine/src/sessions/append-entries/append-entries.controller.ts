@@ -33,23 +33,26 @@ export class AppendEntriesController {
     const { sessionId, body } = await this.inputs.readBy(principal, sessionIdText, () =>
       this.bodies.read(request),
     );
-    const result = await this.sessions.execute(
-      principal,
-      (context) =>
-        new AppendEntriesCommand(
-          sessionId,
-          body.entries,
-          {
-            ...(body.expectedRevision !== undefined
-              ? { expectedRevision: BigInt(body.expectedRevision) }
-              : {}),
-            ...(body.expectedLeafId !== undefined ? { expectedLeafId: body.expectedLeafId } : {}),
-            ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
-            ...(body.leaseToken !== undefined ? { leaseToken: body.leaseToken } : {}),
-          },
-          context,
-        ),
-    );
+    // the texts read off the event loop serve the seal and the store only: dropped once written
+    const result = await this.sessions
+      .execute(
+        principal,
+        (context) =>
+          new AppendEntriesCommand(
+            sessionId,
+            body.entries,
+            {
+              ...(body.expectedRevision !== undefined
+                ? { expectedRevision: BigInt(body.expectedRevision) }
+                : {}),
+              ...(body.expectedLeafId !== undefined ? { expectedLeafId: body.expectedLeafId } : {}),
+              ...(body.idempotencyKey !== undefined ? { idempotencyKey: body.idempotencyKey } : {}),
+              ...(body.leaseToken !== undefined ? { leaseToken: body.leaseToken } : {}),
+            },
+            context,
+          ),
+      )
+      .finally(() => this.bodies.release(body));
     const { eventIds, sessionAfter, ...answer } = result;
     const appended = eventIds.flatMap((eventId, index) => {
       const entry = body.entries[index];
