@@ -25,6 +25,7 @@ import {
   type FoldOwner,
   type FoldedStreamCache,
 } from './folded-stream-cache';
+import { eventLoopSlice } from '../shared/work-slice';
 import type { Decider } from './decider';
 
 export interface FoldStreamRequest<Command, Event, State> {
@@ -106,6 +107,9 @@ async function foldFromStart<Command, Event, State>(
   let lastEvent: RecordedEvent | undefined;
   let sawEvent: SeenEvent | undefined;
   for await (const recorded of request.store.readStream(request.streamId)) {
+    // a stream of megabyte events is read and parsed on the event loop: it has its turn between
+    // them (the reads resolve as promises alone, which let no request in)
+    if (eventLoopSlice.isDue) await eventLoopSlice.yield();
     state = decider.evolve(state, parseEvent(recorded));
     lastEvent = recorded;
     if (sawEvent === undefined && lookFor.includes(recorded.id)) {
@@ -188,6 +192,7 @@ async function foldForward<Command, Event, State>(
     ? store.readRecentEvents(streamId, fromRevision)
     : store.readStream(streamId, { fromRevision });
   for await (const recorded of events) {
+    if (eventLoopSlice.isDue) await eventLoopSlice.yield();
     if (lastEvent === undefined) {
       if (!endsFold(recorded, cached.end)) return undefined;
     } else {

@@ -17,7 +17,7 @@
 // the stream, and reads only the events after it (snapshot-saver.ts says when they are taken).
 // The limit is a Map in use order, not lru-cache: a held view grows in place as events arrive
 // (lru-cache weighs an entry once, when it is set), and the view growing is never the one evicted.
-import { type EventStore, type RecordedEvent } from '@strata/event-store';
+import { eventLoopSlice, type EventStore, type RecordedEvent } from '@strata/event-store';
 import {
   SnapshotSaver,
   type IgnoredSnapshotReport,
@@ -289,6 +289,7 @@ export class ContextProjection implements Projection {
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId), {
       fromRevision: cached.revision + 1n,
     })) {
+      if (eventLoopSlice.isDue) await eventLoopSlice.yield();
       if (this.applyRecorded(cached, recorded) === 'gap') {
         this.evict(sessionId);
         return this.view(sessionId);
@@ -333,6 +334,8 @@ export class ContextProjection implements Projection {
     if (saver !== undefined) view.useStoredCounts(await saver.load(sessionId));
     for await (const recorded of this.options.store.readStream(sessionStreamName(sessionId))) {
       if (lastPosition !== undefined && recorded.position > lastPosition) break;
+      // a session of megabyte events is read on the event loop: it has its turn between them
+      if (eventLoopSlice.isDue) await eventLoopSlice.yield();
       this.applyRecorded(view, recorded);
     }
     view.useStoredCounts(undefined);
