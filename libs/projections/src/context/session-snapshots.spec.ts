@@ -25,6 +25,7 @@ import { readProjectedEvent } from '../runner/projected-event';
 import { SearchProjection } from '../search/search-projection';
 import { sqliteProjectionStorage, type ProjectionStorage } from '../storage/projection-storage';
 import { extraActivityArbitrary, sessionEventsOf } from '../testing/session-events';
+import { longSession } from '../testing/long-session';
 import { ContextProjection } from './context-projection';
 import { SESSION_SNAPSHOT_FORMAT } from './session-snapshot';
 import type { IgnoredSnapshotReport, SnapshotLimits } from './snapshot-saver';
@@ -141,25 +142,6 @@ async function importInto(file: string, content: string): Promise<string> {
   } finally {
     await store.close();
   }
-}
-
-function longSession(): SessionBuilder {
-  const builder = new SessionBuilder({ sessionId: 'long-session' });
-  builder.editTurns(400);
-  const keptFrom = builder.entries[builder.entries.length - 40]?.id ?? '';
-  builder.compaction({
-    firstKeptEntryId: keptFrom,
-    tokensBefore: 90_000,
-    summary: 'Edited the first modules.',
-  });
-  builder.editTurns(300, { first: 400 });
-  const branchPoint = builder.entries[builder.entries.length - 10]?.id ?? null;
-  builder
-    .branchFrom(branchPoint)
-    .branchSummary(builder.lastId, 'Tried another path.')
-    .editTurns(50, { first: 700 });
-  builder.label(builder.lastId, 'checkpoint');
-  return builder;
 }
 
 const fileOf = (builder: SessionBuilder) => serializeSessionFile(builder.header, builder.entries);

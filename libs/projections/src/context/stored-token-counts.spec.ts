@@ -21,6 +21,7 @@ import { o200kTokenCounter } from '@strata/tokenizer';
 import { readProjectedEvent } from '../runner/projected-event';
 import { sqliteProjectionStorage, type ProjectionStorage } from '../storage/projection-storage';
 import { extraActivityArbitrary, sessionEventsOf } from '../testing/session-events';
+import { longSession } from '../testing/long-session';
 import { SearchProjection } from '../search/search-projection';
 import { ContextProjection } from './context-projection';
 import type { ProjectedContext } from './session-view';
@@ -109,22 +110,7 @@ async function readAfterStart(file: string, sessionId: string, leafId?: string, 
 }
 
 function longSessionText(): string {
-  const builder = new SessionBuilder({ sessionId: 'long-session' });
-  builder.editTurns(400);
-  const keptFrom = builder.entries[builder.entries.length - 40]?.id ?? '';
-  builder.compaction({
-    firstKeptEntryId: keptFrom,
-    tokensBefore: 90_000,
-    summary: 'Edited the first modules.',
-  });
-  builder.editTurns(300, { first: 400 });
-  const branchPoint = builder.entries[builder.entries.length - 10]?.id ?? null;
-  builder
-    .branchFrom(branchPoint)
-    .branchSummary(builder.lastId, 'Tried another path.')
-    .editTurns(50, { first: 700 });
-  builder.label(builder.lastId, 'checkpoint');
-  return fileOf(builder);
+  return fileOf(longSession());
 }
 
 function fileOf(builder: SessionBuilder): string {
