@@ -60,7 +60,7 @@ import { TenantSessions } from '../api/tenant-sessions.service';
 import { SessionCommandInputs } from '../api/sessions/session-command-input.service';
 import { SessionImportWork } from '../sessions/session-files/session-import-work';
 import { AppendBodyWork } from '../sessions/append-entries/append-body-work';
-import { EngineThreads } from '../shared/engine-threads';
+import { EngineThreads } from '../api/engine-threads';
 import { WriteAdmissions } from '../api/admission/write-admissions.service';
 import { WriteAdmissionInterceptor } from '../api/admission/write-admission.interceptor';
 

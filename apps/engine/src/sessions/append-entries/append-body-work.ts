@@ -22,7 +22,7 @@ import {
 } from '../../api/request/request-input';
 import { appendEntriesBody } from '../../api/sessions/session-requests.schemas';
 import type { EngineConfig } from '../../config/engine-config';
-import { EngineThreads } from '../../shared/engine-threads';
+import { EngineThreads } from '../../api/engine-threads';
 import { ENGINE_SETTINGS, TOKEN_COUNTER } from '../../shared/injection-tokens';
 import type { EngineSettings } from '../../settings/engine-settings.schema';
 import type { AppendBody, AppendBodyAnswer, ReadAppendBodyArgs } from './append-body.tasks';

@@ -8,7 +8,7 @@ import { SessionImportError, type PreparedSessionImport } from '@strata/session-
 import type { SerializedTaskError } from '@strata/threads';
 import { join } from 'node:path';
 import type { TransferListItem } from 'node:worker_threads';
-import { EngineThreads } from '../../shared/engine-threads';
+import { EngineThreads } from '../../api/engine-threads';
 import type { EncodeImportArgs, EncodedImportAnswer, ImportFileArgs } from './session-import.tasks';
 
 const TASKS = join(__dirname, `session-import.tasks${__filename.endsWith('.ts') ? '.ts' : '.js'}`);

@@ -6,7 +6,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { TaskPool, TaskQueueFullError, type TaskErrorReviver } from '@strata/threads';
 import type { TransferListItem } from 'node:worker_threads';
-import { ENGINE_CONFIG } from '../api/http-tokens';
+import { ENGINE_CONFIG } from './http-tokens';
 import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../observability/engine-metrics.service';
 
