@@ -59,7 +59,7 @@ export class AppendBodyWork {
     const { entries } = answer.body;
     entries.forEach((entry, index) => {
       const encoding = answer.encodings[index];
-      if (encoding !== undefined) rememberEncoding(deepFreeze(entry), encoding);
+      if (encoding !== undefined && encoding !== null) rememberEncoding(deepFreeze(entry), encoding);
     });
     this.counter.rememberCounted(textsToCount(entries), answer.counted);
     return answer.body;

@@ -17,6 +17,12 @@ import { appendEntriesBody } from '../../api/sessions/session-requests.schemas';
 
 export type AppendBody = z.output<typeof appendEntriesBody>;
 
+/**
+ * Entries whose JSON is shorter are given no texts: walking them on the event loop costs less
+ * than a shared buffer each (a body may hold 10,000 small entries).
+ */
+export const SHARED_ENTRY_CHARS = 16 * 1024;
+
 export interface ReadAppendBodyArgs {
   /** The body's bytes (in a SharedArrayBuffer as the HTTP body is read: not copied). */
   readonly bytes: Uint8Array;
@@ -28,8 +34,8 @@ export type AppendBodyAnswer =
   | {
       readonly ok: true;
       readonly body: AppendBody;
-      /** The texts of `body.entries`, in order. */
-      readonly encodings: readonly KnownEncoding[];
+      /** The texts of `body.entries`, in order: null for an entry under `SHARED_ENTRY_CHARS`. */
+      readonly encodings: readonly (KnownEncoding | null)[];
       /** The counts of the entries' long texts (`longTexts(textsToCount(body.entries))`), in order. */
       readonly counted: readonly CountedText[];
     }
@@ -49,10 +55,11 @@ export function readAppendBody(args: ReadAppendBodyArgs): AppendBodyAnswer {
   } catch (error) {
     return refusal(error);
   }
-  const encodings = body.entries.map((entry): KnownEncoding => ({
-    json: sharedUtf8Text(JSON.stringify(entry)),
-    canonicalUtf8: sharedUtf8(canonicalJson(entry)),
-  }));
+  const encodings = body.entries.map((entry): KnownEncoding | null => {
+    const json = JSON.stringify(entry);
+    if (json.length < SHARED_ENTRY_CHARS) return null;
+    return { json: sharedUtf8Text(json), canonicalUtf8: sharedUtf8(canonicalJson(entry)) };
+  });
   const counting = slicedCountingOf(args.counter);
   const counted = counting === undefined ? [] : countLongTexts(counting, textsToCount(body.entries));
   return { ok: true, body, encodings, counted };
