@@ -19,13 +19,13 @@ import {
   type SessionEntry,
   type SessionEvent,
 } from '@strata/session';
-import { SessionBuilder, generatedSessionArbitrary, piFixtureExists, readPiFixture } from '@strata/testing';
+import { SessionBuilder, generatedSessionArbitrary } from '@strata/testing';
 import { o200kTokenCounter } from '@strata/tokenizer';
 import { readProjectedEvent } from '../runner/projected-event';
 import { SearchProjection } from '../search/search-projection';
 import { sqliteProjectionStorage, type ProjectionStorage } from '../storage/projection-storage';
 import { extraActivityArbitrary, sessionEventsOf } from '../testing/session-events';
-import { longSession } from '../testing/long-session';
+import { contextSessionFiles, longSession } from '../testing/long-session';
 import { ContextProjection } from './context-projection';
 import { SESSION_SNAPSHOT_FORMAT } from './session-snapshot';
 import type { IgnoredSnapshotReport, SnapshotLimits } from './snapshot-saver';
@@ -154,18 +154,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
   }
 }
 
-const sessionFiles: readonly { readonly name: string; readonly text: () => string | undefined }[] = [
-  {
-    name: 'before-compaction.jsonl',
-    text: () =>
-      piFixtureExists('before-compaction.jsonl') ? readPiFixture('before-compaction.jsonl') : undefined,
-  },
-  {
-    name: 'large-session.jsonl',
-    text: () => (piFixtureExists('large-session.jsonl') ? readPiFixture('large-session.jsonl') : undefined),
-  },
-  { name: 'a generated session of 3,000 entries', text: () => fileOf(longSession()) },
-];
+const sessionFiles = contextSessionFiles;
 
 describe('a context read from a session snapshot', () => {
   it.each(sessionFiles)(

@@ -16,12 +16,12 @@ import {
   type SessionEvent,
   type TokenCounter,
 } from '@strata/session';
-import { SessionBuilder, generatedSessionArbitrary, piFixtureExists, readPiFixture } from '@strata/testing';
+import { SessionBuilder, generatedSessionArbitrary } from '@strata/testing';
 import { o200kTokenCounter } from '@strata/tokenizer';
 import { readProjectedEvent } from '../runner/projected-event';
 import { sqliteProjectionStorage, type ProjectionStorage } from '../storage/projection-storage';
 import { extraActivityArbitrary, sessionEventsOf } from '../testing/session-events';
-import { longSession } from '../testing/long-session';
+import { contextSessionFiles } from '../testing/long-session';
 import { SearchProjection } from '../search/search-projection';
 import { ContextProjection } from './context-projection';
 import type { ProjectedContext } from './session-view';
@@ -109,26 +109,11 @@ async function readAfterStart(file: string, sessionId: string, leafId?: string, 
   }
 }
 
-function longSessionText(): string {
-  return fileOf(longSession());
-}
-
 function fileOf(builder: SessionBuilder): string {
   return serializeSessionFile(builder.header, builder.entries);
 }
 
-const sessionFiles: readonly { readonly name: string; readonly text: () => string | undefined }[] = [
-  {
-    name: 'before-compaction.jsonl',
-    text: () =>
-      piFixtureExists('before-compaction.jsonl') ? readPiFixture('before-compaction.jsonl') : undefined,
-  },
-  {
-    name: 'large-session.jsonl',
-    text: () => (piFixtureExists('large-session.jsonl') ? readPiFixture('large-session.jsonl') : undefined),
-  },
-  { name: 'a generated session of 3,000 entries', text: () => longSessionText() },
-];
+const sessionFiles = contextSessionFiles;
 
 describe('the first context after a restart, with stored token counts', () => {
   it.each(sessionFiles)(
