@@ -47,15 +47,13 @@ import {
   type SqliteDatabaseOptions,
 } from './sqlite-database';
 import { logPages, streamPages } from './sqlite-event-reads';
-import { RecentAppends, WrittenHeads, type RecentAppendsBounds } from './recent-appends';
+import { OwnWrites } from './own-writes';
+import type { RecentAppends, RecentAppendsBounds } from './recent-appends';
 import {
   LogRangeReader,
   recordedEventFromHeader,
   recordedEventFromRow,
-  rowDataChars,
-  rowWithText,
   type EventHeaderRow,
-  type EventRow,
 } from './sqlite-event-rows';
 import { SqliteEventStatements } from './sqlite-event-statements';
 import {
@@ -92,30 +90,6 @@ function preparedBytes(events: readonly PreparedEvent[]): number {
   );
 }
 
-/** The rows an append stored: consecutive revisions and positions ending at the result's. */
-function writtenRows(
-  streamId: string,
-  events: readonly EncodedEvent[],
-  result: AppendResult,
-  createdAt: string,
-): EventRow[] {
-  const last = BigInt(events.length - 1);
-  return events.map((event, index) =>
-    rowWithText(
-      {
-        global_position: result.position - last + BigInt(index),
-        stream_id: streamId,
-        stream_revision: result.nextExpectedRevision - last + BigInt(index),
-        event_id: event.id,
-        type: event.type,
-        metadata: event.metadata,
-        created_at: event.createdAt ?? createdAt,
-      },
-      event.data,
-    ),
-  );
-}
-
 export class SqliteEventStore
   implements EventStore, EncodedAppends, LazyEventReads, StreamEndReads, WrittenHeadReads
 {
@@ -136,8 +110,8 @@ export class SqliteEventStore
   readonly sharedData: SharedEventData;
   /** The rows this store wrote last, for its subscriptions (recent-appends.ts). */
   readonly recentAppends: RecentAppends;
-  /** The metadata of the last event it wrote to each stream, for `readEventAt` (recent-appends.ts). */
-  private readonly writtenHeads = new WrittenHeads();
+  /** What it remembers of its own writes (own-writes.ts). */
+  private readonly ownWrites: OwnWrites;
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions = {}) {
@@ -151,7 +125,8 @@ export class SqliteEventStore
     this.logReader = new LogRangeReader(this.database);
     this.clock = options.clock ?? (() => new Date());
     this.sharedData = new SharedEventData(options.sharedEventData);
-    this.recentAppends = new RecentAppends(options.recentAppends);
+    this.ownWrites = new OwnWrites(this.sharedData, options.recentAppends);
+    this.recentAppends = this.ownWrites.recentAppends;
     this.pageLimits = pageLimitsOf({ maxCount: options.readBatchSize, maxBytes: options.readPageBytes }, 500);
     this.watch = new SqliteAppendWatch(
       databaseKey(options.filename ?? DEFAULT_SQLITE_FILENAME),
@@ -221,33 +196,8 @@ export class SqliteEventStore
       },
       preparedBytes(events),
     );
-    if (events.length > 0) {
-      if (written === true) {
-        const rows = writtenRows(streamId, events, result, createdAt);
-        rows.forEach((row, index) => {
-          if (values[index] !== undefined) {
-            this.sharedData.remember(
-              row.global_position,
-              streamId,
-              row.event_id,
-              rowDataChars(row),
-              values[index],
-            );
-          }
-        });
-        this.recentAppends.add(rows);
-        const last = rows[rows.length - 1]!;
-        this.writtenHeads.remember(streamId, {
-          position: last.global_position,
-          eventId: last.event_id,
-          revision: last.stream_revision,
-          type: last.type,
-          metadata: last.metadata,
-          createdAt: last.created_at,
-        });
-      }
-      this.watch.announceLocalAppend(result.position);
-    }
+    if (written === true) this.ownWrites.remember(streamId, events, result, createdAt, values);
+    if (events.length > 0) this.watch.announceLocalAppend(result.position);
     return result;
   }
 
@@ -340,7 +290,7 @@ export class SqliteEventStore
       {
         data: () => this.statements.selectEventData.get(position, eventId)?.data,
         metadataAndTime: () => {
-          const written = this.writtenHeads.at(streamId, position, eventId);
+          const written = this.ownWrites.headAt(streamId, position, eventId);
           if (written === undefined) return this.statements.selectEventMetadata.get(position, eventId);
           return { metadata: written.metadata, created_at: written.createdAt };
         },
@@ -350,7 +300,7 @@ export class SqliteEventStore
   }
 
   writtenHeadAt(streamId: string, head: StreamHead): RecordedEvent | undefined {
-    const written = this.writtenHeads.at(streamId, head.position, head.id);
+    const written = this.ownWrites.headAt(streamId, head.position, head.id);
     if (written === undefined || written.revision !== head.revision) return undefined;
     const { position, eventId } = written;
     return recordedEventFromHeader(
@@ -399,9 +349,7 @@ export class SqliteEventStore
       eventId: randomUUID(),
     });
     // the erased content leaves this process's memory too
-    this.sharedData.forgetStream(streamId);
-    this.recentAppends.forgetStream(streamId);
-    this.writtenHeads.forgetStream(streamId);
+    this.ownWrites.forgetStream(streamId);
     this.watch.announceLocalAppend(position);
     return record;
   }
@@ -442,9 +390,7 @@ export class SqliteEventStore
     this.watch.close();
     await this.writer.close();
     this.database.close();
-    this.sharedData.clear();
-    this.recentAppends.clear();
-    this.writtenHeads.clear();
+    this.ownWrites.clear();
   }
 
   private head(): bigint | null {
