@@ -52,6 +52,19 @@ describe('known encodings', () => {
     expect(toJsonText(data, 'data')).toBe(JSON.stringify(data));
   });
 
+  it('counts a value remembered twice once, and a second forget changes nothing', () => {
+    const entry = Object.freeze({ id: 'lone' });
+    rememberEncoding(entry, { json: '{"id":"other"}', canonicalUtf8: new Uint8Array() });
+    expect(splicedJson({ entry })).toBe('{"entry":{"id":"other"}}');
+    forgetEncoding(entry);
+    forgetEncoding(entry); // a second forget changes nothing
+    const again = Object.freeze({ id: 'again' });
+    rememberEncoding(again, { json: '{"id":"x"}', canonicalUtf8: new Uint8Array() });
+    rememberEncoding(again, { json: '{"id":"y"}', canonicalUtf8: new Uint8Array() }); // counted once
+    forgetEncoding(again);
+    expect(knownEncodingOf(again)).toBeUndefined();
+  });
+
   it('forgets the texts of a value once told, which is then written out in full', () => {
     const entry = rememberedEntry('forgotten');
     forgetEncoding(entry);

@@ -17,10 +17,17 @@ export interface KnownEncoding {
 }
 
 const known = new WeakMap<object, KnownEncoding>();
+/**
+ * How many values have texts remembered and not yet forgotten (a value collected unforgotten
+ * still counts): while none have, every lookup is skipped, so appends of small entries pay
+ * nothing for this.
+ */
+let remembered = 0;
 
 /** Remembers the texts of a frozen object (a TypeError for one that is not frozen). */
 export function rememberEncoding(value: object, encoding: KnownEncoding): void {
   if (!Object.isFrozen(value)) throw new TypeError('only the encoding of a frozen value can be remembered');
+  if (!known.has(value)) remembered += 1;
   known.set(value, encoding);
 }
 
@@ -30,12 +37,12 @@ export function rememberEncoding(value: object, encoding: KnownEncoding): void {
  * entry would hold twice its size again in shared memory.
  */
 export function forgetEncoding(value: object): void {
-  known.delete(value);
+  if (known.delete(value)) remembered -= 1;
 }
 
 /** The texts remembered for this very value, if any. */
 export function knownEncodingOf(value: unknown): KnownEncoding | undefined {
-  return typeof value === 'object' && value !== null ? known.get(value) : undefined;
+  return remembered > 0 && typeof value === 'object' && value !== null ? known.get(value) : undefined;
 }
 
 /**
@@ -45,7 +52,9 @@ export function knownEncodingOf(value: unknown): KnownEncoding | undefined {
  * up: an event's data holds its large value one level down.
  */
 export function splicedJson(value: unknown): StoredText | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (remembered === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return undefined;
+  }
   if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
@@ -108,7 +117,7 @@ class Utf8Parts {
  * besides. The store then hands it to its readers instead of parsing the text it wrote.
  */
 export function isSplicedJson(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+  if (remembered === 0 || typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
   let spliced = false;
   for (const member of Object.values(value as Record<string, unknown>)) {
