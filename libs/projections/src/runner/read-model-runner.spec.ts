@@ -251,7 +251,15 @@ describe('the read-model runner', () => {
       await runner.start();
       await runner.whenCaughtUp();
 
-      expect(checkpoints.journal.map(([, position]) => position)).toEqual([2n, 4n, 6n]);
+      // one stored as each interval of 2 events fills, before the catch-up ends at 6. A flush
+      // under way when the next event finishes stores that one too as it ends (flushes are
+      // coalesced, not queued), which a busy machine makes happen: so each interval is checked
+      // for a checkpoint within it, not for its exact position
+      const stored = checkpoints.journal.map(([, position]) => position);
+      expect(stored.at(-1)).toBe(6n);
+      expect([...stored].sort((a, b) => (a < b ? -1 : 1))).toEqual(stored);
+      expect(new Set(stored).size).toBe(stored.length);
+      for (const filled of [2n, 4n]) expect(stored.some((at) => at >= filled && at < filled + 2n)).toBe(true);
       await runner.stop();
     });
   });
